@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"math"
+	"strconv"
+)
+
+// Ids are small integers; names live in the compiled Machine.
+type (
+	StateID   uint16
+	TransID   uint16
+	SlotID    uint16
+	IntentID  uint16
+	TimerID   uint16
+	FlowID    uint16
+	EntityID  uint16
+	ExtID     uint16
+	CounterID uint16
+)
+
+// NoID marks the absence of an id (no waiting slot, no transition).
+const NoID = 0xFFFF
+
+// Capacity of a Config. They keep a Config a fixed-size value that can be
+// copied, compared with == and used as a map key; Build rejects machines that
+// need more.
+const (
+	MaxSlots     = 32
+	MaxCounters  = 16
+	MaxTimers    = 8
+	MaxFlowDepth = 8
+	MaxEntities  = 4
+)
+
+// ValueKind says which field of a Value holds its content.
+type ValueKind uint8
+
+const (
+	Empty ValueKind = iota
+	Text
+	Number
+	Bool
+)
+
+// Value is a slot value: empty, or a text, number or boolean.
+type Value struct {
+	Str  string
+	Num  float64
+	Kind ValueKind
+}
+
+// TextValue, NumberValue and BoolValue build values.
+func TextValue(s string) Value    { return Value{Str: s, Kind: Text} }
+func NumberValue(n float64) Value { return Value{Num: n, Kind: Number} }
+func BoolValue(b bool) Value {
+	if b {
+		return Value{Num: 1, Kind: Bool}
+	}
+	return Value{Kind: Bool}
+}
+
+// IsEmpty reports whether the value is unset.
+func (v Value) IsEmpty() bool { return v.Kind == Empty }
+
+// String renders the value as a user would write it.
+func (v Value) String() string { return string(v.AppendTo(nil)) }
+
+// AppendTo appends the rendering of v to b without allocating beyond b.
+func (v Value) AppendTo(b []byte) []byte {
+	switch v.Kind {
+	case Text:
+		return append(b, v.Str...)
+	case Number:
+		if v.Num == math.Trunc(v.Num) && math.Abs(v.Num) < 1e15 {
+			return strconv.AppendInt(b, int64(v.Num), 10)
+		}
+		return strconv.AppendFloat(b, v.Num, 'g', -1, 64)
+	case Bool:
+		return strconv.AppendBool(b, v.Num != 0)
+	}
+	return b
+}
+
+// Timer is a pending timer: an absolute deadline on the virtual clock and the
+// sequence number that orders timers sharing a deadline.
+type Timer struct {
+	Deadline int64
+	Seq      uint32
+	ID       TimerID
+	Active   bool
+}
+
+// Config is the whole state of one conversation. It is a plain value: copy
+// it to keep it, compare it with ==, hash it with Hash.
+type Config struct {
+	// Now is the virtual time in milliseconds of the last event.
+	Now int64
+	// State is the active leaf state; its ancestors are implied.
+	State StateID
+	// Waiting is the slot the machine is asking for, or NoID.
+	Waiting SlotID
+	// LastSay is the template of the last bot utterance, or NoID.
+	LastSay   uint16
+	FlowDepth uint8
+	Final     bool
+	TimerSeq  uint32
+	Flows     [MaxFlowDepth]FlowID
+	Counters  [MaxCounters]int32
+	Timers    [MaxTimers]Timer
+	Slots     [MaxSlots]Value
+}
+
+// Flow returns the current (top) flow, or NoID.
+func (c *Config) Flow() FlowID {
+	if c.FlowDepth == 0 {
+		return NoID
+	}
+	return c.Flows[c.FlowDepth-1]
+}
+
+// Hash returns a 64-bit FNV-1a hash of the configuration. Equal
+// configurations hash equally; the explorer uses it for its visited set.
+func (c *Config) Hash() uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(x uint64) {
+		for i := 0; i < 8; i++ {
+			h ^= x & 0xff
+			h *= 1099511628211
+			x >>= 8
+		}
+	}
+	mixs := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h ^= uint64(s[i])
+			h *= 1099511628211
+		}
+		mix(uint64(len(s)))
+	}
+	mix(uint64(c.Now))
+	mix(uint64(c.State) | uint64(c.Waiting)<<16 | uint64(c.LastSay)<<32 | uint64(c.FlowDepth)<<48)
+	if c.Final {
+		mix(1)
+	}
+	mix(uint64(c.TimerSeq))
+	for i := 0; i < int(c.FlowDepth); i++ {
+		mix(uint64(c.Flows[i]))
+	}
+	for _, n := range c.Counters {
+		mix(uint64(uint32(n)))
+	}
+	for _, t := range c.Timers {
+		if t.Active {
+			mix(uint64(t.Deadline))
+			mix(uint64(t.Seq)<<16 | uint64(t.ID))
+		}
+	}
+	for i := range c.Slots {
+		v := &c.Slots[i]
+		mix(uint64(v.Kind))
+		if v.Kind != Empty {
+			mixs(v.Str)
+			mix(math.Float64bits(v.Num))
+		}
+	}
+	return h
+}
+
+// EventKind says what an event is.
+type EventKind uint8
+
+const (
+	// UserEvent is a parsed user turn: an intent with entities.
+	UserEvent EventKind = iota
+	// TimerEvent fires a pending timer at its deadline.
+	TimerEvent
+	// DoneEvent reports that an external action succeeded.
+	DoneEvent
+	// FailedEvent reports that an external action failed.
+	FailedEvent
+)
+
+var eventKindNames = [...]string{"user", "timer", "done", "failed"}
+
+func (k EventKind) String() string { return eventKindNames[k] }
+
+// Entity is one extracted entity (or one output of an external action).
+type Entity struct {
+	ID    EntityID
+	Value Value
+}
+
+// Event is one input to Step. At is the virtual time in milliseconds; it may
+// not go backwards.
+type Event struct {
+	Kind       EventKind
+	Intent     IntentID // UserEvent
+	Timer      TimerID  // TimerEvent
+	Ext        ExtID    // DoneEvent, FailedEvent
+	At         int64
+	Confidence float64
+	Text       string
+	// Value is the event's main value: the text mapped into a slot, or the
+	// first entity. Guards and actions read it as event.value.
+	Value    string
+	NEnt     uint8
+	Entities [MaxEntities]Entity
+}
+
+// Entity returns the value of entity id and whether the event carries it.
+func (e *Event) Entity(id EntityID) (Value, bool) {
+	for i := 0; i < int(e.NEnt); i++ {
+		if e.Entities[i].ID == id {
+			return e.Entities[i].Value, true
+		}
+	}
+	return Value{}, false
+}
+
+// AddEntity appends an entity; extra entities beyond MaxEntities are dropped.
+func (e *Event) AddEntity(id EntityID, v Value) {
+	if int(e.NEnt) < MaxEntities {
+		e.Entities[e.NEnt] = Entity{ID: id, Value: v}
+		e.NEnt++
+	}
+}

@@ -1,0 +1,247 @@
+// Package engine is simctl's pure, deterministic runtime for hierarchical
+// dialogue state machines.
+//
+// A Definition (plain data, usually produced by package spec from a
+// machine.yaml) is compiled once by Build into a Machine: names become small
+// integers, guards become compiled closures, and every transition's entry path
+// is precomputed. Machine.Step then advances a Config (a small comparable
+// value) by one Event and reports, as data, the trace of transitions taken and
+// the effects the caller should perform. The engine does no I/O, starts no
+// goroutines, never reads the wall clock and uses no random source: time
+// enters only as Event.At, owned by the caller.
+package engine
+
+import "fmt"
+
+// Pos is a position in a source file. The engine never opens files; loaders
+// fill positions in so that build errors and coverage can point at the spec.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	switch {
+	case p.File == "":
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	case p.Line == 0:
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Definition describes a machine before it is compiled. States are listed in
+// declaration order; a state's Parent names its enclosing compound state.
+type Definition struct {
+	Name       string
+	Pos        Pos
+	Initial    string
+	InitialPos Pos
+	States     []StateDef
+	Slots      []SlotDef
+	Counters   []CounterDef
+	Timers     []TimerDef
+	Flows      []FlowDef
+	Intents    []NameDef
+	Actions    []ExternalDef
+	Validators []ValidatorDef
+	Invariants []InvariantDef
+	// MaxChain bounds the eventless transitions taken in one Step; zero
+	// means DefaultMaxChain.
+	MaxChain int
+}
+
+// NameDef is a declared name with its position.
+type NameDef struct {
+	Name string
+	Pos  Pos
+}
+
+// StateDef is one state. A state with children is compound and needs
+// Initial; a Final state has no outgoing transitions.
+type StateDef struct {
+	Name       string
+	Pos        Pos
+	Parent     string
+	Initial    string
+	InitialPos Pos
+	Final      bool
+	// Waits marks a state that rests awaiting user input (idle, asking for a
+	// slot, confirming). Transient states are the others.
+	Waits bool
+	// Direct names the intent the driver emits when it maps the user's text
+	// straight into the waiting slot in this state, skipping the NLU call
+	// (Soni's direct slot mapping). Empty means the NLU is always called.
+	Direct    string
+	DirectPos Pos
+	Entry     []ActionDef
+	Exit      []ActionDef
+	On        []TransitionDef
+	Always    []TransitionDef
+}
+
+// TransitionDef is one transition. On is the trigger: an intent name, "*"
+// for any user event, "timer:NAME", "done:ACTION" or "failed:ACTION". It is
+// empty for eventless transitions, which live in StateDef.Always.
+type TransitionDef struct {
+	Pos       Pos
+	On        string
+	OnPos     Pos
+	Guard     Expr
+	Target    string
+	TargetPos Pos
+	Actions   []ActionDef
+}
+
+// Expr is an expression in the guard language (expr-lang syntax) with the
+// position of its first character, so errors inside it can be located.
+type Expr struct {
+	Src string
+	Pos Pos
+}
+
+// ActionKind says what an action does.
+type ActionKind uint8
+
+const (
+	ActSet          ActionKind = iota // Slot = Expr
+	ActClear                          // clear Slot, or every slot when Name is "all"
+	ActFill                           // the waiting slot = Expr
+	ActAsk                            // wait for slot Name ("next": first empty slot of the current flow; "none": stop waiting)
+	ActIncr                           // counter Name += 1
+	ActReset                          // counter Name = 0, or every counter when Name is "all"
+	ActPush                           // push flow Name
+	ActPop                            // pop the current flow
+	ActSay                            // say the template in Name
+	ActInvoke                         // invoke external action Name; its result comes back as done:/failed:
+	ActStart                          // start (or restart) timer Name, after Expr if given
+	ActCancel                         // cancel timer Name
+	ActEscalate                       // escalate to a human, reason in Name
+	ActResetContext                   // clear non-persistent slots, counters, waiting slot and flow stack
+)
+
+var actionKindNames = [...]string{"set", "clear", "fill", "ask", "incr", "reset", "push", "pop",
+	"say", "invoke", "start", "cancel", "escalate", "reset_context"}
+
+func (k ActionKind) String() string {
+	if int(k) < len(actionKindNames) {
+		return actionKindNames[k]
+	}
+	return fmt.Sprintf("action(%d)", k)
+}
+
+// ActionDef is one action in an entry, exit or transition list.
+type ActionDef struct {
+	Pos  Pos
+	Kind ActionKind
+	Name string
+	Slot string
+	Expr Expr
+}
+
+// SlotType is the declared type of a slot.
+type SlotType uint8
+
+const (
+	TypeText SlotType = iota
+	TypeNumber
+	TypeBool
+)
+
+var slotTypeNames = [...]string{"text", "number", "bool"}
+
+func (t SlotType) String() string { return slotTypeNames[t] }
+
+// SlotDef declares a slot.
+type SlotDef struct {
+	Name      string
+	Pos       Pos
+	Type      SlotType
+	Validator string
+	ValPos    Pos
+	Prompt    string
+	// Persist keeps the slot across reset_context (Soni's lastOutcome).
+	Persist bool
+}
+
+// CounterDef declares a counter with its limit (0: no limit).
+type CounterDef struct {
+	Name  string
+	Pos   Pos
+	Limit int
+}
+
+// TimerDef declares a named timer and its default duration in milliseconds.
+type TimerDef struct {
+	Name    string
+	Pos     Pos
+	AfterMS int64
+}
+
+// FlowDef declares a flow and the slots it collects, in order.
+type FlowDef struct {
+	Name     string
+	Pos      Pos
+	Slots    []string
+	SlotsPos []Pos
+}
+
+// ExternalDef declares an external action and how the simulator stubs it:
+// it succeeds when Succeeds holds (always, if empty) and, on success,
+// reports Outputs as entities of the done: event.
+type ExternalDef struct {
+	Name     string
+	Pos      Pos
+	Succeeds Expr
+	Outputs  []OutputDef
+}
+
+// OutputDef is one named output of a stubbed external action.
+type OutputDef struct {
+	Name string
+	Expr Expr
+}
+
+// ValidatorDef declares a named validator, usable in guards as NAME(x) and
+// attachable to slots. Exactly one of OneOf, Regex or Builtin is set.
+type ValidatorDef struct {
+	Name    string
+	Pos     Pos
+	OneOf   []string
+	Regex   string
+	Builtin string
+}
+
+// InvariantKind says how an invariant is checked.
+type InvariantKind uint8
+
+const (
+	// InvAllowed checks each transition against an allowed-transition table.
+	InvAllowed InvariantKind = iota
+	// InvAlways requires Expr to hold after every step.
+	InvAlways
+	// InvNever requires Expr never to hold after a step.
+	InvNever
+)
+
+// InvariantDef declares an invariant. For InvAllowed, Allowed maps a state
+// name (or "*") to the states it may move to, and Transparent lists states
+// that the table does not see: a path a → t → b through transparent t is
+// checked as a → b.
+type InvariantDef struct {
+	Name        string
+	Pos         Pos
+	Kind        InvariantKind
+	Expr        Expr
+	Allowed     []AllowedDef
+	Transparent []NameDef
+	Description string
+}
+
+// AllowedDef is one row of an allowed-transition table.
+type AllowedDef struct {
+	From    NameDef
+	To      []NameDef
+	FromAny bool
+}

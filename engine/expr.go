@@ -1,0 +1,656 @@
+package engine
+
+// Guards, set-expressions, template placeholders and invariants are written in
+// expr-lang syntax. expr-lang parses and type-checks them against an
+// environment built from the machine (slots, counters, the event, validator
+// functions), which gives positioned syntax and type errors at Build time.
+// The checked tree is then compiled here into typed Go closures over
+// (*Machine, *Config, *Event): evaluating one does no map lookups, no
+// reflection and no allocation, which expr-lang's own VM cannot promise.
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/conf"
+	"github.com/expr-lang/expr/file"
+)
+
+// evalEnv is what a compiled expression reads.
+type evalEnv struct {
+	m  *Machine
+	c  *Config
+	ev *Event
+}
+
+type (
+	boolFn func(evalEnv) bool
+	numFn  func(evalEnv) float64
+	strFn  func(evalEnv) string
+)
+
+// compiled is a compiled expression of one of three result kinds.
+type compiled struct {
+	kind ValueKind // Text, Number or Bool
+	b    boolFn
+	n    numFn
+	s    strFn
+}
+
+func (c compiled) value(e evalEnv) Value {
+	switch c.kind {
+	case Text:
+		return TextValue(c.s(e))
+	case Number:
+		return NumberValue(c.n(e))
+	}
+	return BoolValue(c.b(e))
+}
+
+// appendTo renders the expression's value into b.
+func (c compiled) appendTo(e evalEnv, b []byte) []byte {
+	if c.kind == Text {
+		return append(b, c.s(e)...)
+	}
+	return c.value(e).AppendTo(b)
+}
+
+// eventEnv describes `event` to the type checker.
+type eventEnv struct {
+	Kind       string            `expr:"kind"`
+	Intent     string            `expr:"intent"`
+	Text       string            `expr:"text"`
+	Value      string            `expr:"value"`
+	Confidence float64           `expr:"confidence"`
+	Timer      string            `expr:"timer"`
+	Action     string            `expr:"action"`
+	Entities   map[string]string `expr:"entities"`
+}
+
+// reserved names cannot be used for slots, counters or validators.
+var reserved = map[string]bool{
+	"event": true, "waiting": true, "state": true, "flow": true, "now": true,
+	"filled": true, "empty": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
+	"true": true, "false": true, "nil": true, "len": true, "lower": true, "upper": true, "trim": true,
+}
+
+// builtinValidators are available in every machine.
+var builtinValidators = []string{"email", "phone", "url", "number", "text"}
+
+// exprCompiler holds the symbol tables expressions are checked against.
+type exprCompiler struct {
+	m    *Machine
+	conf *conf.Config
+}
+
+func newExprCompiler(m *Machine) *exprCompiler {
+	env := map[string]any{
+		"event":   eventEnv{},
+		"waiting": "",
+		"state":   "",
+		"flow":    "",
+		"now":     0,
+	}
+	for i := range m.slots {
+		s := &m.slots[i]
+		switch s.typ {
+		case TypeNumber:
+			env[s.name] = 0.0
+		case TypeBool:
+			env[s.name] = false
+		default:
+			env[s.name] = ""
+		}
+	}
+	for _, c := range m.counters {
+		env[c.name] = 0
+	}
+	cfg := conf.CreateNew()
+	expr.Env(env)(cfg)
+	noop := func(...any) (any, error) { return nil, nil }
+	expr.Function("filled", noop, new(func(any) bool))(cfg)
+	expr.Function("empty", noop, new(func(any) bool))(cfg)
+	expr.Function("all_filled", noop, new(func() bool))(cfg)
+	expr.Function("remaining", noop, new(func() int))(cfg)
+	expr.Function("exhausted", noop, new(func(int) bool))(cfg)
+	expr.Function("valid", noop, new(func(string) bool))(cfg)
+	for _, v := range m.validators {
+		expr.Function(v.name, noop, new(func(string) bool))(cfg)
+	}
+	return &exprCompiler{m: m, conf: cfg}
+}
+
+// exprError converts an expr-lang error into a positioned build error. The
+// expression's own line and column are added to the position of its source.
+func exprError(x Expr, err error) *Error {
+	pos := x.Pos
+	msg := err.Error()
+	if fe, ok := err.(*file.Error); ok {
+		msg = fe.Message
+		if fe.Line <= 1 {
+			pos.Col += fe.Column
+		} else {
+			pos.Line += fe.Line - 1
+			pos.Col = fe.Column + 1
+		}
+	}
+	return &Error{Pos: pos, Msg: fmt.Sprintf("in expression %q: %s", x.Src, msg)}
+}
+
+// compile parses, checks and compiles x. want is the required result kind,
+// or Empty for any of text, number or bool.
+func (xc *exprCompiler) compile(x Expr, want ValueKind) (compiled, *Error) {
+	if strings.TrimSpace(x.Src) == "" {
+		return compiled{}, &Error{Pos: x.Pos, Msg: "empty expression"}
+	}
+	tree, err := checker.ParseCheck(x.Src, xc.conf)
+	if err != nil {
+		return compiled{}, exprError(x, err)
+	}
+	b := &nodeCompiler{xc: xc, src: x}
+	c := b.node(tree.Node)
+	if b.err != nil {
+		return compiled{}, b.err
+	}
+	if want != Empty && c.kind != want {
+		return compiled{}, &Error{Pos: x.Pos, Msg: fmt.Sprintf("expression %q is %s, want %s", x.Src, kindName(c.kind), kindName(want))}
+	}
+	return c, nil
+}
+
+func kindName(k ValueKind) string {
+	switch k {
+	case Text:
+		return "text"
+	case Number:
+		return "a number"
+	case Bool:
+		return "a boolean"
+	}
+	return "empty"
+}
+
+type nodeCompiler struct {
+	xc  *exprCompiler
+	src Expr
+	err *Error
+}
+
+func (b *nodeCompiler) fail(n ast.Node, format string, args ...any) compiled {
+	if b.err == nil {
+		loc := n.Location()
+		pos := b.src.Pos
+		pos.Col += loc.From
+		b.err = &Error{Pos: pos, Msg: fmt.Sprintf("in expression %q: %s", b.src.Src, fmt.Sprintf(format, args...))}
+	}
+	return compiled{kind: Bool, b: func(evalEnv) bool { return false }, n: func(evalEnv) float64 { return 0 }, s: func(evalEnv) string { return "" }}
+}
+
+func constStr(s string) compiled {
+	return compiled{kind: Text, s: func(evalEnv) string { return s }}
+}
+
+func constNum(f float64) compiled {
+	return compiled{kind: Number, n: func(evalEnv) float64 { return f }}
+}
+
+func constBool(v bool) compiled {
+	return compiled{kind: Bool, b: func(evalEnv) bool { return v }}
+}
+
+func (b *nodeCompiler) node(n ast.Node) compiled {
+	switch n := n.(type) {
+	case *ast.StringNode:
+		return constStr(n.Value)
+	case *ast.IntegerNode:
+		return constNum(float64(n.Value))
+	case *ast.FloatNode:
+		return constNum(n.Value)
+	case *ast.BoolNode:
+		return constBool(n.Value)
+	case *ast.IdentifierNode:
+		return b.ident(n)
+	case *ast.MemberNode:
+		return b.member(n)
+	case *ast.UnaryNode:
+		return b.unary(n)
+	case *ast.BinaryNode:
+		return b.binary(n)
+	case *ast.ConditionalNode:
+		return b.conditional(n)
+	case *ast.CallNode:
+		return b.call(n)
+	case *ast.BuiltinNode:
+		return b.builtin(n)
+	case *ast.ChainNode:
+		return b.node(n.Node)
+	}
+	return b.fail(n, "%s is not supported in simctl expressions", nodeName(n))
+}
+
+func nodeName(n ast.Node) string {
+	s := reflect.TypeOf(n).Elem().Name()
+	return strings.ToLower(strings.TrimSuffix(s, "Node")) + " expression"
+}
+
+func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
+	m := b.xc.m
+	switch n.Value {
+	case "waiting":
+		return compiled{kind: Text, s: func(e evalEnv) string {
+			if e.c.Waiting == NoID {
+				return ""
+			}
+			return e.m.slots[e.c.Waiting].name
+		}}
+	case "state":
+		return compiled{kind: Text, s: func(e evalEnv) string { return e.m.states[e.c.State].name }}
+	case "flow":
+		return compiled{kind: Text, s: func(e evalEnv) string {
+			if f := e.c.Flow(); f != NoID {
+				return e.m.flows[f].name
+			}
+			return ""
+		}}
+	case "now":
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Now) }}
+	}
+	if id, ok := m.slotIDs[n.Value]; ok {
+		switch m.slots[id].typ {
+		case TypeNumber:
+			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.c.Slots[id].Num }}
+		case TypeBool:
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slots[id].Num != 0 }}
+		}
+		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slots[id].Str }}
+	}
+	if id, ok := m.counterIDs[n.Value]; ok {
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Counters[id]) }}
+	}
+	return b.fail(n, "unknown name %q", n.Value)
+}
+
+func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
+	prop, ok := n.Property.(*ast.StringNode)
+	if !ok {
+		return b.fail(n, "only event.NAME and event.entities.NAME member access is supported")
+	}
+	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "event" {
+		switch prop.Value {
+		case "kind":
+			return compiled{kind: Text, s: func(e evalEnv) string { return e.ev.Kind.String() }}
+		case "intent":
+			return compiled{kind: Text, s: func(e evalEnv) string {
+				if e.ev.Kind != UserEvent {
+					return ""
+				}
+				return e.m.intents[e.ev.Intent]
+			}}
+		case "text":
+			return compiled{kind: Text, s: func(e evalEnv) string { return e.ev.Text }}
+		case "value":
+			return compiled{kind: Text, s: func(e evalEnv) string { return e.ev.Value }}
+		case "confidence":
+			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.ev.Confidence }}
+		case "timer":
+			return compiled{kind: Text, s: func(e evalEnv) string {
+				if e.ev.Kind != TimerEvent {
+					return ""
+				}
+				return e.m.timers[e.ev.Timer].name
+			}}
+		case "action":
+			return compiled{kind: Text, s: func(e evalEnv) string {
+				if e.ev.Kind != DoneEvent && e.ev.Kind != FailedEvent {
+					return ""
+				}
+				return e.m.exts[e.ev.Ext].name
+			}}
+		}
+	}
+	if inner, ok := n.Node.(*ast.MemberNode); ok {
+		if id, ok := inner.Node.(*ast.IdentifierNode); ok && id.Value == "event" {
+			if p, ok := inner.Property.(*ast.StringNode); ok && p.Value == "entities" {
+				eid := b.xc.m.entity(prop.Value)
+				return compiled{kind: Text, s: func(e evalEnv) string {
+					v, _ := e.ev.Entity(eid)
+					return v.Str
+				}}
+			}
+		}
+	}
+	return b.fail(n, "only event.NAME and event.entities.NAME member access is supported")
+}
+
+func (b *nodeCompiler) unary(n *ast.UnaryNode) compiled {
+	x := b.node(n.Node)
+	switch n.Operator {
+	case "!", "not":
+		if x.kind != Bool {
+			return b.fail(n, "%s needs a boolean", n.Operator)
+		}
+		f := x.b
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return !f(e) }}
+	case "-":
+		f := x.n
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return -f(e) }}
+	case "+":
+		return x
+	}
+	return b.fail(n, "operator %q is not supported", n.Operator)
+}
+
+func (b *nodeCompiler) conditional(n *ast.ConditionalNode) compiled {
+	c := b.node(n.Cond)
+	x, y := b.node(n.Exp1), b.node(n.Exp2)
+	if c.kind != Bool || x.kind != y.kind {
+		return b.fail(n, "conditional needs a boolean condition and branches of one type")
+	}
+	cond := c.b
+	switch x.kind {
+	case Text:
+		return compiled{kind: Text, s: func(e evalEnv) string {
+			if cond(e) {
+				return x.s(e)
+			}
+			return y.s(e)
+		}}
+	case Number:
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			if cond(e) {
+				return x.n(e)
+			}
+			return y.n(e)
+		}}
+	}
+	return compiled{kind: Bool, b: func(e evalEnv) bool {
+		if cond(e) {
+			return x.b(e)
+		}
+		return y.b(e)
+	}}
+}
+
+func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
+	switch n.Operator {
+	case "in", "not in":
+		return b.in(n)
+	case "matches":
+		return b.matches(n)
+	}
+	l, r := b.node(n.Left), b.node(n.Right)
+	if b.err != nil {
+		return l
+	}
+	switch n.Operator {
+	case "and", "&&":
+		lf, rf := l.b, r.b
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) && rf(e) }}
+	case "or", "||":
+		lf, rf := l.b, r.b
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) || rf(e) }}
+	case "==", "!=":
+		if l.kind != r.kind {
+			return b.fail(n, "cannot compare %s with %s", kindName(l.kind), kindName(r.kind))
+		}
+		eq := equality(l, r)
+		if n.Operator == "!=" {
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return !eq(e) }}
+		}
+		return compiled{kind: Bool, b: eq}
+	case "<", "<=", ">", ">=":
+		return b.ordering(n, l, r)
+	case "+":
+		if l.kind == Text && r.kind == Text {
+			lf, rf := l.s, r.s
+			return compiled{kind: Text, s: func(e evalEnv) string { return lf(e) + rf(e) }}
+		}
+		return arith(l, r, func(x, y float64) float64 { return x + y })
+	case "-":
+		return arith(l, r, func(x, y float64) float64 { return x - y })
+	case "*":
+		return arith(l, r, func(x, y float64) float64 { return x * y })
+	case "/":
+		return arith(l, r, func(x, y float64) float64 { return x / y })
+	case "%":
+		return arith(l, r, math.Mod)
+	case "contains", "startsWith", "endsWith":
+		if l.kind != Text || r.kind != Text {
+			return b.fail(n, "%s needs text on both sides", n.Operator)
+		}
+		var f func(string, string) bool
+		switch n.Operator {
+		case "contains":
+			f = strings.Contains
+		case "startsWith":
+			f = strings.HasPrefix
+		default:
+			f = strings.HasSuffix
+		}
+		lf, rf := l.s, r.s
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return f(lf(e), rf(e)) }}
+	}
+	return b.fail(n, "operator %q is not supported", n.Operator)
+}
+
+func equality(l, r compiled) boolFn {
+	switch l.kind {
+	case Text:
+		lf, rf := l.s, r.s
+		return func(e evalEnv) bool { return lf(e) == rf(e) }
+	case Number:
+		lf, rf := l.n, r.n
+		return func(e evalEnv) bool { return lf(e) == rf(e) }
+	}
+	lf, rf := l.b, r.b
+	return func(e evalEnv) bool { return lf(e) == rf(e) }
+}
+
+func (b *nodeCompiler) ordering(n *ast.BinaryNode, l, r compiled) compiled {
+	if l.kind != r.kind || l.kind == Bool {
+		return b.fail(n, "cannot order %s and %s", kindName(l.kind), kindName(r.kind))
+	}
+	op := n.Operator
+	if l.kind == Text {
+		lf, rf := l.s, r.s
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return cmpOrder(strings.Compare(lf(e), rf(e)), op) }}
+	}
+	lf, rf := l.n, r.n
+	switch op {
+	case "<":
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) < rf(e) }}
+	case "<=":
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) <= rf(e) }}
+	case ">":
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) > rf(e) }}
+	}
+	return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) >= rf(e) }}
+}
+
+func cmpOrder(c int, op string) bool {
+	switch op {
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	}
+	return c >= 0
+}
+
+func arith(l, r compiled, f func(x, y float64) float64) compiled {
+	lf, rf := l.n, r.n
+	return compiled{kind: Number, n: func(e evalEnv) float64 { return f(lf(e), rf(e)) }}
+}
+
+// in supports `x in [constants]`: the list is fixed at Build time.
+func (b *nodeCompiler) in(n *ast.BinaryNode) compiled {
+	arr, ok := n.Right.(*ast.ArrayNode)
+	if !ok {
+		return b.fail(n, "the right side of %q must be a list of constants", n.Operator)
+	}
+	l := b.node(n.Left)
+	var strs []string
+	var nums []float64
+	for _, el := range arr.Nodes {
+		c := b.node(el)
+		if c.kind != l.kind {
+			return b.fail(el, "list element is %s, want %s", kindName(c.kind), kindName(l.kind))
+		}
+		switch el.(type) {
+		case *ast.StringNode, *ast.IntegerNode, *ast.FloatNode:
+		default:
+			return b.fail(el, "list elements must be constants")
+		}
+		if c.kind == Text {
+			strs = append(strs, c.s(evalEnv{}))
+		} else {
+			nums = append(nums, c.n(evalEnv{}))
+		}
+	}
+	neg := n.Operator == "not in"
+	if l.kind == Text {
+		f := l.s
+		return compiled{kind: Bool, b: func(e evalEnv) bool {
+			v := f(e)
+			for _, s := range strs {
+				if s == v {
+					return !neg
+				}
+			}
+			return neg
+		}}
+	}
+	f := l.n
+	return compiled{kind: Bool, b: func(e evalEnv) bool {
+		v := f(e)
+		for _, x := range nums {
+			if x == v {
+				return !neg
+			}
+		}
+		return neg
+	}}
+}
+
+func (b *nodeCompiler) matches(n *ast.BinaryNode) compiled {
+	pat, ok := n.Right.(*ast.StringNode)
+	if !ok {
+		return b.fail(n, "the pattern of matches must be a string constant")
+	}
+	re, err := regexp.Compile(pat.Value)
+	if err != nil {
+		return b.fail(n.Right, "bad regular expression: %v", err)
+	}
+	l := b.node(n.Left)
+	f := l.s
+	return compiled{kind: Bool, b: func(e evalEnv) bool { return re.MatchString(f(e)) }}
+}
+
+func (b *nodeCompiler) call(n *ast.CallNode) compiled {
+	callee, ok := n.Callee.(*ast.IdentifierNode)
+	if !ok {
+		return b.fail(n, "method calls are not supported")
+	}
+	m := b.xc.m
+	switch callee.Value {
+	case "filled", "empty":
+		id, ok := b.slotArg(n)
+		if !ok {
+			return b.fail(n, "%s takes a slot name", callee.Value)
+		}
+		want := callee.Value == "filled"
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return (e.c.Slots[id].Kind != Empty) == want }}
+	case "all_filled":
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.nextEmpty(e.c) == NoID && e.c.Flow() != NoID }}
+	case "remaining":
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			f := e.c.Flow()
+			if f == NoID {
+				return 0
+			}
+			n := 0
+			for _, s := range e.m.flows[f].slots {
+				if e.c.Slots[s].Kind == Empty {
+					n++
+				}
+			}
+			return float64(n)
+		}}
+	case "exhausted":
+		arg, ok := n.Arguments[0].(*ast.IdentifierNode)
+		cid, ok2 := CounterID(0), false
+		if ok {
+			cid, ok2 = m.counterIDs[arg.Value]
+		}
+		if !ok2 {
+			return b.fail(n, "exhausted takes a counter name")
+		}
+		limit := m.counters[cid].limit
+		if limit <= 0 {
+			return b.fail(n, "counter %q has no limit", arg.Value)
+		}
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return int(e.c.Counters[cid]) >= limit }}
+	case "valid":
+		x := b.node(n.Arguments[0])
+		f := x.s
+		return compiled{kind: Bool, b: func(e evalEnv) bool {
+			if e.c.Waiting == NoID {
+				return false
+			}
+			v := e.m.slots[e.c.Waiting].validator
+			return v == nil || v.check(f(e))
+		}}
+	}
+	if v := m.validator(callee.Value); v != nil {
+		x := b.node(n.Arguments[0])
+		f := x.s
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}
+	}
+	return b.fail(n, "unknown function %q", callee.Value)
+}
+
+func (b *nodeCompiler) slotArg(n *ast.CallNode) (SlotID, bool) {
+	if len(n.Arguments) != 1 {
+		return 0, false
+	}
+	id, ok := n.Arguments[0].(*ast.IdentifierNode)
+	if !ok {
+		return 0, false
+	}
+	s, ok := b.xc.m.slotIDs[id.Value]
+	return s, ok
+}
+
+func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
+	if len(n.Arguments) != 1 {
+		return b.fail(n, "builtin %s is not supported", n.Name)
+	}
+	x := b.node(n.Arguments[0])
+	switch n.Name {
+	case "len":
+		if x.kind != Text {
+			return b.fail(n, "len takes text")
+		}
+		f := x.s
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(f(e))) }}
+	case "lower", "upper", "trim":
+		if x.kind != Text {
+			return b.fail(n, "%s takes text", n.Name)
+		}
+		g := map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper, "trim": strings.TrimSpace}[n.Name]
+		f := x.s
+		return compiled{kind: Text, s: func(e evalEnv) string { return g(f(e)) }}
+	case "abs":
+		f := x.n
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return math.Abs(f(e)) }}
+	}
+	return b.fail(n, "builtin %s is not supported", n.Name)
+}

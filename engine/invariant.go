@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Invariant is a compiled InvariantDef. Package eval checks invariants on
+// every trace step; the engine only compiles them against the machine so
+// that their names and expressions are validated with everything else.
+type Invariant struct {
+	Name        string
+	Pos         Pos
+	Kind        InvariantKind
+	Description string
+	n           int
+	allowed     []bool // [from*n+to]
+	transparent []bool
+	check       boolFn
+}
+
+// Invariants returns the machine's declared invariants in declared order.
+func (m *Machine) Invariants() []Invariant { return m.invariants }
+
+// Allows reports whether an allowed-transition table permits from → to.
+func (inv *Invariant) Allows(from, to StateID) bool {
+	return inv.allowed[int(from)*inv.n+int(to)]
+}
+
+// Transparent reports whether the table looks through state s.
+func (inv *Invariant) Transparent(s StateID) bool { return inv.transparent[s] }
+
+// Holds evaluates an always/never invariant's expression on c (for never,
+// it reports whether the forbidden condition is absent).
+func (m *Machine) Holds(inv *Invariant, c *Config) bool {
+	e := evalEnv{m: m, c: c, ev: &noEvent}
+	v := inv.check(e)
+	if inv.Kind == InvNever {
+		return !v
+	}
+	return v
+}
+
+func (b *builder) compileInvariants() {
+	m := b.m
+	seen := map[string]Pos{}
+	n := len(m.states)
+	for _, d := range b.d.Invariants {
+		if prev, dup := seen[d.Name]; dup {
+			b.errf(d.Pos, "duplicate invariant %q (first declared at %s)", d.Name, prev)
+			continue
+		}
+		if d.Name == "" {
+			b.errf(d.Pos, "invariant needs a name")
+			continue
+		}
+		seen[d.Name] = d.Pos
+		inv := Invariant{Name: d.Name, Pos: d.Pos, Kind: d.Kind, Description: d.Description, n: n}
+		switch d.Kind {
+		case InvAlways, InvNever:
+			if b.xc == nil {
+				continue
+			}
+			c, err := b.xc.compile(d.Expr, Bool)
+			if err != nil {
+				b.add(err)
+				continue
+			}
+			inv.check = c.b
+		case InvAllowed:
+			if len(d.Allowed) == 0 {
+				b.errf(d.Pos, "invariant %q: allowed_transitions is empty", d.Name)
+				continue
+			}
+			inv.allowed = make([]bool, n*n)
+			inv.transparent = make([]bool, n)
+			for _, t := range d.Transparent {
+				if s := b.resolveState(t.Name, t.Pos, "invariant "+d.Name); s != NoID {
+					inv.transparent[s] = true
+				}
+			}
+			for _, row := range d.Allowed {
+				var from []StateID
+				if row.FromAny {
+					for i := 0; i < n; i++ {
+						from = append(from, StateID(i))
+					}
+				} else if s := b.resolveState(row.From.Name, row.From.Pos, "invariant "+d.Name); s != NoID {
+					from = m.subtree(s)
+				}
+				for _, to := range row.To {
+					t := b.resolveState(to.Name, to.Pos, "invariant "+d.Name)
+					if t == NoID {
+						continue
+					}
+					for _, f := range from {
+						for _, x := range m.subtree(t) {
+							inv.allowed[int(f)*n+int(x)] = true
+						}
+					}
+				}
+			}
+		}
+		m.invariants = append(m.invariants, inv)
+	}
+}
+
+// subtree returns s and all its descendants.
+func (m *Machine) subtree(s StateID) []StateID {
+	out := []StateID{s}
+	for i := 0; i < len(out); i++ {
+		out = append(out, m.states[out[i]].children...)
+	}
+	return out
+}
+
+func parseNumber(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f, err == nil
+}

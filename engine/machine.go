@@ -1,0 +1,532 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DefaultMaxChain bounds the eventless transitions one Step may take before
+// it reports a runaway chain.
+const DefaultMaxChain = 100
+
+type state struct {
+	name     string
+	path     string
+	pos      Pos
+	parent   StateID
+	depth    int
+	initial  StateID
+	children []StateID
+	final    bool
+	waits    bool
+	direct   IntentID
+	entry    []uint32
+	exit     []uint32
+}
+
+type trigger struct {
+	kind EventKind
+	id   uint16
+	any  bool // "*": any user event
+}
+
+type transition struct {
+	pos      Pos
+	source   StateID
+	always   bool
+	trig     trigger
+	guard    boolFn
+	guardSrc string
+	target   StateID // NoID: targetless (actions only, no exit or entry)
+	domain   StateID // NoID: the root
+	enter    []StateID
+	leaf     StateID
+	actions  []uint32
+}
+
+type action struct {
+	pos     Pos
+	kind    ActionKind
+	all     bool
+	slot    SlotID
+	counter CounterID
+	flow    FlowID
+	timer   TimerID
+	ext     ExtID
+	x       compiled
+	hasX    bool
+	tmpl    *template
+	text    string
+}
+
+type slot struct {
+	name      string
+	pos       Pos
+	typ       SlotType
+	validator *validator
+	persist   bool
+	prompt    string
+}
+
+type counter struct {
+	name  string
+	pos   Pos
+	limit int
+}
+
+type timer struct {
+	name    string
+	pos     Pos
+	afterMS int64
+}
+
+type flow struct {
+	name  string
+	pos   Pos
+	slots []SlotID
+}
+
+type ext struct {
+	name     string
+	pos      Pos
+	succeeds boolFn
+	outputs  []extOutput
+}
+
+type extOutput struct {
+	entity EntityID
+	x      compiled
+}
+
+// Machine is a compiled, immutable dialogue machine. It is safe to share
+// between goroutines; all per-conversation state lives in Config.
+type Machine struct {
+	name string
+	pos  Pos
+
+	states   []state
+	stateIDs map[string]StateID // by path, and by short name where unique
+	trans    []transition
+	acts     []action
+
+	slots      []slot
+	slotIDs    map[string]SlotID
+	counters   []counter
+	counterIDs map[string]CounterID
+	timers     []timer
+	timerIDs   map[string]TimerID
+	flows      []flow
+	flowIDs    map[string]FlowID
+	intents    []string
+	intentIDs  map[string]IntentID
+	exts       []ext
+	extIDs     map[string]ExtID
+	entities   []string
+	entityIDs  map[string]EntityID
+	entSlots   []SlotID // entity id -> slot of the same name, or NoID
+	validators []*validator
+
+	initial  StateID
+	initPath []StateID
+	maxChain int
+
+	userTab   [][]TransID // [state*len(intents)+intent]
+	timerTab  [][]TransID // [state*len(timers)+timer]
+	doneTab   [][]TransID // [state*len(exts)+ext]
+	failTab   [][]TransID
+	alwaysTab [][]TransID // [state]
+
+	invariants []Invariant
+}
+
+// Name returns the machine's name.
+func (m *Machine) Name() string { return m.name }
+
+// NumStates returns the number of states; ids run from 0 to NumStates()-1.
+func (m *Machine) NumStates() int { return len(m.states) }
+
+// StateName returns the full dotted path of a state.
+func (m *Machine) StateName(id StateID) string {
+	if int(id) >= len(m.states) {
+		return ""
+	}
+	return m.states[id].path
+}
+
+// StatePos returns where a state is declared.
+func (m *Machine) StatePos(id StateID) Pos { return m.states[id].pos }
+
+// StateID resolves a full path, or a short name that is unique.
+func (m *Machine) StateID(name string) (StateID, bool) {
+	id, ok := m.stateIDs[name]
+	return id, ok
+}
+
+// IsFinal reports whether a state is final.
+func (m *Machine) IsFinal(id StateID) bool { return m.states[id].final }
+
+// Waits reports whether a state rests awaiting user input.
+func (m *Machine) Waits(id StateID) bool { return m.states[id].waits }
+
+// IsLeaf reports whether a state has no children.
+func (m *Machine) IsLeaf(id StateID) bool { return len(m.states[id].children) == 0 }
+
+// Parent returns the parent of a state, or NoID.
+func (m *Machine) Parent(id StateID) StateID { return m.states[id].parent }
+
+// InState reports whether the leaf state is s or a descendant of s.
+func (m *Machine) InState(leaf, s StateID) bool {
+	for x := leaf; x != NoID; x = m.states[x].parent {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// DirectIntent returns the intent to emit when the driver maps the user's
+// text straight into the waiting slot in leaf state s, or NoID.
+func (m *Machine) DirectIntent(s StateID) IntentID {
+	for x := s; x != NoID; x = m.states[x].parent {
+		if m.states[x].direct != NoID {
+			return m.states[x].direct
+		}
+	}
+	return NoID
+}
+
+// NumTransitions returns the number of transitions; ids run from 0.
+func (m *Machine) NumTransitions() int { return len(m.trans) }
+
+// TransitionInfo describes a transition for reports.
+type TransitionInfo struct {
+	ID       TransID
+	Source   StateID
+	Target   StateID // NoID when targetless
+	Trigger  string  // intent, "*", "timer:x", "done:x", "failed:x" or "always"
+	Guard    string
+	Pos      Pos
+	Internal bool
+}
+
+// Transition describes transition t.
+func (m *Machine) Transition(t TransID) TransitionInfo {
+	tr := &m.trans[t]
+	return TransitionInfo{ID: t, Source: tr.source, Target: tr.target, Trigger: m.triggerName(tr),
+		Guard: tr.guardSrc, Pos: tr.pos, Internal: tr.target == NoID}
+}
+
+func (m *Machine) triggerName(tr *transition) string {
+	if tr.always {
+		return "always"
+	}
+	switch tr.trig.kind {
+	case TimerEvent:
+		return "timer:" + m.timers[tr.trig.id].name
+	case DoneEvent:
+		return "done:" + m.exts[tr.trig.id].name
+	case FailedEvent:
+		return "failed:" + m.exts[tr.trig.id].name
+	}
+	if tr.trig.any {
+		return "*"
+	}
+	return m.intents[tr.trig.id]
+}
+
+// Intents returns the declared intents in id order.
+func (m *Machine) Intents() []string { return m.intents }
+
+// IntentID resolves an intent name.
+func (m *Machine) IntentID(name string) (IntentID, bool) {
+	id, ok := m.intentIDs[name]
+	return id, ok
+}
+
+// Slots returns slot names in id order.
+func (m *Machine) Slots() []string {
+	out := make([]string, len(m.slots))
+	for i := range m.slots {
+		out[i] = m.slots[i].name
+	}
+	return out
+}
+
+// SlotID resolves a slot name.
+func (m *Machine) SlotID(name string) (SlotID, bool) {
+	id, ok := m.slotIDs[name]
+	return id, ok
+}
+
+// SlotType returns a slot's declared type.
+func (m *Machine) SlotType(id SlotID) SlotType { return m.slots[id].typ }
+
+// SlotName returns a slot's name.
+func (m *Machine) SlotName(id SlotID) string { return m.slots[id].name }
+
+// Counters returns counter names in id order.
+func (m *Machine) Counters() []string {
+	out := make([]string, len(m.counters))
+	for i := range m.counters {
+		out[i] = m.counters[i].name
+	}
+	return out
+}
+
+// CounterLimit returns a counter's limit (0: none).
+func (m *Machine) CounterLimit(id CounterID) int { return m.counters[id].limit }
+
+// TimerName returns a timer's name.
+func (m *Machine) TimerName(id TimerID) string { return m.timers[id].name }
+
+// TimerID resolves a timer name.
+func (m *Machine) TimerID(name string) (TimerID, bool) {
+	id, ok := m.timerIDs[name]
+	return id, ok
+}
+
+// FlowName returns a flow's name.
+func (m *Machine) FlowName(id FlowID) string { return m.flows[id].name }
+
+// FlowID resolves a flow name.
+func (m *Machine) FlowID(name string) (FlowID, bool) {
+	id, ok := m.flowIDs[name]
+	return id, ok
+}
+
+// ExtName returns an external action's name.
+func (m *Machine) ExtName(id ExtID) string { return m.exts[id].name }
+
+// ExtID resolves an external action's name.
+func (m *Machine) ExtID(name string) (ExtID, bool) {
+	id, ok := m.extIDs[name]
+	return id, ok
+}
+
+// EntityID resolves an entity name used by the machine's expressions or
+// action outputs. Entities the machine never reads have no id.
+func (m *Machine) EntityID(name string) (EntityID, bool) {
+	id, ok := m.entityIDs[name]
+	return id, ok
+}
+
+// entitySlot returns the slot an entity is named after, or NoID.
+func (m *Machine) entitySlot(id EntityID) SlotID {
+	if int(id) < len(m.entSlots) {
+		return m.entSlots[id]
+	}
+	return NoID
+}
+
+// EntityName returns an entity's name.
+func (m *Machine) EntityName(id EntityID) string { return m.entities[id] }
+
+// entity interns an entity name at build time.
+func (m *Machine) entity(name string) EntityID {
+	if id, ok := m.entityIDs[name]; ok {
+		return id
+	}
+	id := EntityID(len(m.entities))
+	m.entities = append(m.entities, name)
+	m.entityIDs[name] = id
+	s, ok := m.slotIDs[name]
+	if !ok {
+		s = NoID
+	}
+	m.entSlots = append(m.entSlots, s)
+	return id
+}
+
+func (m *Machine) validator(name string) *validator {
+	for _, v := range m.validators {
+		if v.name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// NumActions returns the number of action instances (entry, exit and
+// transition actions everywhere in the machine).
+func (m *Machine) NumActions() int { return len(m.acts) }
+
+// ActionInfo describes an action instance for traces and reports.
+func (m *Machine) ActionInfo(a uint32) (ActionKind, string, Pos) {
+	ac := &m.acts[a]
+	name := ac.text
+	switch ac.kind {
+	case ActInvoke:
+		name = m.exts[ac.ext].name
+	case ActStart, ActCancel:
+		name = m.timers[ac.timer].name
+	case ActPush:
+		name = m.flows[ac.flow].name
+	case ActIncr, ActReset:
+		if !ac.all {
+			name = m.counters[ac.counter].name
+		}
+	case ActSet, ActClear:
+		if !ac.all {
+			name = m.slots[ac.slot].name
+		}
+	}
+	return ac.kind, name, ac.pos
+}
+
+// nextEmpty returns the first empty slot of the current flow, or NoID.
+func (m *Machine) nextEmpty(c *Config) SlotID {
+	f := c.Flow()
+	if f == NoID {
+		return NoID
+	}
+	for _, s := range m.flows[f].slots {
+		if c.Slots[s].Kind == Empty {
+			return s
+		}
+	}
+	return NoID
+}
+
+// SlotPrompt returns the prompt declared for a slot.
+func (m *Machine) SlotPrompt(id SlotID) string { return m.slots[id].prompt }
+
+// sortedKeys returns map keys in order, for deterministic error lists.
+func sortedKeys[V any](mp map[string]V) []string {
+	out := make([]string, 0, len(mp))
+	for k := range mp {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Error is a build or runtime error with the position it concerns.
+type Error struct {
+	Pos     Pos
+	Msg     string
+	Warning bool
+}
+
+func (e *Error) Error() string {
+	if e.Pos == (Pos{}) {
+		return e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// Diagnostics is the list of problems Build found, sorted by position.
+type Diagnostics []*Error
+
+// Err returns the diagnostics that are errors (not warnings) as one error,
+// or nil.
+func (d Diagnostics) Err() error {
+	var errs []string
+	for _, e := range d {
+		if !e.Warning {
+			errs = append(errs, e.Error())
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &BuildError{Diags: d}
+}
+
+// BuildError wraps the diagnostics of a failed Build. Its message is the
+// first error; Diags holds them all.
+type BuildError struct{ Diags Diagnostics }
+
+func (b *BuildError) Error() string {
+	for _, e := range b.Diags {
+		if !e.Warning {
+			return e.Error()
+		}
+	}
+	return "build failed"
+}
+
+// First returns the first error.
+func (b *BuildError) First() *Error {
+	for _, e := range b.Diags {
+		if !e.Warning {
+			return e
+		}
+	}
+	return nil
+}
+
+func describe(names []string) string {
+	if len(names) > 8 {
+		names = append(names[:8:8], "…")
+	}
+	return strings.Join(names, ", ")
+}
+
+func errf(pos Pos, format string, args ...any) *Error {
+	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsInternal reports whether transition t is targetless (runs actions
+// without leaving its state).
+func (m *Machine) IsInternal(t TransID) bool { return m.trans[t].target == NoID }
+
+// Describe renders a configuration for people: state, waiting slot, filled
+// slots, non-zero counters, flow stack and pending timers, in id order.
+func (m *Machine) Describe(c *Config) string {
+	var b strings.Builder
+	b.WriteString("state=")
+	b.WriteString(m.StateName(c.State))
+	if c.Waiting != NoID {
+		b.WriteString(" waiting=")
+		b.WriteString(m.slots[c.Waiting].name)
+	}
+	first := true
+	for i := range m.slots {
+		if c.Slots[i].Kind == Empty {
+			continue
+		}
+		if first {
+			b.WriteString(" slots{")
+		} else {
+			b.WriteByte(' ')
+		}
+		first = false
+		fmt.Fprintf(&b, "%s=%q", m.slots[i].name, c.Slots[i].String())
+	}
+	if !first {
+		b.WriteByte('}')
+	}
+	first = true
+	for i := range m.counters {
+		if c.Counters[i] == 0 {
+			continue
+		}
+		if first {
+			b.WriteString(" counters{")
+		} else {
+			b.WriteByte(' ')
+		}
+		first = false
+		fmt.Fprintf(&b, "%s=%d", m.counters[i].name, c.Counters[i])
+	}
+	if !first {
+		b.WriteByte('}')
+	}
+	if c.FlowDepth > 0 {
+		b.WriteString(" flows[")
+		for i := 0; i < int(c.FlowDepth); i++ {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(m.flows[c.Flows[i]].name)
+		}
+		b.WriteByte(']')
+	}
+	for _, t := range c.Timers {
+		if t.Active {
+			fmt.Fprintf(&b, " timer{%s@%dms}", m.timers[t.ID].name, t.Deadline)
+		}
+	}
+	return b.String()
+}

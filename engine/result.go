@@ -1,0 +1,75 @@
+package engine
+
+// EffectKind says what the caller should do for an effect.
+type EffectKind uint8
+
+const (
+	// EffSay: the bot says Text.
+	EffSay EffectKind = iota
+	// EffInvoke: perform external action Ext and feed back done:/failed:.
+	EffInvoke
+	// EffStartTimer: timer Timer was (re)started with Deadline.
+	EffStartTimer
+	// EffCancelTimer: timer Timer was cancelled.
+	EffCancelTimer
+	// EffEscalate: hand over to a human; Text holds the reason.
+	EffEscalate
+)
+
+var effectKindNames = [...]string{"say", "invoke", "start_timer", "cancel_timer", "escalate"}
+
+func (k EffectKind) String() string { return effectKindNames[k] }
+
+// Effect is something the caller should perform, produced by an action.
+// Text is a window into Result.Text; read it with Result.EffectText.
+type Effect struct {
+	Kind     EffectKind
+	Ext      ExtID
+	Timer    TimerID
+	Template uint16
+	Action   uint32 // the action instance that produced it
+	Deadline int64
+	TextLo   uint32
+	TextHi   uint32
+}
+
+// GuardOutcome records that a transition's guard was evaluated.
+type GuardOutcome struct {
+	Trans TransID
+	Pass  bool
+}
+
+// TraceStep is one transition taken. Guards and Actions are windows into the
+// Result's shared buffers: Guards[GuardLo:GuardHi] were evaluated to choose
+// this transition, Actions[ActLo:ActHi] ran (exit, transition, entry order).
+type TraceStep struct {
+	From, To         StateID
+	Trans            TransID
+	GuardLo, GuardHi uint32
+	ActLo, ActHi     uint32
+}
+
+// Result is what one Step produced. It is reused across steps: Step resets
+// it, and its slices keep their capacity, so a steady-state loop does not
+// allocate.
+type Result struct {
+	// Handled is false when no transition matched the event (it is ignored).
+	Handled bool
+	Steps   []TraceStep
+	Guards  []GuardOutcome
+	Actions []uint32
+	Effects []Effect
+	Text    []byte
+}
+
+func (r *Result) reset() {
+	r.Handled = false
+	r.Steps = r.Steps[:0]
+	r.Guards = r.Guards[:0]
+	r.Actions = r.Actions[:0]
+	r.Effects = r.Effects[:0]
+	r.Text = r.Text[:0]
+}
+
+// EffectText returns the text of a say or escalate effect.
+func (r *Result) EffectText(e *Effect) []byte { return r.Text[e.TextLo:e.TextHi] }

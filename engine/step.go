@@ -1,0 +1,378 @@
+package engine
+
+import "fmt"
+
+// RuntimeError is an error found while stepping: a runaway eventless chain,
+// time going backwards, a timer fired off its deadline, an action that cannot
+// run. It names the position in the spec it concerns.
+type RuntimeError struct {
+	Pos   Pos
+	State string
+	Msg   string
+}
+
+func (e *RuntimeError) Error() string {
+	if e.Pos == (Pos{}) {
+		return fmt.Sprintf("in state %s: %s", e.State, e.Msg)
+	}
+	return fmt.Sprintf("%s: in state %s: %s", e.Pos, e.State, e.Msg)
+}
+
+func (m *Machine) rtErr(c *Config, pos Pos, format string, args ...any) *RuntimeError {
+	return &RuntimeError{Pos: pos, State: m.StateName(c.State), Msg: fmt.Sprintf(format, args...)}
+}
+
+var noEvent Event
+
+// Start puts c into the machine's initial configuration at virtual time at:
+// it enters the initial states, runs their entry actions, then follows
+// eventless transitions. The entry is recorded as a trace step with
+// Trans == NoID and From == NoID.
+func (m *Machine) Start(c *Config, at int64, r *Result) error {
+	*c = Config{Now: at, State: NoID, Waiting: NoID, LastSay: NoID}
+	for i := range c.Flows {
+		c.Flows[i] = NoID
+	}
+	r.reset()
+	r.Handled = true
+	e := evalEnv{m: m, c: c, ev: &noEvent}
+	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, GuardLo: 0, GuardHi: 0, ActLo: uint32(len(r.Actions))}
+	for _, s := range m.initPath {
+		c.State = s
+		if err := m.run(e, m.states[s].entry, r); err != nil {
+			return err
+		}
+	}
+	c.State = m.initial
+	c.Final = m.states[m.initial].final && m.states[m.initial].parent == NoID
+	step.ActHi = uint32(len(r.Actions))
+	r.Steps = append(r.Steps, step)
+	return m.settle(e, r)
+}
+
+// Step advances c by one event, in place. Copy c first to keep the
+// configuration before the step. r is reset and then filled with the trace
+// and effects; r.Handled is false when no transition took the event, which
+// leaves c unchanged apart from the clock.
+//
+// A timer event must carry the timer's deadline as At; a timer that is not
+// pending (cancelled, or already fired) is ignored.
+func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
+	r.reset()
+	if ev.At < c.Now {
+		return m.rtErr(c, Pos{}, "event at %dms is before the current time %dms", ev.At, c.Now)
+	}
+	if c.Final {
+		c.Now = ev.At
+		return nil
+	}
+	var cands []TransID
+	switch ev.Kind {
+	case UserEvent:
+		if int(ev.Intent) >= len(m.intents) {
+			return m.rtErr(c, Pos{}, "unknown intent id %d", ev.Intent)
+		}
+		cands = m.userTab[int(c.State)*len(m.intents)+int(ev.Intent)]
+	case TimerEvent:
+		if int(ev.Timer) >= len(m.timers) {
+			return m.rtErr(c, Pos{}, "unknown timer id %d", ev.Timer)
+		}
+		i := c.timerIndex(ev.Timer)
+		if i < 0 {
+			c.Now = ev.At
+			return nil
+		}
+		if c.Timers[i].Deadline != ev.At {
+			return m.rtErr(c, Pos{}, "timer %s fired at %dms, but its deadline is %dms", m.timers[ev.Timer].name, ev.At, c.Timers[i].Deadline)
+		}
+		c.Timers[i] = Timer{}
+		cands = m.timerTab[int(c.State)*len(m.timers)+int(ev.Timer)]
+	case DoneEvent, FailedEvent:
+		if int(ev.Ext) >= len(m.exts) {
+			return m.rtErr(c, Pos{}, "unknown action id %d", ev.Ext)
+		}
+		tab := m.doneTab
+		if ev.Kind == FailedEvent {
+			tab = m.failTab
+		}
+		cands = tab[int(c.State)*len(m.exts)+int(ev.Ext)]
+		if ev.Kind == DoneEvent {
+			// An action's outputs land in the slots they are named after.
+			for i := 0; i < int(ev.NEnt); i++ {
+				if s := m.entitySlot(ev.Entities[i].ID); s != NoID {
+					c.Slots[s] = ev.Entities[i].Value
+				}
+			}
+		}
+	default:
+		return m.rtErr(c, Pos{}, "unknown event kind %d", ev.Kind)
+	}
+	c.Now = ev.At
+	e := evalEnv{m: m, c: c, ev: ev}
+	lo := uint32(len(r.Guards))
+	t := m.pick(e, cands, r)
+	if t == NoID {
+		return nil
+	}
+	r.Handled = true
+	if err := m.fire(e, t, lo, r); err != nil {
+		return err
+	}
+	return m.settle(e, r)
+}
+
+// pick returns the first candidate whose guard holds, recording each guard
+// it evaluates.
+func (m *Machine) pick(e evalEnv, cands []TransID, r *Result) TransID {
+	for _, t := range cands {
+		tr := &m.trans[t]
+		if tr.guard == nil {
+			return t
+		}
+		pass := tr.guard(e)
+		r.Guards = append(r.Guards, GuardOutcome{Trans: t, Pass: pass})
+		if pass {
+			return t
+		}
+	}
+	return NoID
+}
+
+// settle follows eventless transitions until none is enabled, or reports a
+// runaway chain once the machine's bound is passed.
+func (m *Machine) settle(e evalEnv, r *Result) error {
+	for n := 0; !e.c.Final; n++ {
+		lo := uint32(len(r.Guards))
+		t := m.pick(e, m.alwaysTab[e.c.State], r)
+		if t == NoID {
+			return nil
+		}
+		if n >= m.maxChain {
+			return m.rtErr(e.c, m.trans[t].pos, "eventless transitions did not settle after %d steps (a loop of always: transitions?)", m.maxChain)
+		}
+		if err := m.fire(e, t, lo, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fire takes transition t: exit actions from the leaf up to the domain,
+// the transition's actions, then entry actions down to the new leaf.
+func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
+	c := e.c
+	tr := &m.trans[t]
+	step := TraceStep{From: c.State, To: c.State, Trans: t, GuardLo: guardLo, GuardHi: uint32(len(r.Guards)), ActLo: uint32(len(r.Actions))}
+	if tr.target == NoID {
+		if err := m.run(e, tr.actions, r); err != nil {
+			return err
+		}
+		step.ActHi = uint32(len(r.Actions))
+		r.Steps = append(r.Steps, step)
+		return nil
+	}
+	for x := c.State; x != tr.domain && x != NoID; x = m.states[x].parent {
+		if err := m.run(e, m.states[x].exit, r); err != nil {
+			return err
+		}
+	}
+	if err := m.run(e, tr.actions, r); err != nil {
+		return err
+	}
+	for _, s := range tr.enter {
+		c.State = s
+		if err := m.run(e, m.states[s].entry, r); err != nil {
+			return err
+		}
+	}
+	c.State = tr.leaf
+	c.Final = m.states[tr.leaf].final && m.states[tr.leaf].parent == NoID
+	step.To = tr.leaf
+	step.ActHi = uint32(len(r.Actions))
+	r.Steps = append(r.Steps, step)
+	return nil
+}
+
+func (c *Config) timerIndex(id TimerID) int {
+	for i := range c.Timers {
+		if c.Timers[i].Active && c.Timers[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// run performs actions in order, appending their ids and effects to r.
+func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
+	c := e.c
+	for _, ai := range acts {
+		a := &m.acts[ai]
+		r.Actions = append(r.Actions, ai)
+		switch a.kind {
+		case ActSet:
+			c.Slots[a.slot] = a.x.value(e)
+		case ActFill:
+			if c.Waiting == NoID {
+				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
+			}
+			v := a.x.value(e)
+			if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
+				return err
+			}
+			c.Slots[c.Waiting] = v
+		case ActClear:
+			if a.all {
+				for i := range m.slots {
+					c.Slots[i] = Value{}
+				}
+			} else {
+				c.Slots[a.slot] = Value{}
+			}
+		case ActAsk:
+			switch a.text {
+			case "next":
+				c.Waiting = m.nextEmpty(c)
+			case "none":
+				c.Waiting = NoID
+			default:
+				c.Waiting = a.slot
+			}
+		case ActIncr:
+			c.Counters[a.counter]++
+		case ActReset:
+			if a.all {
+				c.Counters = [MaxCounters]int32{}
+			} else {
+				c.Counters[a.counter] = 0
+			}
+		case ActPush:
+			if int(c.FlowDepth) >= MaxFlowDepth {
+				return m.rtErr(c, a.pos, "push %s: flow stack is full (%d flows)", m.flows[a.flow].name, MaxFlowDepth)
+			}
+			c.Flows[c.FlowDepth] = a.flow
+			c.FlowDepth++
+		case ActPop:
+			if c.FlowDepth > 0 {
+				c.FlowDepth--
+				c.Flows[c.FlowDepth] = NoID
+			}
+		case ActSay, ActEscalate:
+			lo := uint32(len(r.Text))
+			r.Text = a.tmpl.appendTo(e, r.Text)
+			kind := EffSay
+			if a.kind == ActEscalate {
+				kind = EffEscalate
+			} else {
+				c.LastSay = uint16(ai)
+			}
+			r.Effects = append(r.Effects, Effect{Kind: kind, Action: ai, Template: uint16(ai), TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
+		case ActInvoke:
+			r.Effects = append(r.Effects, Effect{Kind: EffInvoke, Action: ai, Ext: a.ext, Timer: NoID})
+		case ActStart:
+			after := m.timers[a.timer].afterMS
+			if a.hasX {
+				after = int64(a.x.n(e))
+			}
+			i := c.timerIndex(a.timer)
+			if i < 0 {
+				for j := range c.Timers {
+					if !c.Timers[j].Active {
+						i = j
+						break
+					}
+				}
+			}
+			if i < 0 {
+				return m.rtErr(c, a.pos, "start %s: more than %d timers pending", m.timers[a.timer].name, MaxTimers)
+			}
+			c.TimerSeq++
+			c.Timers[i] = Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true}
+			r.Effects = append(r.Effects, Effect{Kind: EffStartTimer, Action: ai, Timer: a.timer, Deadline: c.Now + after, Ext: NoID})
+		case ActCancel:
+			if i := c.timerIndex(a.timer); i >= 0 {
+				c.Timers[i] = Timer{}
+				r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: a.timer, Ext: NoID})
+			}
+		case ActResetContext:
+			for i := range m.slots {
+				if !m.slots[i].persist {
+					c.Slots[i] = Value{}
+				}
+			}
+			c.Counters = [MaxCounters]int32{}
+			c.Waiting = NoID
+			for i := 0; i < int(c.FlowDepth); i++ {
+				c.Flows[i] = NoID
+			}
+			c.FlowDepth = 0
+		}
+	}
+	return nil
+}
+
+// coerce converts a filled value to the slot's declared type: text given for
+// a number slot is parsed, so that direct slot mapping of "3" fills 3.
+func (m *Machine) coerce(c *Config, s SlotID, v *Value, pos Pos) error {
+	switch m.slots[s].typ {
+	case TypeText:
+		if v.Kind != Text {
+			*v = TextValue(v.String())
+		}
+	case TypeNumber:
+		if v.Kind == Text {
+			n, ok := parseNumber(v.Str)
+			if !ok {
+				return m.rtErr(c, pos, "fill: %q is not a number for slot %s", v.Str, m.slots[s].name)
+			}
+			*v = NumberValue(n)
+		}
+	case TypeBool:
+		if v.Kind == Text {
+			switch v.Str {
+			case "true", "yes":
+				*v = BoolValue(true)
+			case "false", "no":
+				*v = BoolValue(false)
+			default:
+				return m.rtErr(c, pos, "fill: %q is not a boolean for slot %s", v.Str, m.slots[s].name)
+			}
+		}
+	}
+	return nil
+}
+
+// NextTimer returns the pending timer that fires first, ordered by
+// (deadline, sequence).
+func (m *Machine) NextTimer(c *Config) (Timer, bool) {
+	best := -1
+	for i := range c.Timers {
+		t := &c.Timers[i]
+		if !t.Active {
+			continue
+		}
+		if best < 0 || t.Deadline < c.Timers[best].Deadline ||
+			(t.Deadline == c.Timers[best].Deadline && t.Seq < c.Timers[best].Seq) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Timer{}, false
+	}
+	return c.Timers[best], true
+}
+
+// Invoke evaluates the stub of external action x against c, as the
+// simulator does when it performs an invoke effect: it fills ev with the
+// done: or failed: event, outputs as entities, at virtual time at.
+func (m *Machine) Invoke(c *Config, x ExtID, at int64, ev *Event) {
+	*ev = Event{Kind: DoneEvent, Ext: x, At: at, Confidence: 1}
+	e := evalEnv{m: m, c: c, ev: ev}
+	xt := &m.exts[x]
+	if xt.succeeds != nil && !xt.succeeds(e) {
+		ev.Kind = FailedEvent
+		return
+	}
+	for _, o := range xt.outputs {
+		ev.AddEntity(o.entity, o.x.value(e))
+	}
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// validator is a compiled ValidatorDef.
+type validator struct {
+	name  string
+	pos   Pos
+	oneOf []string
+	re    *regexp.Regexp
+	fn    func(string) bool
+}
+
+func (v *validator) check(s string) bool {
+	switch {
+	case v.fn != nil:
+		return v.fn(s)
+	case v.re != nil:
+		return v.re.MatchString(s)
+	}
+	for _, o := range v.oneOf {
+		if o == s {
+			return true
+		}
+	}
+	return false
+}
+
+// emailRe is a simplified RFC 5322 address: a dot-atom local part, an @, and
+// a domain of dot-separated labels with a final label of letters.
+var emailRe = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$`)
+
+// ValidEmail reports whether s is a plausible e-mail address.
+func ValidEmail(s string) bool { return emailRe.MatchString(s) }
+
+// ValidPhone accepts digits, spaces, dashes, dots, parentheses and one
+// leading plus, with at least 7 digits.
+func ValidPhone(s string) bool {
+	digits := 0
+	for i, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r == '+' && i == 0:
+		case r == ' ' || r == '-' || r == '.' || r == '(' || r == ')':
+		default:
+			return false
+		}
+	}
+	return digits >= 7
+}
+
+// ValidURL accepts absolute http and https URLs with a host.
+func ValidURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(s, " \t\n")
+}
+
+// ValidNumber accepts anything that parses as a float.
+func ValidNumber(s string) bool {
+	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil
+}
+
+// ValidText accepts any text that is not blank.
+func ValidText(s string) bool { return strings.TrimSpace(s) != "" }
+
+var builtinValidatorFuncs = map[string]func(string) bool{
+	"email":  ValidEmail,
+	"phone":  ValidPhone,
+	"url":    ValidURL,
+	"number": ValidNumber,
+	"text":   ValidText,
+}
+
+func compileValidator(d ValidatorDef) (*validator, *Error) {
+	v := &validator{name: d.Name, pos: d.Pos}
+	set := 0
+	if d.OneOf != nil {
+		set++
+		v.oneOf = d.OneOf
+	}
+	if d.Regex != "" {
+		set++
+		re, err := regexp.Compile(d.Regex)
+		if err != nil {
+			return nil, &Error{Pos: d.Pos, Msg: fmt.Sprintf("validator %q: bad regular expression: %v", d.Name, err)}
+		}
+		// A field validator judges the whole value, not a part of it.
+		if !strings.HasPrefix(d.Regex, "^") {
+			re = regexp.MustCompile("^(?:" + d.Regex + ")$")
+		}
+		v.re = re
+	}
+	if d.Builtin != "" {
+		set++
+		f, ok := builtinValidatorFuncs[d.Builtin]
+		if !ok {
+			return nil, &Error{Pos: d.Pos, Msg: fmt.Sprintf("validator %q: unknown builtin %q (want one of email, phone, url, number, text)", d.Name, d.Builtin)}
+		}
+		v.fn = f
+	}
+	if set != 1 {
+		return nil, &Error{Pos: d.Pos, Msg: fmt.Sprintf("validator %q needs exactly one of one_of, regex or builtin", d.Name)}
+	}
+	return v, nil
+}

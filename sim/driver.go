@@ -1,0 +1,202 @@
+// Package sim drives compiled machines through conversations. A Driver owns
+// one conversation's Config and virtual clock: it turns utterances into
+// events (through an NLU, or by direct slot mapping), steps the engine,
+// performs the effects the engine asks for (stubbed external actions,
+// timers) and tells Observers about every step. RunScenario plays a scripted
+// scenario on a Driver and checks its expectations.
+package sim
+
+import (
+	"fmt"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// Observer sees every engine step a Driver takes: the configuration before
+// and after it, and what it produced. Package eval holds the observers
+// (invariants, coverage).
+type Observer interface {
+	Observe(turn int, before, after *engine.Config, r *engine.Result)
+}
+
+// maxInvokeDepth bounds chains of external actions whose results invoke
+// further actions within one turn.
+const maxInvokeDepth = 32
+
+// TurnInfo is what happened during the last turn.
+type TurnInfo struct {
+	Intent    engine.IntentID
+	Skipped   bool // the NLU was skipped by direct slot mapping
+	Said      []byte
+	Invoked   []engine.ExtID
+	Escalated bool
+	Steps     int // transitions taken
+}
+
+// Driver runs one conversation at a time. It is not safe for concurrent
+// use; run one Driver per goroutine.
+type Driver struct {
+	M         *engine.Machine
+	NLU       NLU
+	Stub      *Stub // for markers and normalisation in direct slot mapping; may be nil
+	Observers []Observer
+
+	Cfg  engine.Config
+	Res  engine.Result
+	Turn int
+	Info TurnInfo
+
+	// Totals over the Driver's life.
+	NLUCalls, NLUSkipped, Transitions int
+
+	// Fail makes the listed external actions fail during the next turn.
+	Fail []bool
+
+	prev  engine.Config
+	ev    engine.Event
+	invEv [maxInvokeDepth + 1]engine.Event // one per invoke depth, so stepping them does not allocate
+}
+
+// NewDriver returns a driver for machine m.
+func NewDriver(m *engine.Machine, nlu NLU, stub *Stub) *Driver {
+	return &Driver{M: m, NLU: nlu, Stub: stub}
+}
+
+// Start begins a new conversation at virtual time at.
+func (d *Driver) Start(at int64) error {
+	d.Turn = 0
+	d.beginTurn()
+	d.prev = engine.Config{}
+	if err := d.M.Start(&d.Cfg, at, &d.Res); err != nil {
+		return err
+	}
+	return d.after(0)
+}
+
+func (d *Driver) beginTurn() {
+	d.Info.Intent = engine.NoID
+	d.Info.Skipped = false
+	d.Info.Said = d.Info.Said[:0]
+	d.Info.Invoked = d.Info.Invoked[:0]
+	d.Info.Escalated = false
+	d.Info.Steps = 0
+}
+
+// User plays one user utterance at the current virtual time. In a state
+// with direct slot mapping, text without intent markers fills the waiting
+// slot without an NLU call.
+func (d *Driver) User(text string) error {
+	d.Turn++
+	d.beginTurn()
+	c := &d.Cfg
+	if di := d.M.DirectIntent(c.State); di != engine.NoID && c.Waiting != engine.NoID &&
+		(d.Stub == nil || !d.Stub.HasMarker(text)) {
+		value := text
+		if d.Stub != nil {
+			value = d.Stub.Normalize(c.Waiting, text)
+		}
+		d.ev = engine.Event{Kind: engine.UserEvent, Intent: di, Text: text, Value: value, Confidence: 1, At: c.Now}
+		d.Info.Skipped = true
+		d.NLUSkipped++
+	} else {
+		if err := d.NLU.Parse(text, c.State, &d.ev); err != nil {
+			return err
+		}
+		d.ev.At = c.Now
+		d.NLUCalls++
+	}
+	d.Info.Intent = d.ev.Intent
+	if d.ev.Intent == engine.NoID {
+		// Not understood: the machine has no transition for it.
+		return nil
+	}
+	return d.step(&d.ev, 0)
+}
+
+// Inject plays a parsed user event, bypassing the NLU.
+func (d *Driver) Inject(ev engine.Event) error {
+	d.Turn++
+	d.beginTurn()
+	ev.At = d.Cfg.Now
+	d.Info.Intent = ev.Intent
+	d.ev = ev
+	return d.step(&d.ev, 0)
+}
+
+// Wait advances the virtual clock by ms, firing every timer that falls due
+// on the way in (deadline, sequence) order, each exactly at its deadline.
+func (d *Driver) Wait(ms int64) error {
+	d.Turn++
+	d.beginTurn()
+	target := d.Cfg.Now + ms
+	for {
+		t, ok := d.M.NextTimer(&d.Cfg)
+		if !ok || t.Deadline > target {
+			break
+		}
+		d.ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline}
+		if err := d.step(&d.ev, 0); err != nil {
+			return err
+		}
+	}
+	d.Cfg.Now = target
+	return nil
+}
+
+func (d *Driver) step(ev *engine.Event, depth int) error {
+	d.prev = d.Cfg
+	if err := d.M.Step(&d.Cfg, ev, &d.Res); err != nil {
+		return err
+	}
+	return d.after(depth)
+}
+
+// after records what the step produced, tells the observers, then performs
+// the external actions it invoked and steps their results.
+func (d *Driver) after(depth int) error {
+	r := &d.Res
+	for _, s := range r.Steps {
+		if s.Trans != engine.NoID {
+			d.Info.Steps++
+			d.Transitions++
+		}
+	}
+	var invoke [8]engine.ExtID
+	n := 0
+	for i := range r.Effects {
+		e := &r.Effects[i]
+		switch e.Kind {
+		case engine.EffSay:
+			if len(d.Info.Said) > 0 {
+				d.Info.Said = append(d.Info.Said, '\n')
+			}
+			d.Info.Said = append(d.Info.Said, r.EffectText(e)...)
+		case engine.EffEscalate:
+			d.Info.Escalated = true
+		case engine.EffInvoke:
+			if n == len(invoke) {
+				return fmt.Errorf("more than %d external actions invoked in one step", len(invoke))
+			}
+			invoke[n] = e.Ext
+			n++
+		}
+	}
+	for _, o := range d.Observers {
+		o.Observe(d.Turn, &d.prev, &d.Cfg, r)
+	}
+	if n > 0 && depth >= maxInvokeDepth {
+		return fmt.Errorf("external actions kept invoking each other past %d levels", maxInvokeDepth)
+	}
+	for _, x := range invoke[:n] {
+		d.Info.Invoked = append(d.Info.Invoked, x)
+		ev := &d.invEv[depth]
+		d.M.Invoke(&d.Cfg, x, d.Cfg.Now, ev)
+		if int(x) < len(d.Fail) && d.Fail[x] {
+			*ev = engine.Event{Kind: engine.FailedEvent, Ext: x, At: d.Cfg.Now}
+		}
+		if err := d.step(ev, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,339 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/spec"
+)
+
+// Status is a scenario's verdict.
+type Status string
+
+const (
+	// Pass: every expectation held and no invariant broke.
+	Pass Status = "pass"
+	// Known: it passed except for invariant violations the scenario lists
+	// under known_violations (a seed document contradicting itself).
+	Known Status = "known"
+	// Fail: an expectation failed, an unlisted invariant broke, the engine
+	// reported an error, or a listed violation did not happen.
+	Fail Status = "fail"
+)
+
+// Failure is one failed expectation, at the position of the expectation in
+// the scenario file.
+type Failure struct {
+	Pos  engine.Pos
+	Turn int
+	What string
+	Got  string
+	Want string
+}
+
+func (f Failure) String() string {
+	if f.Got == "" && f.Want == "" {
+		return fmt.Sprintf("%s: turn %d: %s", f.Pos, f.Turn, f.What)
+	}
+	return fmt.Sprintf("%s: turn %d: %s: got %s, want %s", f.Pos, f.Turn, f.What, f.Got, f.Want)
+}
+
+// TraceLine is one transition, kept for -v output and reports.
+type TraceLine struct {
+	Turn    int
+	From    string
+	To      string
+	Trigger string
+	Guards  string
+	Actions string
+}
+
+// ScenarioResult is the outcome of one scripted scenario.
+type ScenarioResult struct {
+	Suite       string
+	Scenario    string
+	File        string
+	Description string
+	Tags        []string
+	Status      Status
+	Turns       int
+	Transitions int
+	NLUCalls    int
+	NLUSkipped  int
+	FinalState  string
+	Failures    []Failure
+	Violations  []eval.Violation
+	Known       []string // known violations that did occur
+	Error       string   // engine runtime error, if any
+	Trace       []TraceLine
+}
+
+// Options control a scenario run.
+type Options struct {
+	// Trace keeps a TraceLine for every transition.
+	Trace bool
+	// Observers see every step in addition to the invariant checker.
+	Observers []Observer
+}
+
+// RunScenario plays sc on a fresh conversation of suite s.
+func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult {
+	m := s.Machine
+	stub := NewStub(s.NLU, m)
+	d := NewDriver(m, stub, stub)
+	checker := eval.NewChecker(m)
+	res := &ScenarioResult{Suite: s.Name, Scenario: sc.Name, File: sc.File, Description: sc.Description, Tags: sc.TagNames()}
+	d.Observers = append([]Observer{checker}, opts.Observers...)
+	if opts.Trace {
+		d.Observers = append(d.Observers, &tracer{m: m, out: &res.Trace})
+	}
+	d.Fail = make([]bool, 0)
+	err := d.Start(0)
+	for i := range sc.Turns {
+		if err != nil {
+			break
+		}
+		t := &sc.Turns[i]
+		d.Fail = d.Fail[:0]
+		for _, f := range t.Fail {
+			x, _ := m.ExtID(f.Value)
+			for len(d.Fail) <= int(x) {
+				d.Fail = append(d.Fail, false)
+			}
+			d.Fail[x] = true
+		}
+		switch {
+		case t.User != nil:
+			err = d.User(t.User.Value)
+		case t.Wait != nil:
+			err = d.Wait(int64(*t.Wait))
+		case t.Event != nil:
+			err = d.Inject(eventOf(m, t.Event))
+		}
+		if err == nil && t.Expect != nil {
+			res.Failures = append(res.Failures, check(d, t.Expect)...)
+		}
+	}
+	res.Turns = d.Turn
+	res.Transitions = d.Transitions
+	res.NLUCalls, res.NLUSkipped = d.NLUCalls, d.NLUSkipped
+	res.FinalState = m.StateName(d.Cfg.State)
+	res.Violations = append(res.Violations, checker.Violations...)
+	if err != nil {
+		res.Error = err.Error()
+		res.Violations = append(res.Violations, eval.Violation{Invariant: "runtime_error", Turn: d.Turn, Msg: err.Error(),
+			After: m.Describe(&d.Cfg)})
+	}
+	if err == nil && sc.FinalState.Value != "" {
+		want, _ := m.StateID(sc.FinalState.Value)
+		if !m.InState(d.Cfg.State, want) {
+			res.Failures = append(res.Failures, Failure{Pos: sc.FinalState.Pos, Turn: d.Turn, What: "final state",
+				Got: res.FinalState, Want: sc.FinalState.Value})
+		}
+	}
+	if sc.MaxTurns > 0 && d.Turn > sc.MaxTurns {
+		res.Failures = append(res.Failures, Failure{Pos: sc.MaxTurnsPos, Turn: d.Turn, What: "max turns",
+			Got: fmt.Sprint(d.Turn), Want: fmt.Sprintf("at most %d", sc.MaxTurns)})
+	}
+	res.Status = verdict(res, sc)
+	return res
+}
+
+// verdict weighs failures and violations against known_violations.
+func verdict(res *ScenarioResult, sc *spec.Scenario) Status {
+	known := map[string]bool{}
+	for _, k := range sc.KnownViolations {
+		known[k.Value] = true
+	}
+	seen := map[string]bool{}
+	unexpected := false
+	for _, v := range res.Violations {
+		if known[v.Invariant] {
+			if !seen[v.Invariant] {
+				res.Known = append(res.Known, v.Invariant)
+			}
+			seen[v.Invariant] = true
+		} else {
+			unexpected = true
+		}
+	}
+	for _, k := range sc.KnownViolations {
+		if !seen[k.Value] {
+			res.Failures = append(res.Failures, Failure{Pos: k.Pos, Turn: res.Turns,
+				What: fmt.Sprintf("known violation %s did not happen (remove it from known_violations?)", k.Value)})
+		}
+	}
+	switch {
+	case len(res.Failures) > 0 || unexpected:
+		return Fail
+	case len(res.Known) > 0:
+		return Known
+	}
+	return Pass
+}
+
+func eventOf(m *engine.Machine, e *spec.EventSpec) engine.Event {
+	id, _ := m.IntentID(e.Intent.Value)
+	ev := engine.Event{Kind: engine.UserEvent, Intent: id, Text: e.Text, Value: e.Value, Confidence: 1}
+	if e.Confidence != nil {
+		ev.Confidence = *e.Confidence
+	}
+	for _, ent := range e.Entities {
+		if eid, ok := m.EntityID(ent.Key); ok {
+			ev.AddEntity(eid, engine.TextValue(ent.Value.Value))
+		}
+		if ev.Value == "" {
+			ev.Value = ent.Value.Value
+		}
+	}
+	return ev
+}
+
+// check compares the driver's state after a turn with the expectations.
+func check(d *Driver, x *spec.Expect) []Failure {
+	m, c := d.M, &d.Cfg
+	var out []Failure
+	fail := func(pos engine.Pos, what, got, want string) {
+		out = append(out, Failure{Pos: pos, Turn: d.Turn, What: what, Got: got, Want: want})
+	}
+	if x.State != nil {
+		want, _ := m.StateID(x.State.Value)
+		if !m.InState(c.State, want) {
+			fail(x.State.Pos, "state", m.StateName(c.State), x.State.Value)
+		}
+	}
+	if x.Waiting != nil {
+		got := ""
+		if c.Waiting != engine.NoID {
+			got = m.SlotName(c.Waiting)
+		}
+		if got != x.Waiting.Value {
+			fail(x.Waiting.Pos, "waiting for slot", quoteOrNone(got), quoteOrNone(x.Waiting.Value))
+		}
+	}
+	for _, s := range x.Slots {
+		id, _ := m.SlotID(s.Key)
+		v := c.Slots[id]
+		if v.IsEmpty() || v.String() != s.Value.Value {
+			got := "empty"
+			if !v.IsEmpty() {
+				got = fmt.Sprintf("%q", v.String())
+			}
+			fail(s.Value.Pos, "slot "+s.Key, got, fmt.Sprintf("%q", s.Value.Value))
+		}
+	}
+	for _, s := range x.Empty {
+		id, _ := m.SlotID(s.Value)
+		if v := c.Slots[id]; !v.IsEmpty() {
+			fail(s.Pos, "slot "+s.Value, fmt.Sprintf("%q", v.String()), "empty")
+		}
+	}
+	said := string(d.Info.Said)
+	if x.Bot != nil && said != x.Bot.Value {
+		fail(x.Bot.Pos, "bot said", fmt.Sprintf("%q", said), fmt.Sprintf("%q", x.Bot.Value))
+	}
+	if x.BotContains != nil && !strings.Contains(said, x.BotContains.Value) {
+		fail(x.BotContains.Pos, "bot said", fmt.Sprintf("%q", said), fmt.Sprintf("text containing %q", x.BotContains.Value))
+	}
+	if x.BotRe != nil && !x.BotRe.MatchString(said) {
+		fail(x.BotMatches.Pos, "bot said", fmt.Sprintf("%q", said), fmt.Sprintf("text matching /%s/", x.BotMatches.Value))
+	}
+	if x.Intent != nil {
+		got := "none"
+		if d.Info.Intent != engine.NoID {
+			got = m.Intents()[d.Info.Intent]
+		}
+		if got != x.Intent.Value {
+			fail(x.Intent.Pos, "intent", got, x.Intent.Value)
+		}
+	}
+	if x.Actions != nil {
+		var got []string
+		for _, a := range d.Info.Invoked {
+			got = append(got, m.ExtName(a))
+		}
+		if want := strNames(*x.Actions); strings.Join(got, ",") != strings.Join(want, ",") {
+			fail(listPos(*x.Actions, x.Pos), "actions invoked", fmt.Sprintf("[%s]", strings.Join(got, ", ")), fmt.Sprintf("[%s]", strings.Join(want, ", ")))
+		}
+	}
+	if x.Flows != nil {
+		var got []string
+		for i := 0; i < int(c.FlowDepth); i++ {
+			got = append(got, m.FlowName(c.Flows[i]))
+		}
+		if want := strNames(*x.Flows); strings.Join(got, ",") != strings.Join(want, ",") {
+			fail(listPos(*x.Flows, x.Pos), "flow stack", fmt.Sprintf("[%s]", strings.Join(got, ", ")), fmt.Sprintf("[%s]", strings.Join(want, ", ")))
+		}
+	}
+	if x.NLU != nil {
+		got := "called"
+		if d.Info.Skipped {
+			got = "skipped"
+		}
+		if got != x.NLU.Value {
+			fail(x.NLU.Pos, "nlu", got, x.NLU.Value)
+		}
+	}
+	if x.Escalated != nil && d.Info.Escalated != *x.Escalated {
+		fail(x.EscalatedPos, "escalated", fmt.Sprint(d.Info.Escalated), fmt.Sprint(*x.Escalated))
+	}
+	return out
+}
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func strNames(l spec.StrList) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = s.Value
+	}
+	return out
+}
+
+func listPos(l spec.StrList, fallback engine.Pos) engine.Pos {
+	if len(l) > 0 {
+		return l[0].Pos
+	}
+	return fallback
+}
+
+// tracer records a TraceLine per transition for -v and reports.
+type tracer struct {
+	m   *engine.Machine
+	out *[]TraceLine
+}
+
+func (t *tracer) Observe(turn int, _, _ *engine.Config, r *engine.Result) {
+	for _, s := range r.Steps {
+		line := TraceLine{Turn: turn, To: t.m.StateName(s.To), Trigger: "start"}
+		if s.From != engine.NoID {
+			line.From = t.m.StateName(s.From)
+		}
+		if s.Trans != engine.NoID {
+			line.Trigger = t.m.Transition(s.Trans).Trigger
+		}
+		var g []string
+		for _, o := range r.Guards[s.GuardLo:s.GuardHi] {
+			g = append(g, fmt.Sprintf("%s=%v", t.m.Transition(o.Trans).Guard, o.Pass))
+		}
+		line.Guards = strings.Join(g, "; ")
+		var a []string
+		for _, ai := range r.Actions[s.ActLo:s.ActHi] {
+			kind, name, _ := t.m.ActionInfo(ai)
+			if name != "" && kind != engine.ActSay {
+				a = append(a, kind.String()+" "+name)
+			} else {
+				a = append(a, kind.String())
+			}
+		}
+		line.Actions = strings.Join(a, ", ")
+		*t.out = append(*t.out, line)
+	}
+}

@@ -1,0 +1,377 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// machineFile is the schema of machine.yaml; docs/machine-format.md
+// documents it.
+type machineFile struct {
+	Machine     string                 `yaml:"machine,required"`
+	MachinePos  engine.Pos             `yaml:"-"`
+	Description string                 `yaml:"description"`
+	Initial     Str                    `yaml:"initial,required"`
+	MaxChain    int                    `yaml:"max_chain"`
+	MaxTurns    int                    `yaml:"max_turns"`
+	Tags        StrList                `yaml:"tags"`
+	Intents     StrList                `yaml:"intents"`
+	Slots       Entries[slotYAML]      `yaml:"slots"`
+	Counters    Entries[counterYAML]   `yaml:"counters"`
+	Timers      Entries[Duration]      `yaml:"timers"`
+	Flows       Entries[StrList]       `yaml:"flows"`
+	Validators  Entries[validatorYAML] `yaml:"validators"`
+	Actions     Entries[externalYAML]  `yaml:"actions"`
+	States      Entries[stateYAML]     `yaml:"states,required"`
+	Invariants  []invariantYAML        `yaml:"invariants"`
+	Pos         engine.Pos             `yaml:"-"`
+}
+
+type slotYAML struct {
+	Pos       engine.Pos
+	Type      Str    `yaml:"type"`
+	Validator Str    `yaml:"validator"`
+	Prompt    string `yaml:"prompt"`
+	Persist   bool   `yaml:"persist"`
+}
+
+type counterYAML struct {
+	Pos   engine.Pos
+	Limit int `yaml:"limit"`
+}
+
+type validatorYAML struct {
+	Pos     engine.Pos
+	OneOf   []string `yaml:"one_of"`
+	Regex   string   `yaml:"regex"`
+	Builtin string   `yaml:"builtin"`
+}
+
+type externalYAML struct {
+	Pos      engine.Pos
+	Succeeds Expr          `yaml:"succeeds"`
+	Outputs  Entries[Expr] `yaml:"outputs"`
+}
+
+type stateYAML struct {
+	Pos         engine.Pos
+	Description string             `yaml:"description"`
+	Initial     Str                `yaml:"initial"`
+	Final       bool               `yaml:"final"`
+	Waits       bool               `yaml:"waits"`
+	Direct      Str                `yaml:"direct"`
+	Entry       actionList         `yaml:"entry"`
+	Exit        actionList         `yaml:"exit"`
+	On          Entries[transList] `yaml:"on"`
+	Always      transList          `yaml:"always"`
+	States      Entries[stateYAML] `yaml:"states"`
+}
+
+type transYAML struct {
+	Pos         engine.Pos
+	Target      Str        `yaml:"target"`
+	Guard       Expr       `yaml:"guard"`
+	Actions     actionList `yaml:"actions"`
+	Description string     `yaml:"description"`
+}
+
+type invariantYAML struct {
+	Pos                engine.Pos
+	Name               Str              `yaml:"name,required"`
+	Description        string           `yaml:"description"`
+	Always             Expr             `yaml:"always"`
+	Never              Expr             `yaml:"never"`
+	AllowedTransitions Entries[StrList] `yaml:"allowed_transitions"`
+	Transparent        StrList          `yaml:"transparent"`
+}
+
+// Expr is an expression with the position of its first character (inside
+// the quotes, if quoted).
+type Expr struct {
+	Src string
+	Pos engine.Pos
+}
+
+func (x *Expr) decodeYAML(d *decoder, n *yaml.Node) error {
+	s, err := d.scalar(n, "an expression")
+	if err != nil {
+		return err
+	}
+	x.Src, x.Pos = s, d.pos(n)
+	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+		x.Pos.Col++
+	}
+	return nil
+}
+
+func (x Expr) engine() engine.Expr { return engine.Expr{Src: x.Src, Pos: x.Pos} }
+
+// transList is one transition or a list of them. A bare name is a
+// transition to that state.
+type transList []transYAML
+
+func (l *transList) decodeYAML(d *decoder, n *yaml.Node) error {
+	one := func(n *yaml.Node) (transYAML, error) {
+		var t transYAML
+		if n.Kind == yaml.ScalarNode {
+			t.Pos = d.pos(n)
+			err := t.Target.decodeYAML(d, n)
+			return t, err
+		}
+		err := d.decodeStruct(n, refl(&t), 1)
+		return t, err
+	}
+	if n.Kind == yaml.SequenceNode {
+		for _, c := range n.Content {
+			t, err := one(c)
+			if err != nil {
+				return err
+			}
+			*l = append(*l, t)
+		}
+		return nil
+	}
+	t, err := one(n)
+	if err != nil {
+		return err
+	}
+	*l = transList{t}
+	return nil
+}
+
+// actionNames lists the action kinds in the order the docs give them.
+var actionNames = []string{"set", "clear", "fill", "ask", "incr", "reset", "push", "pop",
+	"say", "invoke", "start", "cancel", "escalate", "reset_context"}
+
+// actionList decodes a list of actions; each item is a bare keyword (pop,
+// reset_context) or a one-key mapping such as {say: "Hello {name}"}.
+type actionList []engine.ActionDef
+
+func (l *actionList) decodeYAML(d *decoder, n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return d.errf(n, "expected a list of actions, got %s", describeNode(n))
+	}
+	for _, item := range n.Content {
+		if err := l.item(d, item); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *actionList) item(d *decoder, n *yaml.Node) error {
+	pos := d.pos(n)
+	if n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case "pop":
+			*l = append(*l, engine.ActionDef{Pos: pos, Kind: engine.ActPop})
+		case "reset_context":
+			*l = append(*l, engine.ActionDef{Pos: pos, Kind: engine.ActResetContext})
+		default:
+			return d.errf(n, "unknown action %q (expected one of: %s)", n.Value, strings.Join(actionNames, ", "))
+		}
+		return nil
+	}
+	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+		return d.errf(n, "an action is a one-key mapping such as {say: \"…\"} or a keyword (pop, reset_context), got %s", describeNode(n))
+	}
+	k, v := n.Content[0], n.Content[1]
+	pos = d.pos(k)
+	name := func() (string, error) { return d.scalar(v, "a name") }
+	simple := map[string]engine.ActionKind{
+		"ask": engine.ActAsk, "incr": engine.ActIncr, "reset": engine.ActReset, "push": engine.ActPush,
+		"say": engine.ActSay, "invoke": engine.ActInvoke, "cancel": engine.ActCancel, "escalate": engine.ActEscalate,
+	}
+	if kind, ok := simple[k.Value]; ok {
+		s, err := name()
+		if err != nil {
+			return err
+		}
+		p := d.pos(v)
+		if kind == engine.ActSay || kind == engine.ActEscalate {
+			if v.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+				p.Col++
+			}
+		}
+		*l = append(*l, engine.ActionDef{Pos: p, Kind: kind, Name: s})
+		return nil
+	}
+	switch k.Value {
+	case "pop", "reset_context":
+		kind := engine.ActPop
+		if k.Value == "reset_context" {
+			kind = engine.ActResetContext
+		}
+		*l = append(*l, engine.ActionDef{Pos: pos, Kind: kind})
+	case "set":
+		var sets Entries[Expr]
+		if err := sets.decodeYAML(d, v); err != nil {
+			return err
+		}
+		if len(sets) == 0 {
+			return d.errf(v, "set needs at least one slot: expression pair")
+		}
+		for _, s := range sets {
+			*l = append(*l, engine.ActionDef{Pos: s.KeyPos, Kind: engine.ActSet, Slot: s.Key, Expr: s.Value.engine()})
+		}
+	case "fill":
+		var x Expr
+		if err := x.decodeYAML(d, v); err != nil {
+			return err
+		}
+		*l = append(*l, engine.ActionDef{Pos: pos, Kind: engine.ActFill, Expr: x.engine()})
+	case "clear":
+		var names StrList
+		if err := names.decodeYAML(d, v); err != nil {
+			return err
+		}
+		for _, s := range names {
+			*l = append(*l, engine.ActionDef{Pos: s.Pos, Kind: engine.ActClear, Name: s.Value})
+		}
+	case "start":
+		if v.Kind == yaml.ScalarNode {
+			s, err := name()
+			if err != nil {
+				return err
+			}
+			*l = append(*l, engine.ActionDef{Pos: d.pos(v), Kind: engine.ActStart, Name: s})
+			return nil
+		}
+		var st struct {
+			Timer Str      `yaml:"timer,required"`
+			After Duration `yaml:"after"`
+		}
+		if err := d.decodeStruct(v, refl(&st), 1); err != nil {
+			return err
+		}
+		a := engine.ActionDef{Pos: st.Timer.Pos, Kind: engine.ActStart, Name: st.Timer.Value}
+		if st.After > 0 {
+			a.Expr = engine.Expr{Src: strconv.FormatInt(int64(st.After), 10), Pos: st.Timer.Pos}
+		}
+		*l = append(*l, a)
+	default:
+		return d.errf(k, "unknown action %q (expected one of: %s)", k.Value, strings.Join(actionNames, ", "))
+	}
+	return nil
+}
+
+// definition converts a decoded machine.yaml into an engine.Definition.
+func (f *machineFile) definition(file string) (*engine.Definition, error) {
+	def := &engine.Definition{
+		Name: f.Machine, Pos: f.Pos, Initial: f.Initial.Value, InitialPos: f.Initial.Pos,
+		MaxChain: f.MaxChain,
+	}
+	for _, s := range f.Intents {
+		def.Intents = append(def.Intents, engine.NameDef{Name: s.Value, Pos: s.Pos})
+	}
+	for _, e := range f.Slots {
+		sd := engine.SlotDef{Name: e.Key, Pos: e.KeyPos, Validator: e.Value.Validator.Value, ValPos: e.Value.Validator.Pos,
+			Prompt: e.Value.Prompt, Persist: e.Value.Persist}
+		switch e.Value.Type.Value {
+		case "", "text":
+			sd.Type = engine.TypeText
+		case "number":
+			sd.Type = engine.TypeNumber
+		case "bool":
+			sd.Type = engine.TypeBool
+		default:
+			return nil, &Error{Pos: e.Value.Type.Pos, Msg: fmt.Sprintf("slot %q: unknown type %q (expected text, number or bool)", e.Key, e.Value.Type.Value)}
+		}
+		def.Slots = append(def.Slots, sd)
+	}
+	for _, e := range f.Counters {
+		def.Counters = append(def.Counters, engine.CounterDef{Name: e.Key, Pos: e.KeyPos, Limit: e.Value.Limit})
+	}
+	for _, e := range f.Timers {
+		def.Timers = append(def.Timers, engine.TimerDef{Name: e.Key, Pos: e.KeyPos, AfterMS: int64(e.Value)})
+	}
+	for _, e := range f.Flows {
+		fd := engine.FlowDef{Name: e.Key, Pos: e.KeyPos}
+		for _, s := range e.Value {
+			fd.Slots = append(fd.Slots, s.Value)
+			fd.SlotsPos = append(fd.SlotsPos, s.Pos)
+		}
+		def.Flows = append(def.Flows, fd)
+	}
+	for _, e := range f.Validators {
+		def.Validators = append(def.Validators, engine.ValidatorDef{Name: e.Key, Pos: e.KeyPos,
+			OneOf: e.Value.OneOf, Regex: e.Value.Regex, Builtin: e.Value.Builtin})
+	}
+	for _, e := range f.Actions {
+		xd := engine.ExternalDef{Name: e.Key, Pos: e.KeyPos, Succeeds: e.Value.Succeeds.engine()}
+		for _, o := range e.Value.Outputs {
+			xd.Outputs = append(xd.Outputs, engine.OutputDef{Name: o.Key, Expr: o.Value.engine()})
+		}
+		def.Actions = append(def.Actions, xd)
+	}
+	if err := flattenStates(def, "", f.States); err != nil {
+		return nil, err
+	}
+	for _, iv := range f.Invariants {
+		d := engine.InvariantDef{Name: iv.Name.Value, Pos: iv.Name.Pos, Description: iv.Description}
+		set := 0
+		if iv.Always.Src != "" {
+			set++
+			d.Kind, d.Expr = engine.InvAlways, iv.Always.engine()
+		}
+		if iv.Never.Src != "" {
+			set++
+			d.Kind, d.Expr = engine.InvNever, iv.Never.engine()
+		}
+		if len(iv.AllowedTransitions) > 0 {
+			set++
+			d.Kind = engine.InvAllowed
+			for _, row := range iv.AllowedTransitions {
+				a := engine.AllowedDef{From: engine.NameDef{Name: row.Key, Pos: row.KeyPos}, FromAny: row.Key == "*"}
+				for _, to := range row.Value {
+					a.To = append(a.To, engine.NameDef{Name: to.Value, Pos: to.Pos})
+				}
+				d.Allowed = append(d.Allowed, a)
+			}
+			for _, t := range iv.Transparent {
+				d.Transparent = append(d.Transparent, engine.NameDef{Name: t.Value, Pos: t.Pos})
+			}
+		}
+		if set != 1 {
+			return nil, &Error{Pos: iv.Pos, Msg: fmt.Sprintf("invariant %q needs exactly one of always, never or allowed_transitions", iv.Name.Value)}
+		}
+		def.Invariants = append(def.Invariants, d)
+	}
+	return def, nil
+}
+
+func flattenStates(def *engine.Definition, parent string, states Entries[stateYAML]) error {
+	for _, e := range states {
+		s := &e.Value
+		sd := engine.StateDef{Name: e.Key, Pos: e.KeyPos, Parent: parent, Initial: s.Initial.Value,
+			InitialPos: s.Initial.Pos, Final: s.Final, Waits: s.Waits, Direct: s.Direct.Value, DirectPos: s.Direct.Pos,
+			Entry: s.Entry, Exit: s.Exit}
+		for _, on := range e.Value.On {
+			for _, t := range on.Value {
+				sd.On = append(sd.On, t.engine(on.Key, on.KeyPos))
+			}
+		}
+		for _, t := range s.Always {
+			sd.Always = append(sd.Always, t.engine("", engine.Pos{}))
+		}
+		def.States = append(def.States, sd)
+		path := e.Key
+		if parent != "" {
+			path = parent + "." + e.Key
+		}
+		if err := flattenStates(def, path, s.States); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t transYAML) engine(on string, onPos engine.Pos) engine.TransitionDef {
+	return engine.TransitionDef{Pos: t.Pos, On: on, OnPos: onPos, Guard: t.Guard.engine(),
+		Target: t.Target.Value, TargetPos: t.Target.Pos, Actions: t.Actions}
+}

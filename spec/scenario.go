@@ -1,0 +1,231 @@
+package spec
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// Tags every suite may use on scenarios; a suite adds its own in
+// machine.yaml (tags:). Path tags name the state paths the mission cares
+// about.
+var BuiltinTags = []string{
+	"happy", "disambiguation", "correction", "retry", "fork-merge", "timeout",
+	"cancel", "confirmation", "error", "escalation", "off-topic", "validation",
+	"direct-mapping", "contradiction", "generated", "explored",
+}
+
+// Scenario is a scripted conversation: turns with expectations after each,
+// and expectations on the whole conversation.
+type Scenario struct {
+	File            string `yaml:"-"`
+	Pos             engine.Pos
+	Name            string     `yaml:"name"`
+	Description     string     `yaml:"description"`
+	Tags            StrList    `yaml:"tags"`
+	KnownViolations StrList    `yaml:"known_violations"`
+	MaxTurns        int        `yaml:"max_turns"`
+	MaxTurnsPos     engine.Pos `yaml:"-"`
+	FinalState      Str        `yaml:"final_state"`
+	Seed            int64      `yaml:"seed"`
+	Turns           []Turn     `yaml:"turns,required"`
+}
+
+// TagNames returns the scenario's tags.
+func (s *Scenario) TagNames() []string {
+	out := make([]string, len(s.Tags))
+	for i, t := range s.Tags {
+		out[i] = t.Value
+	}
+	return out
+}
+
+// Turn is one step of a scenario: a user utterance, a parsed event, or a
+// wait that advances the virtual clock.
+type Turn struct {
+	Pos    engine.Pos
+	User   *Str       `yaml:"user"`
+	Wait   *Duration  `yaml:"wait"`
+	Event  *EventSpec `yaml:"event"`
+	Fail   StrList    `yaml:"fail"`
+	Expect *Expect    `yaml:"expect"`
+}
+
+// EventSpec is a raw user event that bypasses the NLU.
+type EventSpec struct {
+	Pos        engine.Pos
+	Intent     Str          `yaml:"intent,required"`
+	Text       string       `yaml:"text"`
+	Value      string       `yaml:"value"`
+	Confidence *float64     `yaml:"confidence"`
+	Entities   Entries[Str] `yaml:"entities"`
+}
+
+// Expect lists what must hold after a turn. Each field is optional.
+type Expect struct {
+	Pos          engine.Pos
+	State        *Str         `yaml:"state"`
+	Waiting      *Str         `yaml:"waiting"`
+	Slots        Entries[Str] `yaml:"slots"`
+	Empty        StrList      `yaml:"empty"`
+	Bot          *Str         `yaml:"bot"`
+	BotContains  *Str         `yaml:"bot_contains"`
+	BotMatches   *Str         `yaml:"bot_matches"`
+	Intent       *Str         `yaml:"intent"`
+	Actions      *StrList     `yaml:"actions"`
+	Flows        *StrList     `yaml:"flows"`
+	NLU          *Str         `yaml:"nlu"`
+	Escalated    *bool        `yaml:"escalated"`
+	EscalatedPos engine.Pos   `yaml:"-"`
+	// BotRe is BotMatches compiled.
+	BotRe *regexp.Regexp `yaml:"-"`
+}
+
+// LoadScenario parses a scenario file and checks every name in it against
+// the machine, so that a typo in an expectation is a load error rather than
+// a confusing failure.
+func LoadScenario(file string, data []byte, m *engine.Machine, tags map[string]bool, invariants map[string]bool) (*Scenario, error) {
+	s := &Scenario{File: file}
+	if err := decodeFile(file, data, s); err != nil {
+		return nil, err
+	}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(file), ".scenario.yaml")
+	}
+	if len(s.Turns) == 0 {
+		return nil, &Error{Pos: s.Pos, Msg: "scenario has no turns"}
+	}
+	for _, t := range s.Tags {
+		if !tags[t.Value] {
+			return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("unknown tag %q (known tags: %s; a suite adds its own under tags: in machine.yaml)", t.Value, strings.Join(sortedSet(tags), ", "))}
+		}
+	}
+	for _, v := range s.KnownViolations {
+		if !invariants[v.Value] {
+			return nil, &Error{Pos: v.Pos, Msg: fmt.Sprintf("known_violations: unknown invariant %q (invariants: %s)", v.Value, strings.Join(sortedSet(invariants), ", "))}
+		}
+	}
+	if s.FinalState.Value != "" {
+		if _, ok := m.StateID(s.FinalState.Value); !ok {
+			return nil, unknownState(s.FinalState, m)
+		}
+	}
+	if s.MaxTurns < 0 {
+		return nil, &Error{Pos: s.Pos, Msg: "max_turns must not be negative"}
+	}
+	for i := range s.Turns {
+		if err := checkTurn(&s.Turns[i], m); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func checkTurn(t *Turn, m *engine.Machine) error {
+	kinds := 0
+	if t.User != nil {
+		kinds++
+	}
+	if t.Wait != nil {
+		kinds++
+	}
+	if t.Event != nil {
+		kinds++
+		if _, ok := m.IntentID(t.Event.Intent.Value); !ok {
+			return &Error{Pos: t.Event.Intent.Pos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", t.Event.Intent.Value, joinNames(m.Intents()))}
+		}
+		if c := t.Event.Confidence; c != nil {
+			if err := checkConfidence(t.Event.Pos, *c); err != nil {
+				return err
+			}
+		}
+	}
+	if kinds != 1 {
+		return &Error{Pos: t.Pos, Msg: "a turn needs exactly one of user, wait or event"}
+	}
+	for _, f := range t.Fail {
+		if _, ok := m.ExtID(f.Value); !ok {
+			return &Error{Pos: f.Pos, Msg: fmt.Sprintf("fail: unknown action %q", f.Value)}
+		}
+	}
+	x := t.Expect
+	if x == nil {
+		return nil
+	}
+	if x.State != nil {
+		if _, ok := m.StateID(x.State.Value); !ok {
+			return unknownState(*x.State, m)
+		}
+	}
+	if x.Waiting != nil && x.Waiting.Value != "" {
+		if _, ok := m.SlotID(x.Waiting.Value); !ok {
+			return unknownSlot(*x.Waiting, m)
+		}
+	}
+	for _, s := range x.Slots {
+		if _, ok := m.SlotID(s.Key); !ok {
+			return unknownSlot(Str{Value: s.Key, Pos: s.KeyPos}, m)
+		}
+	}
+	for _, s := range x.Empty {
+		if _, ok := m.SlotID(s.Value); !ok {
+			return unknownSlot(s, m)
+		}
+	}
+	if x.Intent != nil {
+		if _, ok := m.IntentID(x.Intent.Value); !ok {
+			return &Error{Pos: x.Intent.Pos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", x.Intent.Value, joinNames(m.Intents()))}
+		}
+	}
+	if x.Actions != nil {
+		for _, a := range *x.Actions {
+			if _, ok := m.ExtID(a.Value); !ok {
+				return &Error{Pos: a.Pos, Msg: fmt.Sprintf("unknown action %q", a.Value)}
+			}
+		}
+	}
+	if x.Flows != nil {
+		for _, f := range *x.Flows {
+			if _, ok := m.FlowID(f.Value); !ok {
+				return &Error{Pos: f.Pos, Msg: fmt.Sprintf("unknown flow %q", f.Value)}
+			}
+		}
+	}
+	if x.NLU != nil && x.NLU.Value != "called" && x.NLU.Value != "skipped" {
+		return &Error{Pos: x.NLU.Pos, Msg: fmt.Sprintf("nlu: expected called or skipped, got %q", x.NLU.Value)}
+	}
+	if x.BotMatches != nil {
+		re, err := regexp.Compile(x.BotMatches.Value)
+		if err != nil {
+			return &Error{Pos: x.BotMatches.Pos, Msg: fmt.Sprintf("bot_matches: bad regular expression: %v", err)}
+		}
+		x.BotRe = re
+	}
+	return nil
+}
+
+func unknownState(s Str, m *engine.Machine) error {
+	names := make([]string, m.NumStates())
+	for i := range names {
+		names[i] = m.StateName(engine.StateID(i))
+	}
+	sort.Strings(names)
+	return &Error{Pos: s.Pos, Msg: fmt.Sprintf("unknown state %q (states: %s)", s.Value, joinNames(names))}
+}
+
+func unknownSlot(s Str, m *engine.Machine) error {
+	return &Error{Pos: s.Pos, Msg: fmt.Sprintf("unknown slot %q (slots: %s)", s.Value, joinNames(m.Slots()))}
+}
+
+func sortedSet(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,192 @@
+// Package spec loads simctl's input files: a suite folder's machine.yaml,
+// nlu.yaml and *.scenario.yaml. Every problem is reported as an *Error
+// naming file:line:col and what was expected; nothing here panics on bad
+// input. Load is the entry point; Discover finds suite folders.
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// File names inside a suite folder.
+const (
+	MachineFile    = "machine.yaml"
+	NLUFile        = "nlu.yaml"
+	ScenarioSuffix = ".scenario.yaml"
+)
+
+// Suite is a loaded, validated suite folder.
+type Suite struct {
+	Name        string
+	Dir         string
+	Description string
+	Def         *engine.Definition
+	Machine     *engine.Machine
+	NLU         *NLU // nil: the suite has no nlu.yaml
+	Scenarios   []*Scenario
+	MaxTurns    int
+	Tags        map[string]bool
+	// Warnings are non-fatal problems (unreachable states).
+	Warnings []*engine.Error
+}
+
+// BuiltinInvariants are checked on every suite; scenarios may list them in
+// known_violations. Package eval implements them.
+var BuiltinInvariants = []string{"runtime_error"}
+
+// Discover returns the suite folders at or below each path, sorted. A path
+// that does not exist, or holds no suite, is an error.
+func Discover(paths []string) ([]string, error) {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no such file or folder"}
+		}
+		if !info.IsDir() {
+			if filepath.Base(p) == MachineFile {
+				p = filepath.Dir(p)
+			} else {
+				return nil, &Error{Pos: engine.Pos{File: p}, Msg: "expected a suite folder (one holding machine.yaml)"}
+			}
+		}
+		found := 0
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && d.Name() == MachineFile {
+				dir := filepath.Dir(path)
+				found++
+				if !seen[dir] {
+					seen[dir] = true
+					dirs = append(dirs, dir)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, &Error{Pos: engine.Pos{File: p}, Msg: fmt.Sprintf("cannot read folder: %v", errors.Unwrap(err))}
+		}
+		if found == 0 {
+			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no suite found (a suite is a folder holding machine.yaml)"}
+		}
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+// Load reads and validates a suite folder.
+func Load(dir string) (*Suite, error) {
+	mpath := filepath.Join(dir, MachineFile)
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		return nil, &Error{Pos: engine.Pos{File: mpath}, Msg: "cannot read machine file"}
+	}
+	s, err := LoadMachine(mpath, data)
+	if err != nil {
+		return nil, err
+	}
+	s.Dir = dir
+	npath := filepath.Join(dir, NLUFile)
+	if data, err := os.ReadFile(npath); err == nil {
+		if s.NLU, err = LoadNLU(npath, data, s.Machine); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Pos: engine.Pos{File: npath}, Msg: "cannot read NLU file"}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
+	if err != nil {
+		return nil, &Error{Pos: engine.Pos{File: dir}, Msg: err.Error()}
+	}
+	sort.Strings(files)
+	invs := map[string]bool{}
+	for _, n := range BuiltinInvariants {
+		invs[n] = true
+	}
+	for _, inv := range s.Machine.Invariants() {
+		invs[inv.Name] = true
+	}
+	names := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, &Error{Pos: engine.Pos{File: f}, Msg: "cannot read scenario file"}
+		}
+		sc, err := LoadScenario(f, data, s.Machine, s.Tags, invs)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := names[sc.Name]; dup {
+			return nil, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)}
+		}
+		names[sc.Name] = f
+		s.Scenarios = append(s.Scenarios, sc)
+	}
+	return s, nil
+}
+
+// LoadMachine parses and builds machine.yaml. Build warnings are kept in
+// Suite.Warnings; the first build error is returned.
+func LoadMachine(file string, data []byte) (*Suite, error) {
+	var mf machineFile
+	if err := decodeFile(file, data, &mf); err != nil {
+		return nil, err
+	}
+	def, err := mf.definition(file)
+	if err != nil {
+		return nil, err
+	}
+	m, diags := engine.Build(def)
+	if err := diags.Err(); err != nil {
+		first := err.(*engine.BuildError).First()
+		return nil, &Error{Pos: first.Pos, Msg: first.Msg}
+	}
+	s := &Suite{Name: mf.Machine, Description: mf.Description, Def: def, Machine: m, MaxTurns: mf.MaxTurns,
+		Tags: map[string]bool{}}
+	for _, d := range diags {
+		s.Warnings = append(s.Warnings, d)
+	}
+	for _, t := range BuiltinTags {
+		s.Tags[t] = true
+	}
+	for _, t := range mf.Tags {
+		s.Tags[t.Value] = true
+	}
+	if s.MaxTurns == 0 {
+		s.MaxTurns = 50
+	}
+	return s, nil
+}
+
+// Diagnostics returns every build problem of machine.yaml, errors and
+// warnings, for simctl lint. A file that does not parse gives one error.
+func Diagnostics(file string, data []byte) []*engine.Error {
+	var mf machineFile
+	if err := decodeFile(file, data, &mf); err != nil {
+		return []*engine.Error{toEngine(err)}
+	}
+	def, err := mf.definition(file)
+	if err != nil {
+		return []*engine.Error{toEngine(err)}
+	}
+	_, diags := engine.Build(def)
+	return diags
+}
+
+func toEngine(err error) *engine.Error {
+	var se *Error
+	if errors.As(err, &se) {
+		return &engine.Error{Pos: se.Pos, Msg: se.Msg}
+	}
+	return &engine.Error{Msg: err.Error()}
+}
