@@ -558,10 +558,14 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 		}
 		a.x, a.hasX = c, true
 	case ActClear:
-		if ad.Name == "all" {
+		switch ad.Name {
+		case "all":
 			a.all = true
-		} else if !slotRef(ad.Name) {
-			return a, false
+		case "waiting":
+		default:
+			if !slotRef(ad.Name) {
+				return a, false
+			}
 		}
 	case ActAsk:
 		switch ad.Name {

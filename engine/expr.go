@@ -75,7 +75,7 @@ type eventEnv struct {
 
 // reserved names cannot be used for slots, counters or validators.
 var reserved = map[string]bool{
-	"event": true, "waiting": true, "state": true, "flow": true, "now": true,
+	"event": true, "waiting": true, "waiting_value": true, "prompt": true, "state": true, "flow": true, "now": true,
 	"filled": true, "empty": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
 	"true": true, "false": true, "nil": true, "len": true, "lower": true, "upper": true, "trim": true,
 }
@@ -91,11 +91,13 @@ type exprCompiler struct {
 
 func newExprCompiler(m *Machine) *exprCompiler {
 	env := map[string]any{
-		"event":   eventEnv{},
-		"waiting": "",
-		"state":   "",
-		"flow":    "",
-		"now":     0,
+		"event":         eventEnv{},
+		"waiting":       "",
+		"waiting_value": "",
+		"prompt":        "",
+		"state":         "",
+		"flow":          "",
+		"now":           0,
 	}
 	for i := range m.slots {
 		s := &m.slots[i]
@@ -248,6 +250,20 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 				return ""
 			}
 			return e.m.slots[e.c.Waiting].name
+		}}
+	case "waiting_value":
+		return compiled{kind: Text, s: func(e evalEnv) string {
+			if e.c.Waiting == NoID {
+				return ""
+			}
+			return e.c.Slots[e.c.Waiting].Str
+		}}
+	case "prompt":
+		return compiled{kind: Text, s: func(e evalEnv) string {
+			if e.c.Waiting == NoID {
+				return ""
+			}
+			return e.m.slots[e.c.Waiting].prompt
 		}}
 	case "state":
 		return compiled{kind: Text, s: func(e evalEnv) string { return e.m.states[e.c.State].name }}

@@ -363,11 +363,11 @@ func (m *Machine) ActionInfo(a uint32) (ActionKind, string, Pos) {
 	case ActPush:
 		name = m.flows[ac.flow].name
 	case ActIncr, ActReset:
-		if !ac.all {
+		if !ac.all && ac.counter != NoID {
 			name = m.counters[ac.counter].name
 		}
 	case ActSet, ActClear:
-		if !ac.all {
+		if !ac.all && ac.slot != NoID {
 			name = m.slots[ac.slot].name
 		}
 	}

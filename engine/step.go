@@ -210,7 +210,7 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
 		case ActSet:
-			c.Slots[a.slot] = a.x.value(e)
+			c.Slots[a.slot] = emptyText(a.x.value(e))
 		case ActFill:
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
@@ -219,13 +219,18 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 			if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
 				return err
 			}
-			c.Slots[c.Waiting] = v
+			c.Slots[c.Waiting] = emptyText(v)
 		case ActClear:
-			if a.all {
+			switch {
+			case a.all:
 				for i := range m.slots {
 					c.Slots[i] = Value{}
 				}
-			} else {
+			case a.text == "waiting":
+				if c.Waiting != NoID {
+					c.Slots[c.Waiting] = Value{}
+				}
+			default:
 				c.Slots[a.slot] = Value{}
 			}
 		case ActAsk:
@@ -308,6 +313,15 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		}
 	}
 	return nil
+}
+
+// emptyText treats empty text as an empty slot, so that a conditional
+// expression can leave a slot unfilled.
+func emptyText(v Value) Value {
+	if v.Kind == Text && v.Str == "" {
+		return Value{}
+	}
+	return v
 }
 
 // coerce converts a filled value to the slot's declared type: text given for

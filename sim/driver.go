@@ -146,6 +146,11 @@ func (d *Driver) Wait(ms int64) error {
 func (d *Driver) step(ev *engine.Event, depth int) error {
 	d.prev = d.Cfg
 	if err := d.M.Step(&d.Cfg, ev, &d.Res); err != nil {
+		// The transitions taken before the error still count for
+		// coverage and traces.
+		for _, o := range d.Observers {
+			o.Observe(d.Turn, &d.prev, &d.Cfg, &d.Res)
+		}
 		return err
 	}
 	return d.after(depth)

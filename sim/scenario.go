@@ -65,9 +65,11 @@ type ScenarioResult struct {
 	FinalState  string
 	Failures    []Failure
 	Violations  []eval.Violation
-	Known       []string // known violations that did occur
-	Error       string   // engine runtime error, if any
-	Trace       []TraceLine
+	// ViolationCount counts every violation, also those past the ones kept.
+	ViolationCount int
+	Known          []string // known violations that did occur
+	Error          string   // engine runtime error, if any
+	Trace          []TraceLine
 }
 
 // Options control a scenario run.
@@ -121,7 +123,9 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 	res.NLUCalls, res.NLUSkipped = d.NLUCalls, d.NLUSkipped
 	res.FinalState = m.StateName(d.Cfg.State)
 	res.Violations = append(res.Violations, checker.Violations...)
+	res.ViolationCount = checker.Count
 	if err != nil {
+		res.ViolationCount++
 		res.Error = err.Error()
 		res.Violations = append(res.Violations, eval.Violation{Invariant: "runtime_error", Turn: d.Turn, Msg: err.Error(),
 			After: m.Describe(&d.Cfg)})
@@ -321,7 +325,7 @@ func (t *tracer) Observe(turn int, _, _ *engine.Config, r *engine.Result) {
 		}
 		var g []string
 		for _, o := range r.Guards[s.GuardLo:s.GuardHi] {
-			g = append(g, fmt.Sprintf("%s=%v", t.m.Transition(o.Trans).Guard, o.Pass))
+			g = append(g, fmt.Sprintf("%s: %v", t.m.Transition(o.Trans).Guard, o.Pass))
 		}
 		line.Guards = strings.Join(g, "; ")
 		var a []string

@@ -37,7 +37,12 @@ type Error struct {
 	Msg string
 }
 
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+func (e *Error) Error() string {
+	if e.Pos == (engine.Pos{}) {
+		return e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
 
 // unmarshaler is implemented by types that decode themselves from a node.
 type unmarshaler interface {
@@ -57,7 +62,12 @@ func (d *decoder) errf(n *yaml.Node, format string, args ...any) error {
 	return &Error{Pos: d.pos(n), Msg: fmt.Sprintf(format, args...)}
 }
 
-var yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+var (
+	yamlLineRe = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+	// yaml.v3 reports parser errors (unlike scanner errors) with the 0-based
+	// line of their mark; these are the parser's messages.
+	yamlParserErrRe = regexp.MustCompile(`^did not find expected (key|node content|'-' indicator|',' or|<)`)
+)
 
 // parse checks size and encoding, then parses data into a document node.
 func parse(file string, data []byte) (*yaml.Node, error) {
@@ -98,10 +108,13 @@ func yamlError(file string, err error) error {
 	msg := strings.SplitN(err.Error(), "\n", 2)[0]
 	line := 1
 	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		msg = m[2]
 		if m[1] != "" {
 			line, _ = strconv.Atoi(m[1])
+			if yamlParserErrRe.MatchString(msg) {
+				line++
+			}
 		}
-		msg = m[2]
 	}
 	return &Error{Pos: engine.Pos{File: file, Line: line, Col: 1}, Msg: "invalid YAML: " + msg}
 }

@@ -1,0 +1,228 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/cli"
+)
+
+// validMachine is a small, correct suite that each bad-input case breaks in
+// one place.
+const validMachine = `machine: tiny
+initial: idle
+intents: [hello, bye]
+slots:
+  name: {prompt: "Who are you?"}
+counters:
+  retries: {limit: 2}
+states:
+  idle:
+    waits: true
+    on:
+      hello: {target: talking, actions: [{say: "Hi"}]}
+  talking:
+    waits: true
+    on:
+      bye: done
+  done:
+    final: true
+`
+
+const validScenario = `name: greet
+tags: [happy]
+turns:
+  - user: hello
+    expect: {state: talking, bot: Hi}
+  - user: bye
+    expect: {state: done}
+`
+
+// badCase is one malformed input: the files of a suite folder (SUITE in
+// args), the arguments, and the exact error line simctl must print.
+type badCase struct {
+	files map[string]string
+	args  []string
+	want  string
+}
+
+// suite returns the valid suite with some files replaced (an empty value
+// removes the file).
+func suite(over map[string]string) map[string]string {
+	files := map[string]string{"machine.yaml": validMachine, "greet.scenario.yaml": validScenario}
+	for k, v := range over {
+		if v == "" {
+			delete(files, k)
+		} else {
+			files[k] = v
+		}
+	}
+	return files
+}
+
+func replaceIn(s, old, new string) string {
+	if !strings.Contains(s, old) {
+		Fail("fixture does not contain " + old)
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
+var _ = Describe("bad input", func() {
+	var dir, out string
+
+	BeforeEach(func() {
+		dir = GinkgoT().TempDir()
+		out = filepath.Join(dir, "out")
+	})
+
+	DescribeTable("gives one line naming file:line and exit status 2, and writes nothing",
+		func(c badCase) {
+			suiteDir := filepath.Join(dir, "suite")
+			Expect(os.MkdirAll(suiteDir, 0o755)).To(Succeed())
+			for name, body := range c.files {
+				Expect(os.WriteFile(filepath.Join(suiteDir, name), []byte(body), 0o644)).To(Succeed())
+			}
+			args := []string{"run"}
+			for _, a := range c.args {
+				args = append(args, strings.ReplaceAll(a, "SUITE", suiteDir))
+			}
+			args = append(args, "--out", out)
+			var stdout, stderr bytes.Buffer
+			code := cli.Main(args, &stdout, &stderr)
+			Expect(code).To(Equal(cli.ExitBadInput), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+			got := strings.ReplaceAll(stderr.String(), suiteDir, "SUITE")
+			if os.Getenv("SHOW") != "" {
+				GinkgoWriter.Print(got)
+			}
+			Expect(got).To(Equal(c.want + "\n"))
+			_, err := os.Stat(out)
+			Expect(os.IsNotExist(err)).To(BeTrue(), "the output folder must not be created")
+		},
+		Entry("broken YAML", badCase{
+			files: suite(map[string]string{"machine.yaml": "machine: tiny\nstates: [idle\n"}),
+			args:  []string{"SUITE"},
+			want:  "simctl: SUITE/machine.yaml:2:1: invalid YAML: did not find expected ',' or ']'",
+		}),
+		Entry("unknown field (a typo of target)", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "{target: talking", "{tagret: talking")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:12:15: unknown field "tagret" (expected one of: target, guard, actions, description)`,
+		}),
+		Entry("unknown target state", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: gone")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:16:12: transition target: unknown state "gone" (states: done, idle, talking)`,
+		}),
+		Entry("duplicate state", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "  talking:\n    final: true\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:19:3: duplicate key "talking"`,
+		}),
+		Entry("expression syntax error", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: {target: done, guard: 'retries <'}")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:16:43: in expression "retries <": unexpected token EOF`,
+		}),
+		Entry("expression type error", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: {target: done, guard: 'retries == \"x\"'}")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:16:43: in expression "retries == \"x\"": invalid operation: == (mismatched types int and string)`,
+		}),
+		Entry("unknown slot in an expression", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: {target: done, guard: 'filled(nmae)'}")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:16:42: in expression "filled(nmae)": unknown name nmae`,
+		}),
+		Entry("compound state without an initial child", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "  talking:\n    waits: true\n", "  talking:\n    states:\n      small: {waits: true}\n")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:13:3: compound state "talking" needs an initial child state`,
+		}),
+		Entry("transition out of a final state", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "    final: true\n", "    final: true\n    on:\n      hello: idle\n")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:20:14: final state "done" cannot have outgoing transitions`,
+		}),
+		Entry("unknown intent in a transition", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "goodbye: done")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:16:7: unknown intent "goodbye" (intents: hello, bye)`,
+		}),
+		Entry("wrong value type", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "{limit: 2}", "{limit: two}")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:7:20: expected an integer, got "two"`,
+		}),
+		Entry("empty machine file", badCase{
+			files: suite(map[string]string{"machine.yaml": "# nothing yet\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:1:1: file is empty`,
+		}),
+		Entry("non-UTF-8 machine file", badCase{
+			files: suite(map[string]string{"machine.yaml": "machine: tiny\ninitial: \xff\xfeidle\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:2:10: file is not valid UTF-8`,
+		}),
+		Entry("empty folder", badCase{
+			files: map[string]string{},
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE: no suite found (a suite is a folder holding machine.yaml)`,
+		}),
+		Entry("missing path", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE/nowhere"},
+			want:  `simctl: SUITE/nowhere: no such file or folder`,
+		}),
+		Entry("scenario with an unknown tag", badCase{
+			files: suite(map[string]string{"greet.scenario.yaml": replaceIn(validScenario, "[happy]", "[hapy]")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/greet.scenario.yaml:2:8: unknown tag "hapy" (known tags: cancel, confirmation, contradiction, correction, direct-mapping, disambiguation, error, escalation, explored, fork-merge, generated, happy, off-topic, retry, timeout, validation; a suite adds its own under tags: in machine.yaml)`,
+		}),
+		Entry("scenario expecting an unknown state", badCase{
+			files: suite(map[string]string{"greet.scenario.yaml": replaceIn(validScenario, "state: talking", "state: talkin")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/greet.scenario.yaml:5:21: unknown state "talkin" (states: done, idle, talking)`,
+		}),
+		Entry("scenario turn with two kinds", badCase{
+			files: suite(map[string]string{"greet.scenario.yaml": replaceIn(validScenario, "  - user: bye\n", "  - user: bye\n    wait: 5m\n")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/greet.scenario.yaml:6:5: a turn needs exactly one of user, wait or event`,
+		}),
+		Entry("scenario with a bad duration", badCase{
+			files: suite(map[string]string{"greet.scenario.yaml": replaceIn(validScenario, "  - user: bye\n", "  - wait: 5 minutes\n")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/greet.scenario.yaml:6:11: expected a duration such as 30s, 5m or 1500ms, got "5 minutes"`,
+		}),
+		Entry("nlu.yaml naming an unknown intent", badCase{
+			files: suite(map[string]string{"nlu.yaml": "intents:\n  helo: {exact: [hello]}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.yaml:2:3: unknown intent "helo" (the machine declares: hello, bye)`,
+		}),
+		Entry("nlu.yaml confidence outside [0,1]", badCase{
+			files: suite(map[string]string{"nlu.yaml": "intents:\n  hello: {exact: [hello], confidence: 1.5}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.yaml:2:10: confidence 1.5 is outside [0,1]`,
+		}),
+		Entry("unknown flag", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--sed", "3"},
+			want:  `simctl: run: unknown flag: --sed`,
+		}),
+		Entry("unknown --only tag", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--only", "nope"},
+			want:  `simctl: --only: unknown tag "nope" (known tags: happy, disambiguation, correction, retry, fork-merge, timeout, cancel, confirmation, error, escalation, off-topic, validation, direct-mapping, contradiction, generated, explored)`,
+		}),
+	)
+
+	It("rejects an unknown command", func() {
+		var stdout, stderr bytes.Buffer
+		Expect(cli.Main([]string{"rnu"}, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
+		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint or replay; see simctl help)\n"))
+	})
+})

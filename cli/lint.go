@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/simctl/simctl/spec"
+)
+
+// lintCmd prints every problem of each suite's machine.yaml (errors and
+// warnings, one per line, file:line:col first), then the first problem of
+// its nlu.yaml and scenarios. Exit status 2 when any is an error.
+func lintCmd(args []string, w io.Writer) (int, error) {
+	fs := newFlags("lint")
+	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	if fs.NArg() == 0 {
+		return 0, &usageError{"no suite given (simctl lint scenarios/)"}
+	}
+	dirs, err := spec.Discover(fs.Args())
+	if err != nil {
+		return 0, err
+	}
+	nerr, nwarn := 0, 0
+	for _, dir := range dirs {
+		mpath := filepath.Join(dir, spec.MachineFile)
+		data, err := os.ReadFile(mpath)
+		if err != nil {
+			return 0, &spec.Error{Msg: mpath + ": cannot read machine file"}
+		}
+		bad := false
+		for _, d := range spec.Diagnostics(mpath, data) {
+			if d.Warning {
+				nwarn++
+				fmt.Fprintf(w, "%s: warning: %s\n", d.Pos, d.Msg)
+			} else {
+				nerr++
+				bad = true
+				fmt.Fprintf(w, "%s: error: %s\n", d.Pos, d.Msg)
+			}
+		}
+		if bad {
+			continue
+		}
+		if _, err := spec.Load(dir); err != nil {
+			nerr++
+			var se *spec.Error
+			if errors.As(err, &se) {
+				fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
+			} else {
+				fmt.Fprintf(w, "%s: error: %s\n", dir, err)
+			}
+		}
+	}
+	fmt.Fprintf(w, "lint: %d suites, %d errors, %d warnings\n", len(dirs), nerr, nwarn)
+	if nerr > 0 {
+		return ExitBadInput, nil
+	}
+	return ExitOK, nil
+}

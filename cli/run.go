@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/reports"
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// loadSuites discovers and loads every suite under paths. The first bad
+// file stops the load: nothing runs and nothing is written.
+func loadSuites(paths []string) ([]*spec.Suite, error) {
+	if len(paths) == 0 {
+		return nil, &usageError{"no suite given (simctl run scenarios/)"}
+	}
+	dirs, err := spec.Discover(paths)
+	if err != nil {
+		return nil, err
+	}
+	var suites []*spec.Suite
+	names := map[string]string{}
+	for _, d := range dirs {
+		s, err := spec.Load(d)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := names[s.Name]; dup {
+			return nil, &spec.Error{Pos: s.Def.Pos, Msg: fmt.Sprintf("duplicate machine name %q (also in %s)", s.Name, prev)}
+		}
+		names[s.Name] = d
+		suites = append(suites, s)
+	}
+	sort.Slice(suites, func(i, j int) bool { return suites[i].Name < suites[j].Name })
+	return suites, nil
+}
+
+type runOptions struct {
+	seed    int64
+	out     string
+	only    []string
+	verbose bool
+	// scenario, when set, limits the run to one scenario file (replay).
+	scenario string
+}
+
+func runCmd(args []string, stdout io.Writer) (int, error) {
+	fs := newFlags("run")
+	var o runOptions
+	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
+	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
+	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
+	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print a turn-by-turn trace of every scenario")
+	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	suites, err := loadSuites(fs.Args())
+	if err != nil {
+		return 0, err
+	}
+	if err := checkTags(suites, o.only); err != nil {
+		return 0, err
+	}
+	return execute(suites, o, stdout)
+}
+
+// checkTags rejects an --only tag that no suite knows.
+func checkTags(suites []*spec.Suite, only []string) error {
+	for _, t := range only {
+		known := false
+		for _, s := range suites {
+			known = known || s.Tags[t]
+		}
+		if !known {
+			return &usageError{fmt.Sprintf("--only: unknown tag %q (known tags: %s)", t, strings.Join(spec.BuiltinTags, ", "))}
+		}
+	}
+	return nil
+}
+
+func selected(sc *spec.Scenario, o runOptions) bool {
+	if o.scenario != "" {
+		return filepath.Clean(sc.File) == filepath.Clean(o.scenario)
+	}
+	if len(o.only) == 0 {
+		return true
+	}
+	for _, t := range sc.Tags {
+		for _, want := range o.only {
+			if t.Value == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// execute runs the selected scenarios of every suite, prints one line per
+// scenario and a summary, and writes the reports.
+func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
+	run := &reports.Run{Seed: o.seed}
+	var total tally
+	tags := map[string]int{}
+	for _, s := range suites {
+		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine)}
+		var t tally
+		fmt.Fprintf(w, "suite %s (%s)\n", s.Name, s.Dir)
+		for _, sc := range s.Scenarios {
+			if !selected(sc, o) {
+				continue
+			}
+			r := sim.RunScenario(s, sc, sim.Options{Trace: o.verbose, Observers: []sim.Observer{rs.Coverage}})
+			rs.Scenarios = append(rs.Scenarios, r)
+			t.add(r.Status)
+			if r.Status != sim.Fail {
+				for _, tag := range r.Tags {
+					tags[tag]++
+				}
+			}
+			printScenario(w, r, o.verbose)
+		}
+		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
+		total.merge(t)
+		run.Suites = append(run.Suites, rs)
+	}
+	if o.out != "" {
+		if err := reports.WriteAll(o.out, run); err != nil {
+			return 0, err
+		}
+	}
+	fmt.Fprintf(w, "tags: %s\n", tagSummary(tags))
+	fmt.Fprintf(w, "seed %d: %d scenarios in %d suites: %s\n", o.seed, total.n(), len(suites), total)
+	if o.out != "" {
+		fmt.Fprintf(w, "reports written to %s\n", o.out)
+	}
+	if total.fail > 0 {
+		return ExitFailed, nil
+	}
+	return ExitOK, nil
+}
+
+type tally struct{ pass, known, fail int }
+
+func (t *tally) add(s sim.Status) {
+	switch s {
+	case sim.Pass:
+		t.pass++
+	case sim.Known:
+		t.known++
+	default:
+		t.fail++
+	}
+}
+
+func (t *tally) merge(o tally) { t.pass, t.known, t.fail = t.pass+o.pass, t.known+o.known, t.fail+o.fail }
+func (t tally) n() int         { return t.pass + t.known + t.fail }
+
+func (t tally) String() string {
+	if t.known > 0 {
+		return fmt.Sprintf("%d passed, %d known contradictions, %d failed", t.pass, t.known, t.fail)
+	}
+	return fmt.Sprintf("%d passed, %d failed", t.pass, t.fail)
+}
+
+func tagSummary(tags map[string]int) string {
+	if len(tags) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(tags))
+	for k := range tags {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, tags[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func printScenario(w io.Writer, r *sim.ScenarioResult, verbose bool) {
+	label := map[sim.Status]string{sim.Pass: "PASS ", sim.Known: "KNOWN", sim.Fail: "FAIL "}[r.Status]
+	fmt.Fprintf(w, "  %s %-40s %3d turns %4d transitions\n", label, r.Scenario, r.Turns, r.Transitions)
+	if r.Status == sim.Known {
+		fmt.Fprintf(w, "         breaks %s, as the seed documents contradict each other (known_violations)\n", strings.Join(r.Known, ", "))
+	}
+	if r.Status == sim.Fail {
+		for _, f := range r.Failures {
+			fmt.Fprintf(w, "         %s\n", f)
+		}
+		for _, v := range r.Violations {
+			fmt.Fprintf(w, "         %s: %s\n", r.File, v)
+			if v.Before != "" {
+				fmt.Fprintf(w, "           before: %s\n", v.Before)
+			}
+			fmt.Fprintf(w, "           after:  %s\n", v.After)
+		}
+		fmt.Fprintf(w, "         replay: simctl replay %s\n", r.File)
+	}
+	if verbose {
+		for _, l := range r.Trace {
+			from := l.From
+			if from == "" {
+				from = "(start)"
+			}
+			fmt.Fprintf(w, "         turn %d: %s --%s--> %s", l.Turn, from, l.Trigger, l.To)
+			if l.Guards != "" {
+				fmt.Fprintf(w, "  [%s]", l.Guards)
+			}
+			if l.Actions != "" {
+				fmt.Fprintf(w, "  {%s}", l.Actions)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func replayCmd(args []string, stdout io.Writer) (int, error) {
+	fs := newFlags("replay")
+	var o runOptions
+	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
+	fs.StringVar(&o.out, "out", "", "folder for reports (none by default)")
+	fs.BoolVarP(&o.verbose, "verbose", "v", true, "print the turn-by-turn trace")
+	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	if fs.NArg() != 1 {
+		return 0, &usageError{"replay takes one scenario file"}
+	}
+	file := fs.Arg(0)
+	if !strings.HasSuffix(file, spec.ScenarioSuffix) {
+		return 0, &spec.Error{Msg: fmt.Sprintf("%s: expected a file ending in %s", file, spec.ScenarioSuffix)}
+	}
+	suites, err := loadSuites([]string{filepath.Dir(file)})
+	if err != nil {
+		return 0, err
+	}
+	o.scenario = file
+	found := false
+	for _, sc := range suites[0].Scenarios {
+		found = found || selected(sc, o)
+	}
+	if !found {
+		return 0, &spec.Error{Msg: fmt.Sprintf("%s: no such scenario in suite %s", file, suites[0].Dir)}
+	}
+	return execute(suites[:1], o, stdout)
+}

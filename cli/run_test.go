@@ -1,0 +1,112 @@
+package cli_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(name string, got []byte) {
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		Expect(os.MkdirAll(filepath.Dir(path), 0o755)).To(Succeed())
+		Expect(os.WriteFile(path, got, 0o644)).To(Succeed())
+	}
+	want, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred(), "missing golden file; run go test ./cli -update")
+	Expect(string(got)).To(Equal(string(want)), "output differs from %s (go test ./cli -update rewrites it; read the diff)", path)
+}
+
+// run runs simctl in-process and returns its exit status and output, with
+// the temporary output folder replaced by OUT so the output is stable.
+func run(out string, args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(args, &stdout, &stderr)
+	return code, strings.ReplaceAll(stdout.String(), out, "OUT"), stderr.String()
+}
+
+var _ = Describe("simctl run", func() {
+	var out string
+
+	BeforeEach(func() {
+		out = filepath.Join(GinkgoT().TempDir(), "out")
+	})
+
+	It("prints a line per scenario and a summary, and exits 0 on the bundled suites", func() {
+		code, stdout, stderr := run(out, "run", "../scenarios/bench-soni", "../scenarios/soni", "--out", out)
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK))
+		golden("run-soni.txt", []byte(stdout))
+		for _, f := range []string{"report.html", "scenarios.csv", "transitions.csv"} {
+			Expect(filepath.Join(out, f)).To(BeAnExistingFile())
+		}
+	})
+
+	It("writes byte-identical reports for the same inputs and seed", func() {
+		other := filepath.Join(GinkgoT().TempDir(), "out2")
+		code1, _, _ := run(out, "run", "../scenarios/soni", "--out", out, "--seed", "7")
+		code2, _, _ := run(other, "run", "../scenarios/soni", "--out", other, "--seed", "7")
+		Expect(code1).To(Equal(code2))
+		for _, f := range []string{"report.html", "scenarios.csv", "transitions.csv"} {
+			a, err := os.ReadFile(filepath.Join(out, f))
+			Expect(err).NotTo(HaveOccurred())
+			b, err := os.ReadFile(filepath.Join(other, f))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(a).To(Equal(b), f)
+		}
+	})
+
+	It("runs only the scenarios carrying an --only tag", func() {
+		code, stdout, _ := run(out, "run", "../scenarios/soni", "--only", "correction", "--out", out)
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring("correction_mid_flow"))
+		Expect(stdout).NotTo(ContainSubstring("no_intent"))
+	})
+
+	It("prints a turn-by-turn trace with -v", func() {
+		code, stdout, _ := run(out, "replay", "../scenarios/bench-soni/happy.scenario.yaml")
+		Expect(code).To(Equal(cli.ExitOK))
+		golden("replay-happy.txt", []byte(stdout))
+	})
+
+	It("exits 1 and names the expectation's file:line when a scenario fails", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "machine.yaml"), []byte(validMachine), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "greet.scenario.yaml"), []byte(strings.Replace(validScenario, "bot: Hi", "bot: Hello", 1)), 0o644)).To(Succeed())
+		code, stdout, _ := run(out, "run", dir, "--out", out)
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout).To(ContainSubstring(dir + `/greet.scenario.yaml:5:35: turn 1: bot said: got "Hi", want "Hello"`))
+		Expect(stdout).To(ContainSubstring("replay: simctl replay " + dir + "/greet.scenario.yaml"))
+	})
+})
+
+var _ = Describe("simctl lint", func() {
+	It("lists every problem of a machine with its position, warnings included", func() {
+		dir := GinkgoT().TempDir()
+		bad := strings.Replace(validMachine, "bye: done", "bye: gone", 1) + "  lonely:\n    waits: true\n"
+		Expect(os.WriteFile(filepath.Join(dir, "machine.yaml"), []byte(bad), 0o644)).To(Succeed())
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"lint", dir}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitBadInput))
+		Expect(strings.ReplaceAll(stdout.String(), dir, "SUITE")).To(Equal(
+			`SUITE/machine.yaml:16:12: error: transition target: unknown state "gone" (states: done, idle, lonely, talking)` + "\n" +
+				"lint: 1 suites, 1 errors, 0 warnings\n"))
+	})
+
+	It("reports unreachable states as warnings with exit status 0", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"lint", "../scenarios/soni"}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout.String()).To(ContainSubstring(`../scenarios/soni/machine.yaml:262:3: warning: state "collecting" is unreachable from the initial state`))
+	})
+})

@@ -1,0 +1,163 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/gocarina/gocsv"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/sim"
+)
+
+// ScenarioRow is one line of scenarios.csv. The column order is the field
+// order; docs/reports.md documents each column.
+type ScenarioRow struct {
+	Suite           string `csv:"suite"`
+	Scenario        string `csv:"scenario"`
+	File            string `csv:"file"`
+	Status          string `csv:"status"`
+	Tags            string `csv:"tags"` // space separated
+	Turns           int    `csv:"turns"`
+	Transitions     int    `csv:"transitions"`
+	NLUCalls        int    `csv:"nlu_calls"`
+	NLUSkipped      int    `csv:"nlu_skipped"`
+	FinalState      string `csv:"final_state"`
+	Failures        int    `csv:"failures"`
+	Violations      int    `csv:"violations"`
+	KnownViolations string `csv:"known_violations"` // space separated invariant names
+	FirstProblem    string `csv:"first_problem"`
+}
+
+// TransitionRow is one line of transitions.csv: a transition of a suite's
+// machine and how often the suite's scenarios took it.
+type TransitionRow struct {
+	Suite      string `csv:"suite"`
+	Transition int    `csv:"transition"` // the engine's transition id
+	From       string `csv:"from"`
+	To         string `csv:"to"` // empty for a targetless (internal) transition
+	Trigger    string `csv:"trigger"`
+	Guard      string `csv:"guard"`
+	Spec       string `csv:"spec"` // file:line:col of the transition in machine.yaml
+	Count      int64  `csv:"count"`
+	GuardTrue  int64  `csv:"guard_true"`
+	GuardFalse int64  `csv:"guard_false"`
+}
+
+// WriteScenariosCSV writes scenarios.csv for run: a header, then one row
+// per scenario, by suite name and then in scenario file order.
+func WriteScenariosCSV(w io.Writer, run *Run) error {
+	suites, err := ordered(run)
+	if err != nil {
+		return err
+	}
+	return marshalCSV(w, scenarioRows(suites))
+}
+
+// WriteTransitionsCSV writes transitions.csv for run: a header, then one
+// row per transition of each suite's machine, by suite name and then by
+// transition id.
+func WriteTransitionsCSV(w io.Writer, run *Run) error {
+	suites, err := ordered(run)
+	if err != nil {
+		return err
+	}
+	return marshalCSV(w, transitionRows(suites))
+}
+
+func marshalCSV(w io.Writer, rows any) error {
+	if err := gocsv.Marshal(rows, w); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}
+
+func scenarioRows(suites []*Suite) []ScenarioRow {
+	var rows []ScenarioRow
+	for _, s := range suites {
+		for _, r := range s.Scenarios {
+			rows = append(rows, ScenarioRow{
+				Suite:           s.Name,
+				Scenario:        r.Scenario,
+				File:            r.File,
+				Status:          string(r.Status),
+				Tags:            strings.Join(r.Tags, " "),
+				Turns:           r.Turns,
+				Transitions:     r.Transitions,
+				NLUCalls:        r.NLUCalls,
+				NLUSkipped:      r.NLUSkipped,
+				FinalState:      r.FinalState,
+				Failures:        len(r.Failures),
+				Violations:      max(r.ViolationCount, len(r.Violations)),
+				KnownViolations: strings.Join(r.Known, " "),
+				FirstProblem:    firstProblem(r),
+			})
+		}
+	}
+	// gocsv needs a slice, not nil, to know the columns of an empty file.
+	if rows == nil {
+		rows = []ScenarioRow{}
+	}
+	return rows
+}
+
+func transitionRows(suites []*Suite) []TransitionRow {
+	rows := []TransitionRow{}
+	for _, s := range suites {
+		m, cov := s.Machine, s.Coverage
+		for i := range m.NumTransitions() {
+			t := m.Transition(engine.TransID(i))
+			rows = append(rows, TransitionRow{
+				Suite:      s.Name,
+				Transition: i,
+				From:       m.StateName(t.Source),
+				To:         target(m, t),
+				Trigger:    t.Trigger,
+				Guard:      t.Guard,
+				Spec:       t.Pos.String(),
+				Count:      cov.Trans[i],
+				GuardTrue:  cov.GuardTrue[i],
+				GuardFalse: cov.GuardFalse[i],
+			})
+		}
+	}
+	return rows
+}
+
+// target names a transition's target state, or "" when it has none.
+func target(m *engine.Machine, t engine.TransitionInfo) string {
+	if t.Internal || t.Target == engine.NoID {
+		return ""
+	}
+	return m.StateName(t.Target)
+}
+
+// firstProblem is the one line that best says why a scenario did not
+// simply pass: its first failed expectation, else its first violation of
+// an invariant it does not list as known, else its runtime error, else its
+// first known violation. It is empty for a clean pass.
+func firstProblem(r *sim.ScenarioResult) string {
+	if len(r.Failures) > 0 {
+		return r.Failures[0].String()
+	}
+	for _, v := range r.Violations {
+		if !isKnown(r, v.Invariant) {
+			return v.String()
+		}
+	}
+	if r.Error != "" {
+		return r.Error
+	}
+	if len(r.Violations) > 0 {
+		return r.Violations[0].String()
+	}
+	return ""
+}
+
+// isKnown reports whether the scenario lists invariant as a known
+// violation that did occur.
+func isKnown(r *sim.ScenarioResult, invariant string) bool {
+	return slices.Contains(r.Known, invariant)
+}

@@ -1,0 +1,27 @@
+// Package reports writes what a run found for people and machines:
+// scenarios.csv and transitions.csv through gocsv, and a self-contained
+// report.html. Every file is written to a temporary name and renamed, so an
+// interrupted run never leaves a truncated report. Output is a pure function
+// of the Run: no wall-clock time, everything ordered by suite, then id.
+package reports
+
+import (
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/sim"
+)
+
+// Run is everything one `simctl run` produced.
+type Run struct {
+	Seed   int64
+	Suites []*Suite // sorted by name
+}
+
+// Suite is one suite's results.
+type Suite struct {
+	Name      string
+	Dir       string
+	Machine   *engine.Machine
+	Scenarios []*sim.ScenarioResult // in scenario file order
+	Coverage  *eval.Coverage        // transition, state and guard counts over all its scenarios
+}

@@ -1,0 +1,194 @@
+package reports
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// The files WriteAll writes.
+const (
+	ScenariosCSV   = "scenarios.csv"
+	TransitionsCSV = "transitions.csv"
+	ReportHTML     = "report.html"
+)
+
+// WriteAll writes scenarios.csv, transitions.csv and report.html into dir,
+// creating dir if needed.
+//
+// Every report is rendered in memory first, then written to a temporary
+// file in dir, and only when all three are on disk are they renamed into
+// place. On any error WriteAll removes its temporary files, the reports it
+// already renamed and the folders it created, so a failed call leaves no
+// half-written output. (A report of the same name from an earlier call that
+// was already replaced is gone too: it would no longer match the others.)
+func WriteAll(dir string, run *Run) error {
+	outs, err := render(run)
+	if err != nil {
+		return err
+	}
+	made, err := mkdirAll(dir)
+	if err == nil {
+		err = install(dir, outs)
+	}
+	if err != nil {
+		// Deepest first; os.Remove leaves a folder that is not empty.
+		for i := len(made) - 1; i >= 0; i-- {
+			os.Remove(made[i])
+		}
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}
+
+type output struct {
+	name string
+	data []byte
+}
+
+// render produces the three reports in memory, so that bad input fails
+// before anything touches the disk.
+func render(run *Run) ([]output, error) {
+	writers := []struct {
+		name  string
+		write func(*bytes.Buffer, *Run) error
+	}{
+		{ScenariosCSV, func(b *bytes.Buffer, r *Run) error { return WriteScenariosCSV(b, r) }},
+		{TransitionsCSV, func(b *bytes.Buffer, r *Run) error { return WriteTransitionsCSV(b, r) }},
+		{ReportHTML, func(b *bytes.Buffer, r *Run) error { return WriteHTML(b, r) }},
+	}
+	outs := make([]output, len(writers))
+	for i, w := range writers {
+		var b bytes.Buffer
+		if err := w.write(&b, run); err != nil {
+			return nil, err
+		}
+		outs[i] = output{name: w.name, data: b.Bytes()}
+	}
+	return outs, nil
+}
+
+// mkdirAll creates dir and its missing parents, and returns the folders it
+// created, outermost first, so that a failed WriteAll can remove them.
+func mkdirAll(dir string) ([]string, error) {
+	var missing []string
+	for p := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		missing = append(missing, p)
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	slices.Reverse(missing)
+	return missing, os.MkdirAll(dir, 0o755)
+}
+
+// install writes each output to a temporary file in dir, then renames them
+// all into place. On error it removes the temporary files and the outputs
+// it renamed.
+func install(dir string, outs []output) (err error) {
+	temps := make([]string, len(outs))
+	var placed []string
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, t := range temps {
+			if t != "" {
+				os.Remove(t)
+			}
+		}
+		for _, p := range placed {
+			os.Remove(p)
+		}
+	}()
+	for i, o := range outs {
+		if temps[i], err = writeTemp(dir, o); err != nil {
+			return err
+		}
+	}
+	for i, o := range outs {
+		dst := filepath.Join(dir, o.name)
+		if err := os.Rename(temps[i], dst); err != nil {
+			return err
+		}
+		temps[i] = ""
+		placed = append(placed, dst)
+	}
+	return nil
+}
+
+// writeTemp writes o to a new temporary file in dir and returns its name;
+// on error no file is left.
+func writeTemp(dir string, o output) (string, error) {
+	f, err := os.CreateTemp(dir, "."+o.name+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(o.data)
+	if err == nil {
+		// CreateTemp makes the file private; reports are for sharing.
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// ordered checks that run is complete enough to report on and returns its
+// suites sorted by name (stably, so equal names keep the run's order).
+func ordered(run *Run) ([]*Suite, error) {
+	if run == nil {
+		return nil, errors.New("reports: no run")
+	}
+	for i, s := range run.Suites {
+		if err := check(s); err != nil {
+			if s != nil {
+				return nil, fmt.Errorf("reports: suite %q: %w", s.Name, err)
+			}
+			return nil, fmt.Errorf("reports: suite %d: %w", i, err)
+		}
+	}
+	suites := slices.Clone(run.Suites)
+	slices.SortStableFunc(suites, func(a, b *Suite) int { return cmp.Compare(a.Name, b.Name) })
+	return suites, nil
+}
+
+func check(s *Suite) error {
+	switch {
+	case s == nil:
+		return errors.New("missing")
+	case s.Machine == nil:
+		return errors.New("no machine")
+	case s.Coverage == nil:
+		return errors.New("no coverage")
+	}
+	c, nt, ns := s.Coverage, s.Machine.NumTransitions(), s.Machine.NumStates()
+	if len(c.Trans) != nt || len(c.GuardTrue) != nt || len(c.GuardFalse) != nt || len(c.States) != ns {
+		return fmt.Errorf("coverage does not match the machine (%d transitions and %d states, coverage of %d and %d)",
+			nt, ns, len(c.Trans), len(c.States))
+	}
+	for i, r := range s.Scenarios {
+		if r == nil {
+			return fmt.Errorf("scenario %d missing", i)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// workload is WORKLOAD.md's five scripts, taken from the bench-soni
+// scenarios, with the outcome each must end in.
+type workloadScript struct {
+	turns   []string
+	outcome string
+}
+
+func loadWorkload(b *testing.B) (*spec.Suite, []workloadScript) {
+	s, err := spec.Load("../scenarios/bench-soni")
+	if err != nil {
+		b.Fatal(err)
+	}
+	outcome := map[string]string{"happy": "booked", "retry": "booked", "deny": "cancelled", "cancel": "cancelled", "error": "failed"}
+	var scripts []workloadScript
+	for _, name := range []string{"happy", "retry", "deny", "cancel", "error"} {
+		for _, sc := range s.Scenarios {
+			if sc.Name != name {
+				continue
+			}
+			w := workloadScript{outcome: outcome[name]}
+			for _, t := range sc.Turns {
+				w.turns = append(w.turns, t.User.Value)
+			}
+			scripts = append(scripts, w)
+		}
+	}
+	if len(scripts) != 5 {
+		b.Fatalf("got %d workload scripts, want 5", len(scripts))
+	}
+	return s, scripts
+}
+
+// BenchmarkWorkload runs WORKLOAD.md's mix (conversation i is script i%5)
+// through the whole driver: stub NLU, direct mapping check, the engine, the
+// stubbed booking action, and the outcome check after every conversation.
+// Each conversation starts a fresh configuration (the peers' fresh mode).
+func BenchmarkWorkload(b *testing.B) {
+	s, scripts := loadWorkload(b)
+	m := s.Machine
+	stub := sim.NewStub(s.NLU, m)
+	d := sim.NewDriver(m, stub, stub)
+	lastOutcome, _ := m.SlotID("last_outcome")
+	turns := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := &scripts[i%len(scripts)]
+		if err := d.Start(0); err != nil {
+			b.Fatal(err)
+		}
+		for _, u := range w.turns {
+			if err := d.User(u); err != nil {
+				b.Fatal(err)
+			}
+		}
+		turns += len(w.turns)
+		if got := d.Cfg.Slots[lastOutcome]; got.Str != w.outcome || d.Cfg.State != 0 {
+			b.Fatalf("conversation %d ended %q in %s, want %q in idle", i, got.Str, m.StateName(d.Cfg.State), w.outcome)
+		}
+	}
+	b.StopTimer()
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)/sec, "conv/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(d.Transitions), "ns/transition")
+}
