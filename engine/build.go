@@ -279,9 +279,8 @@ func (b *builder) declareStates() {
 	}
 }
 
-// resolveState finds a state by path or unique short name; from is the
-// referring state, whose children and siblings are tried first so that nested
-// machines can use short names for their own states.
+// resolveState finds a state by path, unique short name or unique tail of a
+// path ("c1.x" for "work.c.c1.x").
 func (b *builder) resolveState(name string, pos Pos, what string) StateID {
 	m := b.m
 	if id, ok := m.stateIDs[name]; ok {
@@ -293,7 +292,11 @@ func (b *builder) resolveState(name string, pos Pos, what string) StateID {
 			matches = append(matches, m.states[i].path)
 		}
 	}
-	if len(matches) > 1 {
+	switch {
+	case len(matches) == 1:
+		// A unique tail of a path ("c1.x" for "work.c.c1.x").
+		return m.stateIDs[matches[0]]
+	case len(matches) > 1:
 		sort.Strings(matches)
 		b.errf(pos, "%s: state name %q is ambiguous (%s); use the full path", what, name, describe(matches))
 		return NoID

@@ -266,7 +266,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 			return e.m.slots[e.c.Waiting].prompt
 		}}
 	case "state":
-		return compiled{kind: Text, s: func(e evalEnv) string { return e.m.states[e.c.State].name }}
+		return compiled{kind: Text, s: func(e evalEnv) string { return e.m.states[e.c.State].path }}
 	case "flow":
 		return compiled{kind: Text, s: func(e evalEnv) string {
 			if f := e.c.Flow(); f != NoID {

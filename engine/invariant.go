@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -114,7 +115,10 @@ func (m *Machine) subtree(s StateID) []StateID {
 	return out
 }
 
+// parseNumber reads a user's number. NaN and infinities are refused even
+// though strconv accepts "nan" and "inf": a NaN in a slot would make a
+// Config unequal to itself, breaking == and the explorer's visited set.
 func parseNumber(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	return f, err == nil
+	return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
 }

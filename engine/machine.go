@@ -274,6 +274,12 @@ func (m *Machine) Counters() []string {
 	return out
 }
 
+// CounterID resolves a counter name.
+func (m *Machine) CounterID(name string) (CounterID, bool) {
+	id, ok := m.counterIDs[name]
+	return id, ok
+}
+
 // CounterLimit returns a counter's limit (0: none).
 func (m *Machine) CounterLimit(id CounterID) int { return m.counters[id].limit }
 

@@ -66,6 +66,13 @@ func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 		c.Now = ev.At
 		return nil
 	}
+	if ev.Kind != TimerEvent {
+		// A timer that falls due before the event must fire first; once the
+		// clock passed its deadline it could never fire at it.
+		if t, ok := m.NextTimer(c); ok && t.Deadline < ev.At {
+			return m.rtErr(c, Pos{}, "event at %dms skips timer %s due at %dms (fire due timers first)", ev.At, m.timers[t.ID].name, t.Deadline)
+		}
+	}
 	var cands []TransID
 	switch ev.Kind {
 	case UserEvent:

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -62,10 +61,10 @@ func ValidURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(s, " \t\n")
 }
 
-// ValidNumber accepts anything that parses as a float.
+// ValidNumber accepts anything that parses as a finite float.
 func ValidNumber(s string) bool {
-	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	return err == nil
+	_, ok := parseNumber(s)
+	return ok
 }
 
 // ValidText accepts any text that is not blank.
@@ -88,15 +87,12 @@ func compileValidator(d ValidatorDef) (*validator, *Error) {
 	}
 	if d.Regex != "" {
 		set++
-		re, err := regexp.Compile(d.Regex)
-		if err != nil {
+		if _, err := regexp.Compile(d.Regex); err != nil {
 			return nil, &Error{Pos: d.Pos, Msg: fmt.Sprintf("validator %q: bad regular expression: %v", d.Name, err)}
 		}
-		// A field validator judges the whole value, not a part of it.
-		if !strings.HasPrefix(d.Regex, "^") {
-			re = regexp.MustCompile("^(?:" + d.Regex + ")$")
-		}
-		v.re = re
+		// A field validator judges the whole value, not a part of it, even
+		// when the pattern anchors only its start ("^[0-9]{4}").
+		v.re = regexp.MustCompile("^(?:" + d.Regex + ")$")
 	}
 	if d.Builtin != "" {
 		set++

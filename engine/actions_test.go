@@ -1,0 +1,91 @@
+package engine_test
+
+import (
+	"errors"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/engine"
+	et "github.com/simctl/simctl/engine/enginetest"
+)
+
+var _ = Describe("actions and triggers", func() {
+	var (
+		m   *engine.Machine
+		cfg engine.Config
+		res engine.Result
+	)
+
+	BeforeEach(func() {
+		b := et.New("acts", "top.s").
+			Intents("help", "other", "inform", "forget", "wipe", "hush", "stray").
+			Slot("name", engine.TypeText).Slot("ok", engine.TypeBool).PersistentSlot("kept", engine.TypeText).
+			State("top", et.Initial("s"),
+				et.On("*", "", et.Say("any {event.intent}"))).
+			State("top.s", et.Waits(),
+				et.Entry(et.Set("kept", `"k"`), et.Ask("ok")),
+				et.On("help", "", et.Say("help")),
+				et.On("inform", "", et.Fill("event.value")),
+				et.On("forget", "", et.Clear("ok")),
+				et.On("wipe", "", et.Clear("all")),
+				et.On("hush", "", et.Ask("none")),
+				et.On("stray", "", et.Ask("none"), et.Fill("event.value")))
+		b.Def().States[1].Direct = "inform"
+		var err error
+		m, err = b.Build()
+		Expect(err).NotTo(HaveOccurred())
+		cfg, res = engine.Config{}, engine.Result{}
+		Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+	})
+
+	DescribeTable("a * trigger takes any user event that no earlier candidate takes",
+		func(event string, says []string) {
+			Expect(stepScript(m, &cfg, &res, event)).To(Succeed())
+			Expect(et.Says(&res)).To(Equal(says))
+		},
+		Entry("the child's own transition first", "help", []string{"help"}),
+		Entry("the parent's wildcard otherwise", "other", []string{"any other"}),
+	)
+
+	DescribeTable("fill converts text to a boolean slot",
+		func(value string, want engine.Value) {
+			Expect(stepScript(m, &cfg, &res, "inform="+value)).To(Succeed())
+			Expect(slotValue(m, &cfg, "ok")).To(Equal(want))
+		},
+		Entry("yes", "yes", engine.BoolValue(true)),
+		Entry("true", "true", engine.BoolValue(true)),
+		Entry("no", "no", engine.BoolValue(false)),
+		Entry("false", "false", engine.BoolValue(false)),
+	)
+
+	It("rejects a fill of a boolean slot with other text", func() {
+		err := stepScript(m, &cfg, &res, "inform=maybe")
+		Expect(err).To(MatchError(ContainSubstring(`fill: "maybe" is not a boolean for slot ok`)))
+	})
+
+	It("clears one slot, or every slot including persistent ones", func() {
+		Expect(stepScript(m, &cfg, &res, "inform=yes", "forget")).To(Succeed())
+		Expect(slotValue(m, &cfg, "ok").IsEmpty()).To(BeTrue())
+		Expect(slotValue(m, &cfg, "kept")).To(Equal(engine.TextValue("k")))
+		Expect(stepScript(m, &cfg, &res, "wipe")).To(Succeed())
+		Expect(slotValue(m, &cfg, "kept").IsEmpty()).To(BeTrue())
+	})
+
+	It("stops waiting with ask none, after which fill is a runtime error", func() {
+		Expect(waiting(m, &cfg)).To(Equal("ok"))
+		Expect(stepScript(m, &cfg, &res, "hush")).To(Succeed())
+		Expect(waiting(m, &cfg)).To(Equal(""))
+		err := stepScript(m, &cfg, &res, "stray=x")
+		var rt *engine.RuntimeError
+		Expect(errors.As(err, &rt)).To(BeTrue(), "got %v, want a *engine.RuntimeError", err)
+		Expect(rt.Msg).To(Equal("fill: no slot is being waited for"))
+	})
+
+	It("reports the direct-mapping intent of a state, and none for its parent", func() {
+		s, _ := m.StateID("top.s")
+		top, _ := m.StateID("top")
+		Expect(m.DirectIntent(s)).To(Equal(mustIntent(m, "inform")))
+		Expect(m.DirectIntent(top)).To(Equal(engine.IntentID(engine.NoID)))
+	})
+})

@@ -1,0 +1,200 @@
+// Package enginetest helps tests of package engine and of its users: a small
+// fluent builder of engine.Definitions, and Run, which drives a machine
+// through a script of events and renders the trace as deterministic text.
+package enginetest
+
+import (
+	"strings"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// Builder assembles an engine.Definition. Its methods append in call order,
+// so the definition lists states, slots and transitions as the test wrote
+// them. Positions are left zero; tests that check positions set them on the
+// definition returned by Def.
+type Builder struct{ d engine.Definition }
+
+// New starts a definition named name whose initial state is initial.
+func New(name, initial string) *Builder {
+	return &Builder{d: engine.Definition{Name: name, Initial: initial}}
+}
+
+// Intents declares intents.
+func (b *Builder) Intents(names ...string) *Builder {
+	for _, n := range names {
+		b.d.Intents = append(b.d.Intents, engine.NameDef{Name: n})
+	}
+	return b
+}
+
+// Slot declares a slot.
+func (b *Builder) Slot(name string, typ engine.SlotType) *Builder {
+	b.d.Slots = append(b.d.Slots, engine.SlotDef{Name: name, Type: typ})
+	return b
+}
+
+// PersistentSlot declares a slot that survives reset_context.
+func (b *Builder) PersistentSlot(name string, typ engine.SlotType) *Builder {
+	b.d.Slots = append(b.d.Slots, engine.SlotDef{Name: name, Type: typ, Persist: true})
+	return b
+}
+
+// Counter declares a counter with a limit (0: none).
+func (b *Builder) Counter(name string, limit int) *Builder {
+	b.d.Counters = append(b.d.Counters, engine.CounterDef{Name: name, Limit: limit})
+	return b
+}
+
+// Timer declares a timer with its default duration.
+func (b *Builder) Timer(name string, afterMS int64) *Builder {
+	b.d.Timers = append(b.d.Timers, engine.TimerDef{Name: name, AfterMS: afterMS})
+	return b
+}
+
+// Flow declares a flow collecting slots in order.
+func (b *Builder) Flow(name string, slots ...string) *Builder {
+	b.d.Flows = append(b.d.Flows, engine.FlowDef{Name: name, Slots: slots})
+	return b
+}
+
+// External declares an external action; succeeds is its stub's success
+// condition ("" for always).
+func (b *Builder) External(name, succeeds string) *Builder {
+	b.d.Actions = append(b.d.Actions, engine.ExternalDef{Name: name, Succeeds: engine.Expr{Src: succeeds}})
+	return b
+}
+
+// MaxChain sets the bound on eventless transitions per step.
+func (b *Builder) MaxChain(n int) *Builder {
+	b.d.MaxChain = n
+	return b
+}
+
+// State declares a state by its full dotted path: "form.name" is state
+// "name" whose parent is "form".
+func (b *Builder) State(path string, parts ...Part) *Builder {
+	sd := engine.StateDef{Name: path}
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		sd.Parent, sd.Name = path[:i], path[i+1:]
+	}
+	for _, p := range parts {
+		p(&sd)
+	}
+	b.d.States = append(b.d.States, sd)
+	return b
+}
+
+// Def returns the definition built so far. It is the builder's own, so a
+// test may change it before building.
+func (b *Builder) Def() *engine.Definition { return &b.d }
+
+// Build compiles the definition and returns its errors (not its warnings)
+// as one error.
+func (b *Builder) Build() (*engine.Machine, error) {
+	m, diags := engine.Build(&b.d)
+	return m, diags.Err()
+}
+
+// Part sets something on a state.
+type Part func(*engine.StateDef)
+
+// Initial names the initial child of a compound state.
+func Initial(child string) Part { return func(s *engine.StateDef) { s.Initial = child } }
+
+// Final marks a final state.
+func Final() Part { return func(s *engine.StateDef) { s.Final = true } }
+
+// Waits marks a state that rests awaiting user input.
+func Waits() Part { return func(s *engine.StateDef) { s.Waits = true } }
+
+// Entry appends entry actions.
+func Entry(acts ...engine.ActionDef) Part {
+	return func(s *engine.StateDef) { s.Entry = append(s.Entry, acts...) }
+}
+
+// Exit appends exit actions.
+func Exit(acts ...engine.ActionDef) Part {
+	return func(s *engine.StateDef) { s.Exit = append(s.Exit, acts...) }
+}
+
+// On adds an unguarded transition; an empty target makes it targetless.
+func On(trigger, target string, acts ...engine.ActionDef) Part {
+	return OnIf(trigger, "", target, acts...)
+}
+
+// OnIf adds a guarded transition.
+func OnIf(trigger, guard, target string, acts ...engine.ActionDef) Part {
+	return func(s *engine.StateDef) {
+		s.On = append(s.On, engine.TransitionDef{On: trigger, Guard: engine.Expr{Src: guard}, Target: target, Actions: acts})
+	}
+}
+
+// Always adds an unguarded eventless transition.
+func Always(target string, acts ...engine.ActionDef) Part { return AlwaysIf("", target, acts...) }
+
+// AlwaysIf adds a guarded eventless transition.
+func AlwaysIf(guard, target string, acts ...engine.ActionDef) Part {
+	return func(s *engine.StateDef) {
+		s.Always = append(s.Always, engine.TransitionDef{Guard: engine.Expr{Src: guard}, Target: target, Actions: acts})
+	}
+}
+
+// act builds an action; the helpers below name its fields.
+func act(kind engine.ActionKind, name string) engine.ActionDef {
+	return engine.ActionDef{Kind: kind, Name: name}
+}
+
+// Say says a template: literal text with {expression} placeholders.
+func Say(template string) engine.ActionDef { return act(engine.ActSay, template) }
+
+// Escalate hands over to a human, the reason being a template.
+func Escalate(reason string) engine.ActionDef { return act(engine.ActEscalate, reason) }
+
+// Set sets a slot to the value of an expression.
+func Set(slot, expr string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActSet, Slot: slot, Expr: engine.Expr{Src: expr}}
+}
+
+// Clear empties a slot, or every slot for "all".
+func Clear(slot string) engine.ActionDef { return act(engine.ActClear, slot) }
+
+// Fill sets the waiting slot to the value of an expression.
+func Fill(expr string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActFill, Expr: engine.Expr{Src: expr}}
+}
+
+// Ask waits for a slot; "next" is the current flow's first empty slot and
+// "none" stops waiting.
+func Ask(slot string) engine.ActionDef { return act(engine.ActAsk, slot) }
+
+// Incr adds one to a counter.
+func Incr(counter string) engine.ActionDef { return act(engine.ActIncr, counter) }
+
+// Reset zeroes a counter, or every counter for "all".
+func Reset(counter string) engine.ActionDef { return act(engine.ActReset, counter) }
+
+// Push pushes a flow.
+func Push(flow string) engine.ActionDef { return act(engine.ActPush, flow) }
+
+// Pop pops the current flow.
+func Pop() engine.ActionDef { return act(engine.ActPop, "") }
+
+// Invoke invokes an external action.
+func Invoke(ext string) engine.ActionDef { return act(engine.ActInvoke, ext) }
+
+// Start starts or restarts a timer for its declared duration.
+func Start(timer string) engine.ActionDef { return act(engine.ActStart, timer) }
+
+// StartAfter starts or restarts a timer for the milliseconds an expression
+// gives.
+func StartAfter(timer, ms string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActStart, Name: timer, Expr: engine.Expr{Src: ms}}
+}
+
+// Cancel cancels a timer.
+func Cancel(timer string) engine.ActionDef { return act(engine.ActCancel, timer) }
+
+// ResetContext clears non-persistent slots, counters, the waiting slot and
+// the flow stack.
+func ResetContext() engine.ActionDef { return act(engine.ActResetContext, "") }

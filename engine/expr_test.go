@@ -1,0 +1,135 @@
+package engine_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/engine"
+	et "github.com/simctl/simctl/engine/enginetest"
+)
+
+var _ = Describe("guard expressions", func() {
+	var (
+		cfg engine.Config
+		res engine.Result
+	)
+
+	BeforeEach(func() {
+		cfg, res = engine.Config{}, engine.Result{}
+	})
+
+	// The guard is the only thing that differs between entries, so each
+	// entry builds its own machine around it and evaluates it once, on an
+	// inform event at 100ms, against
+	//
+	//	name="Ada" mail="ada@b.co" age=36 vip=true city=(empty) tries=2 (limit 3)
+	//	event: intent inform, value "hello world", confidence 0.8, entity town=Paris
+	DescribeTable("evaluate over slots, counters and event fields",
+		func(src string, want bool) {
+			m, err := et.New("probe", "probe").
+				Intents("inform").
+				Slot("name", engine.TypeText).Slot("mail", engine.TypeText).Slot("age", engine.TypeNumber).
+				Slot("vip", engine.TypeBool).Slot("city", engine.TypeText).
+				Counter("tries", 3).
+				Flow("trip", "city").
+				State("probe", et.Waits(), et.OnIf("inform", src, "yes"), et.On("inform", "no")).
+				State("yes").State("no").
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+			set := func(slot string, v engine.Value) {
+				id, ok := m.SlotID(slot)
+				Expect(ok).To(BeTrue())
+				cfg.Slots[id] = v
+			}
+			set("name", engine.TextValue("Ada"))
+			set("mail", engine.TextValue("ada@b.co"))
+			set("age", engine.NumberValue(36))
+			set("vip", engine.BoolValue(true))
+			cfg.Counters[0] = 2
+
+			ev := engine.Event{Kind: engine.UserEvent, Intent: mustIntent(m, "inform"), At: 100,
+				Value: "hello world", Text: "hello world", Confidence: 0.8}
+			if id, ok := m.EntityID("town"); ok {
+				ev.AddEntity(id, engine.TextValue("Paris"))
+			}
+			Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+			Expect(res.Guards).To(HaveLen(1))
+			Expect(res.Guards[0].Pass).To(Equal(want), "got %s = %t, want %t", src, res.Guards[0].Pass, want)
+		},
+		EntryDescription("%s is %t"),
+		Entry(nil, `name == "Ada"`, true),
+		Entry(nil, `name == "Bob"`, false),
+		Entry(nil, `name != "Ada"`, false),
+		Entry(nil, `age < 40`, true),
+		Entry(nil, `age <= 36 && age >= 36`, true),
+		Entry(nil, `age > 36`, false),
+		Entry(nil, `age + 4 == 40`, true),
+		Entry(nil, `tries % 2 == 0`, true),
+		Entry(nil, `"Ada" < "Bob"`, true),
+		Entry(nil, `tries == 2`, true),
+		Entry(nil, `tries < 3 and vip`, true),
+		Entry(nil, `not vip or age > 100`, false),
+		Entry(nil, `!(age == 36)`, false),
+		Entry(nil, `vip == true`, true),
+		Entry(nil, `name in ["Ada", "Bob"]`, true),
+		Entry(nil, `name in ["Bob"]`, false),
+		Entry(nil, `name not in ["Ada"]`, false),
+		Entry(nil, `age in [1, 36]`, true),
+		Entry(nil, `mail matches "^[a-z]+@"`, true),
+		Entry(nil, `name matches "^[a-z]+$"`, false),
+		Entry(nil, `event.value contains "world"`, true),
+		Entry(nil, `event.value contains "moon"`, false),
+		Entry(nil, `event.value startsWith "hell"`, true),
+		Entry(nil, `event.value endsWith "hell"`, false),
+		Entry(nil, `len(name) == 3`, true),
+		Entry(nil, `len(event.text) > 20`, false),
+		Entry(nil, `lower(name) == "ada"`, true),
+		Entry(nil, `(age > 18 ? "adult" : "minor") == "adult"`, true),
+		Entry(nil, `filled(name)`, true),
+		Entry(nil, `filled(city)`, false),
+		Entry(nil, `empty(city)`, true),
+		Entry(nil, `empty(age)`, false),
+		Entry(nil, `exhausted(tries)`, false),
+		Entry(nil, `all_filled()`, false),
+		Entry(nil, `flow == ""`, true),
+		Entry(nil, `waiting == ""`, true),
+		Entry(nil, `state == "probe"`, true),
+		Entry(nil, `now == 100`, true),
+		Entry(nil, `event.intent == "inform"`, true),
+		Entry(nil, `event.kind == "user"`, true),
+		Entry(nil, `event.confidence > 0.5`, true),
+		Entry(nil, `event.timer == ""`, true),
+		Entry(nil, `event.entities.town == "Paris"`, true),
+		Entry(nil, `event.entities.country == ""`, true),
+		Entry(nil, `email("a@b.co")`, true),
+		Entry(nil, `email("nope")`, false),
+		Entry(nil, `email(mail) and not email(name)`, true),
+		Entry(nil, `phone("+44 20 7946 0958")`, true),
+		Entry(nil, `url("https://example.com/x")`, true),
+		Entry(nil, `number("3.5")`, true),
+		Entry(nil, `text("   ")`, false),
+		Entry(nil, `-age < 0`, true),
+		Entry(nil, `abs(-3) == 3`, true),
+		Entry(nil, `trim("  a ") == "a"`, true),
+		Entry(nil, `upper(name) == "ADA"`, true),
+		Entry(nil, `(vip ? 1 : 2) == 1`, true),
+		Entry(nil, `not vip ? true : false`, false),
+		Entry(nil, `name <= "Ab"`, false),
+		Entry(nil, `name >= "Ab"`, true),
+	)
+
+	It("renders say templates with placeholders of every kind", func() {
+		m, err := et.New("say", "s").
+			Intents("go").
+			Slot("name", engine.TypeText).Slot("age", engine.TypeNumber).Slot("vip", engine.TypeBool).
+			Counter("tries", 0).
+			State("s", et.Waits(), et.On("go", "",
+				et.Set("name", "event.value"), et.Set("age", "36.5"), et.Set("vip", "age > 30"), et.Incr("tries"),
+				et.Say("{{hi}} {name}, {age}, {vip}, {tries}, {upper(name)}{name == \"x\" ? \"!\" : \".\"}"))).
+			Build()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(stepAll(m, &cfg, &res, "go=Ada")).To(Succeed())
+		Expect(et.Says(&res)).To(Equal([]string{"{hi} Ada, 36.5, true, 1, ADA."}))
+	})
+})

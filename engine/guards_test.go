@@ -1,0 +1,97 @@
+package engine_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/engine"
+	et "github.com/simctl/simctl/engine/enginetest"
+)
+
+var _ = Describe("guards", func() {
+	var (
+		m   *engine.Machine
+		cfg engine.Config
+		res engine.Result
+	)
+
+	BeforeEach(func() {
+		var err error
+		m, err = et.New("guards", "menu.ask").
+			Intents("answer", "other").
+			State("menu", et.Initial("ask"),
+				et.On("answer", "fallback")).
+			State("menu.ask", et.Waits(),
+				et.OnIf("answer", `event.value == "child"`, "child"),
+				et.OnIf("answer", `len(event.value) > 5`, "big"),
+				et.OnIf("answer", `len(event.value) > 2`, "mid"),
+				et.OnIf("other", `event.value == "x"`, "child")).
+			State("child", et.Waits()).
+			State("big", et.Waits()).
+			State("mid", et.Waits()).
+			State("fallback", et.Waits()).
+			Build()
+		Expect(err).NotTo(HaveOccurred())
+		cfg, res = engine.Config{}, engine.Result{}
+		Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+	})
+
+	// guardCase is one answer and what the guards make of it.
+	type guardCase struct {
+		value  string
+		target string
+		guards []string // "SRC=pass" for each guard evaluated, in order
+	}
+
+	DescribeTable("tries guards in declared order, the child's before the parent's, and the first passing wins",
+		func(tc guardCase) {
+			ev, err := et.ParseEvent(m, &cfg, "answer="+tc.value)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+			Expect(res.Handled).To(BeTrue())
+			Expect(m.StateName(cfg.State)).To(Equal(tc.target))
+
+			got := []string{}
+			for _, g := range res.Guards {
+				info := m.Transition(g.Trans)
+				if g.Pass {
+					got = append(got, info.Guard+"=pass")
+				} else {
+					got = append(got, info.Guard+"=fail")
+				}
+			}
+			Expect(got).To(Equal(tc.guards))
+
+			Expect(res.Steps).To(HaveLen(1))
+			st := res.Steps[0]
+			Expect(res.Guards[st.GuardLo:st.GuardHi]).To(Equal(res.Guards), "the step's guard window")
+		},
+		Entry("the child's first guard passes", guardCase{"child", "child",
+			[]string{`event.value == "child"=pass`}}),
+		Entry("two guards would pass: the earlier one wins", guardCase{"abcdefg", "big",
+			[]string{`event.value == "child"=fail`, `len(event.value) > 5=pass`}}),
+		Entry("only the third passes", guardCase{"abcd", "mid",
+			[]string{`event.value == "child"=fail`, `len(event.value) > 5=fail`, `len(event.value) > 2=pass`}}),
+		Entry("every child guard fails: the parent's unguarded transition applies, recording no outcome", guardCase{"a", "fallback",
+			[]string{`event.value == "child"=fail`, `len(event.value) > 5=fail`, `len(event.value) > 2=fail`}}),
+	)
+
+	It("leaves the event unhandled when every candidate's guard fails", func() {
+		before := cfg
+		ev, err := et.ParseEvent(m, &cfg, "other=y@7")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		Expect(res.Handled).To(BeFalse())
+		Expect(res.Guards).To(HaveLen(1))
+		Expect(res.Guards[0].Pass).To(BeFalse())
+		before.Now = 7
+		Expect(cfg).To(Equal(before))
+	})
+})
+
+// mustIntent resolves an intent name, failing the spec when it is unknown.
+func mustIntent(m *engine.Machine, name string) engine.IntentID {
+	id, ok := m.IntentID(name)
+	ExpectWithOffset(1, ok).To(BeTrue(), "got no intent %q, want one", name)
+	return id
+}
