@@ -157,8 +157,10 @@ func (t *tally) add(s sim.Status) {
 	}
 }
 
-func (t *tally) merge(o tally) { t.pass, t.known, t.fail = t.pass+o.pass, t.known+o.known, t.fail+o.fail }
-func (t tally) n() int         { return t.pass + t.known + t.fail }
+func (t *tally) merge(o tally) {
+	t.pass, t.known, t.fail = t.pass+o.pass, t.known+o.known, t.fail+o.fail
+}
+func (t tally) n() int { return t.pass + t.known + t.fail }
 
 func (t tally) String() string {
 	if t.known > 0 {
