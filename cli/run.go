@@ -114,15 +114,18 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			if !selected(sc, o) {
 				continue
 			}
-			r := sim.RunScenario(s, sc, sim.Options{Trace: o.verbose, Observers: []sim.Observer{rs.Coverage}})
-			rs.Scenarios = append(rs.Scenarios, r)
-			t.add(r.Status)
-			if r.Status != sim.Fail {
-				for _, tag := range r.Tags {
-					tags[tag]++
+			for _, v := range s.VariantsFor(sc) {
+				r := sim.RunScenario(s, sc, sim.Options{Trace: o.verbose, Observers: []sim.Observer{rs.Coverage},
+					Variant: v, Seed: o.seed})
+				rs.Scenarios = append(rs.Scenarios, r)
+				t.add(r.Status)
+				if r.Status != sim.Fail {
+					for _, tag := range r.Tags {
+						tags[tag]++
+					}
 				}
+				printScenario(w, r, o.verbose, len(s.Variants) > 1)
 			}
-			printScenario(w, r, o.verbose)
 		}
 		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
 		total.merge(t)
@@ -185,9 +188,13 @@ func tagSummary(tags map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func printScenario(w io.Writer, r *sim.ScenarioResult, verbose bool) {
+func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 	label := map[sim.Status]string{sim.Pass: "PASS ", sim.Known: "KNOWN", sim.Fail: "FAIL "}[r.Status]
-	fmt.Fprintf(w, "  %s %-40s %3d turns %4d transitions\n", label, r.Scenario, r.Turns, r.Transitions)
+	name := r.Scenario
+	if variants {
+		name += " [" + r.Variant + "]"
+	}
+	fmt.Fprintf(w, "  %s %-40s %3d turns %4d transitions\n", label, name, r.Turns, r.Transitions)
 	if r.Status == sim.Known {
 		fmt.Fprintf(w, "         breaks %s, as the seed documents contradict each other (known_violations)\n", strings.Join(r.Known, ", "))
 	}

@@ -50,9 +50,11 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	}
 	b.symbols()
 	b.declareStates()
+	b.stateTimers()
 	b.xc = newExprCompiler(b.m)
 	b.compileExts()
 	b.compileStates()
+	b.compileOverrides()
 	if !b.failed() {
 		b.tables()
 		b.reachability()
@@ -92,7 +94,8 @@ func (b *builder) checkName(kind, name string, pos Pos, seen map[string]Pos) boo
 	case !validIdent(name):
 		b.errf(pos, "%s name %q must be letters, digits and underscores, not starting with a digit", kind, name)
 		return false
-	case reserved[name]:
+	case reserved[name] && (kind == "slot" || kind == "counter" || kind == "validator" || kind == "parameter"):
+		// Only names that expressions can read clash with the language.
 		b.errf(pos, "%s name %q is reserved", kind, name)
 		return false
 	}
@@ -119,12 +122,18 @@ func validIdent(s string) bool {
 func (b *builder) symbols() {
 	m, d := b.m, b.d
 	// Slots, counters and validators share the expression namespace.
+	// Builtin validators may share a name with a slot (a form's email
+	// field); the slot then wins the bare name and the validator stays
+	// callable as is_email(x).
 	names := map[string]Pos{}
 	for _, v := range builtinValidators {
-		names[v] = Pos{File: "(builtin validator)"}
 		m.validators = append(m.validators, &validator{name: v, fn: builtinValidatorFuncs[v]})
 	}
 	for _, vd := range d.Validators {
+		if _, builtin := builtinValidatorFuncs[vd.Name]; builtin {
+			b.errf(vd.Pos, "validator %q is a builtin validator; choose another name", vd.Name)
+			continue
+		}
 		if !b.checkName("validator", vd.Name, vd.Pos, names) {
 			continue
 		}
@@ -204,6 +213,7 @@ func (b *builder) symbols() {
 		m.intentIDs[in.Name] = IntentID(len(m.intents))
 		m.intents = append(m.intents, in.Name)
 	}
+	b.params(names)
 	seen = map[string]Pos{}
 	for _, ed := range d.Actions {
 		if !b.checkName("action", ed.Name, ed.Pos, seen) {
@@ -211,6 +221,60 @@ func (b *builder) symbols() {
 		}
 		m.extIDs[ed.Name] = ExtID(len(m.exts))
 		m.exts = append(m.exts, ext{name: ed.Name, pos: ed.Pos})
+	}
+}
+
+// params fixes every parameter's value for this build: the assigned one,
+// else the default, checked against the declared values and type.
+func (b *builder) params(names map[string]Pos) {
+	m, d := b.m, b.d
+	m.params = map[string]Value{}
+	declared := map[string]bool{}
+	for _, p := range d.Params {
+		if !b.checkName("parameter", p.Name, p.Pos, names) {
+			continue
+		}
+		declared[p.Name] = true
+		raw, ok := d.Assign[p.Name]
+		if !ok {
+			raw = p.Default
+		}
+		if len(p.Values) > 0 {
+			found := false
+			for _, v := range p.Values {
+				found = found || v == raw
+			}
+			if !found {
+				b.errf(p.Pos, "parameter %q: value %q is not one of %s", p.Name, raw, strings.Join(p.Values, ", "))
+				continue
+			}
+		}
+		v := TextValue(raw)
+		switch p.Type {
+		case TypeBool:
+			switch raw {
+			case "true":
+				v = BoolValue(true)
+			case "false", "":
+				v = BoolValue(false)
+			default:
+				b.errf(p.Pos, "parameter %q: %q is not true or false", p.Name, raw)
+				continue
+			}
+		case TypeNumber:
+			n, ok := parseNumber(raw)
+			if !ok {
+				b.errf(p.Pos, "parameter %q: %q is not a number", p.Name, raw)
+				continue
+			}
+			v = NumberValue(n)
+		}
+		m.params[p.Name] = v
+	}
+	for _, k := range sortedKeys(d.Assign) {
+		if !declared[k] {
+			b.errf(d.Pos, "variant assigns unknown parameter %q", k)
+		}
 	}
 }
 
@@ -310,6 +374,32 @@ func (b *builder) resolveState(name string, pos Pos, what string) StateID {
 	return NoID
 }
 
+// stateTimers declares the implicit timer of every state timeout, so that
+// its transitions can name it like any timer.
+func (b *builder) stateTimers() {
+	m := b.m
+	for i, sd := range b.d.States {
+		if sd.Timeout == nil {
+			continue
+		}
+		id := b.stateOf[i]
+		if id == NoID {
+			continue
+		}
+		if sd.Timeout.AfterMS <= 0 {
+			b.errf(sd.Timeout.Pos, "state %q: timeout needs a positive duration", m.states[id].path)
+			continue
+		}
+		if len(sd.Timeout.Then) == 0 {
+			b.errf(sd.Timeout.Pos, "state %q: timeout needs at least one transition under then", m.states[id].path)
+			continue
+		}
+		name := TimeoutTimer(m.states[id].path)
+		m.timerIDs[name] = TimerID(len(m.timers))
+		m.timers = append(m.timers, timer{name: name, pos: sd.Timeout.Pos, afterMS: sd.Timeout.AfterMS})
+	}
+}
+
 func (b *builder) compileExts() {
 	for i, ed := range b.d.Actions {
 		id, ok := b.m.extIDs[ed.Name]
@@ -368,7 +458,15 @@ func (b *builder) compileStates() {
 		} else if sd.Initial != "" {
 			b.errf(sd.InitialPos, "state %q has no child states, so it cannot have an initial state", s.path)
 		}
+		s.failed = sd.Failed
+		if sd.Failed && !sd.Final {
+			b.errf(sd.Pos, "state %q: failed applies to final states (a failed branch ending)", s.path)
+		}
+		if sd.Fork != nil {
+			b.declareFork(id, sd.Fork)
+		}
 	}
+	b.forkRegions()
 	for i, sd := range d.States {
 		id := b.stateOf[i]
 		if id == NoID {
@@ -391,13 +489,44 @@ func (b *builder) compileStates() {
 				b.errf(sd.DirectPos, "state %q: direct slot mapping names unknown intent %q", s.path, sd.Direct)
 			}
 		}
-		s.entry = b.actions(sd.Entry)
-		s.exit = b.actions(sd.Exit)
+		entry, exit := sd.Entry, sd.Exit
+		if to := sd.Timeout; to != nil {
+			if _, ok := m.timerIDs[TimeoutTimer(s.path)]; ok {
+				name := TimeoutTimer(s.path)
+				// Armed last on entry, cancelled first on exit.
+				entry = append(append([]ActionDef(nil), entry...), ActionDef{Pos: to.Pos, Kind: ActStart, Name: name})
+				exit = append([]ActionDef{{Pos: to.Pos, Kind: ActCancel, Name: name}}, exit...)
+			}
+		}
+		s.entry = b.actions(entry)
+		s.exit = b.actions(exit)
 		for _, td := range sd.On {
 			b.transition(id, td, false)
 		}
+		if to := sd.Timeout; to != nil {
+			if _, ok := m.timerIDs[TimeoutTimer(s.path)]; ok {
+				for _, td := range to.Then {
+					td.On, td.OnPos = "timer:"+TimeoutTimer(s.path), to.Pos
+					b.transition(id, td, false)
+				}
+			}
+		}
 		for _, td := range sd.Always {
 			b.transition(id, td, true)
+		}
+		if fi := s.fork; fi != nil {
+			for _, td := range sd.Fork.Join {
+				if td.Target == "" {
+					b.errf(td.Pos, "fork %q: a join transition needs a target", s.path)
+					continue
+				}
+				fi.join = append(fi.join, TransID(len(m.trans)))
+				b.transition(id, td, true)
+				m.trans[len(m.trans)-1].join = true
+			}
+			if len(fi.join) == 0 {
+				b.errf(sd.Fork.Pos, "fork %q needs at least one join transition", s.path)
+			}
 		}
 	}
 	if b.d.Initial == "" {
@@ -427,7 +556,9 @@ func (b *builder) enterPath(domain, target StateID) []StateID {
 	for i := len(up) - 1; i >= 0; i-- {
 		path = append(path, up[i])
 	}
-	for x := target; len(m.states[x].children) > 0 && m.states[x].initial != NoID; {
+	// A fork state is entered alone: its branches start from its initial
+	// child separately, one per branch.
+	for x := target; len(m.states[x].children) > 0 && m.states[x].initial != NoID && m.states[x].fork == nil; {
 		x = m.states[x].initial
 		path = append(path, x)
 	}
@@ -447,6 +578,87 @@ func (b *builder) domain(source, target StateID) StateID {
 		}
 	}
 	return NoID
+}
+
+// declareFork checks a fork definition and records it on its state.
+func (b *builder) declareFork(id StateID, fd *ForkDef) {
+	m := b.m
+	s := &m.states[id]
+	if len(s.children) == 0 || s.initial == NoID {
+		b.errf(fd.Pos, "fork %q needs child states with an initial one: the machine each branch runs", s.path)
+		return
+	}
+	fi := &forkInfo{fixed: fd.Branches, inputs: NoID, into: NoID, start: b.enterPath(id, s.initial)}
+	switch {
+	case fd.InputsFrom != "" && fd.Branches != 0:
+		b.errf(fd.Pos, "fork %q: give branches or inputs_from, not both", s.path)
+	case fd.InputsFrom != "":
+		sl, ok := m.slotIDs[fd.InputsFrom]
+		if !ok || m.slots[sl].typ != TypeText {
+			b.errf(fd.InputsPos, "fork %q: inputs_from needs a text slot, got %q", s.path, fd.InputsFrom)
+			return
+		}
+		fi.inputs = sl
+	case fd.Branches < 1 || fd.Branches > MaxBranches:
+		b.errf(fd.Pos, "fork %q: branches must be from 1 to %d", s.path, MaxBranches)
+		return
+	}
+	if fd.Into != "" {
+		sl, ok := m.slotIDs[fd.Into]
+		if !ok || m.slots[sl].typ != TypeText {
+			b.errf(fd.IntoPos, "fork %q: into needs a text slot, got %q", s.path, fd.Into)
+			return
+		}
+		fi.into = sl
+	}
+	switch fd.Merge {
+	case "", "index":
+	case "finish":
+		fi.byFinish = true
+	default:
+		b.errf(fd.MergePos, "fork %q: merge is index or finish, got %q", s.path, fd.Merge)
+	}
+	s.fork = fi
+}
+
+// forkRegions marks the states each fork's branches run, and rejects
+// nested forks.
+func (b *builder) forkRegions() {
+	m := b.m
+	for i := range m.states {
+		m.states[i].forkRoot = NoID
+	}
+	for i := range m.states {
+		if m.states[i].fork == nil {
+			continue
+		}
+		for _, x := range m.subtree(StateID(i))[1:] {
+			if m.states[x].fork != nil {
+				b.errf(m.states[x].pos, "fork %q is inside fork %q; forks do not nest", m.states[x].path, m.states[i].path)
+			}
+			m.states[x].forkRoot = StateID(i)
+		}
+	}
+}
+
+// checkRegion enforces that branch states react only to scheduler steps and
+// to their own actions' results, and stay inside their fork; and that no
+// transition from outside jumps into a branch.
+func (b *builder) checkRegion(src StateID, td TransitionDef, t *transition) {
+	m := b.m
+	root := m.states[src].forkRoot
+	if root != NoID {
+		if !t.always && t.trig.kind != DoneEvent && t.trig.kind != FailedEvent {
+			b.errf(td.Pos, "state %q runs in the branches of fork %q: it takes eventless and done:/failed: transitions only", m.states[src].path, m.states[root].path)
+		}
+		if t.target != NoID && m.states[t.target].forkRoot != root {
+			b.errf(td.TargetPos, "a branch of fork %q cannot leave it; end the branch in a final state", m.states[root].path)
+		}
+		return
+	}
+	if t.target != NoID && m.states[t.target].forkRoot != NoID {
+		b.errf(td.TargetPos, "state %q runs in the branches of fork %q; target the fork state instead", m.states[t.target].path, m.states[m.states[t.target].forkRoot].path)
+	}
 }
 
 func (b *builder) transition(src StateID, td TransitionDef, always bool) {
@@ -475,6 +687,7 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 		b.errf(td.Pos, "eventless transition in state %q needs a target", m.states[src].path)
 	}
 	t.actions = b.actions(td.Actions)
+	b.checkRegion(src, td, &t)
 	m.trans = append(m.trans, t)
 }
 
@@ -596,6 +809,13 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.flow = id
+	case ActContract:
+		c, err := b.xc.compile(ad.Expr, Text)
+		if err != nil {
+			b.add(err)
+			return a, false
+		}
+		a.x, a.hasX = c, true
 	case ActPop, ActResetContext:
 	case ActSay, ActEscalate:
 		t, err := b.xc.compileTemplate(ad.Name, ad.Pos)
@@ -647,6 +867,9 @@ func (b *builder) tables() {
 	m.alwaysTab = make([][]TransID, n)
 	bySource := make([][]TransID, n)
 	for i := range m.trans {
+		if m.trans[i].override != "" || m.trans[i].join {
+			continue
+		}
 		s := m.trans[i].source
 		bySource[s] = append(bySource[s], TransID(i))
 	}
@@ -684,10 +907,16 @@ func (b *builder) reachability() {
 	}
 	reached := make([]bool, len(m.states))
 	queue := []StateID{}
-	mark := func(x StateID) {
+	var mark func(x StateID)
+	mark = func(x StateID) {
 		for ; x != NoID && !reached[x]; x = m.states[x].parent {
 			reached[x] = true
 			queue = append(queue, x)
+			if fi := m.states[x].fork; fi != nil {
+				for _, s := range fi.start {
+					mark(s)
+				}
+			}
 		}
 	}
 	for _, s := range m.initPath {
@@ -698,6 +927,14 @@ func (b *builder) reachability() {
 		queue = queue[1:]
 		for i := range m.trans {
 			tr := &m.trans[i]
+			if tr.override != "" {
+				if tr.target != NoID && b.overrideFrom(TransID(i), s) {
+					for _, e := range tr.rootPath {
+						mark(e)
+					}
+				}
+				continue
+			}
 			if tr.target == NoID || !reached[tr.source] {
 				continue
 			}
@@ -715,4 +952,73 @@ func (b *builder) reachability() {
 			b.warnf(m.states[i].pos, "state %q is unreachable from the initial state", m.states[i].path)
 		}
 	}
+}
+
+// compileOverrides compiles each override into its own transition, with a
+// path from the root to its target; the domain is found when it fires,
+// because it depends on the state the machine is in.
+func (b *builder) compileOverrides() {
+	m := b.m
+	seen := map[string]Pos{}
+	for _, od := range b.d.Overrides {
+		if prev, dup := seen[od.Name]; dup {
+			b.errf(od.Pos, "duplicate override %q (first declared at %s)", od.Name, prev)
+			continue
+		}
+		if od.Name == "" {
+			b.errf(od.Pos, "override needs a name")
+			continue
+		}
+		seen[od.Name] = od.Pos
+		if od.Target == "" {
+			b.errf(od.Pos, "override %q needs a target", od.Name)
+			continue
+		}
+		t := transition{pos: od.Pos, source: NoID, override: od.Name, target: NoID, domain: NoID, guardSrc: od.Guard.Src}
+		if t.target = b.resolveState(od.Target, od.TargetPos, "override "+od.Name); t.target == NoID {
+			continue
+		}
+		t.rootPath = b.enterPath(NoID, t.target)
+		t.leaf = t.rootPath[len(t.rootPath)-1]
+		o := override{}
+		if od.Guard.Src != "" {
+			c, err := b.xc.compile(od.Guard, Bool)
+			b.add(err)
+			o.guard = c.b
+		}
+		o.from = b.stateSet(od.From, "override "+od.Name)
+		o.to = b.stateSet(od.To, "override "+od.Name)
+		t.actions = b.actions(od.Actions)
+		o.trans = TransID(len(m.trans))
+		m.trans = append(m.trans, t)
+		m.overrides = append(m.overrides, o)
+	}
+}
+
+// stateSet marks the named states and their descendants; nil means any.
+func (b *builder) stateSet(names []NameDef, what string) []bool {
+	if len(names) == 0 {
+		return nil
+	}
+	set := make([]bool, len(b.m.states))
+	for _, n := range names {
+		if n.Name == "*" {
+			return nil
+		}
+		if s := b.resolveState(n.Name, n.Pos, what); s != NoID {
+			for _, x := range b.m.subtree(s) {
+				set[x] = true
+			}
+		}
+	}
+	return set
+}
+
+func (b *builder) overrideFrom(t TransID, s StateID) bool {
+	for _, o := range b.m.overrides {
+		if o.trans == t {
+			return o.from == nil || o.from[s]
+		}
+	}
+	return false
 }

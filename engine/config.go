@@ -30,6 +30,7 @@ const (
 	MaxTimers    = 8
 	MaxFlowDepth = 8
 	MaxEntities  = 4
+	MaxBranches  = 8
 )
 
 // ValueKind says which field of a Value holds its content.
@@ -90,6 +91,27 @@ type Timer struct {
 	Active   bool
 }
 
+// BranchStatus is where a fork branch is.
+type BranchStatus uint8
+
+const (
+	BranchRunning BranchStatus = iota + 1
+	BranchDone
+	BranchFailed
+)
+
+// Branch is one fork branch: its own leaf state, the external action it
+// waits for (NoID when none), and its local context.
+type Branch struct {
+	State   StateID
+	Pending ExtID
+	Status  BranchStatus
+	// Order is the position in which the branch finished (1 = first).
+	Order  uint8
+	Input  string
+	Result string
+}
+
 // Config is the whole state of one conversation. It is a plain value: copy
 // it to keep it, compare it with ==, hash it with Hash.
 type Config struct {
@@ -108,6 +130,24 @@ type Config struct {
 	Counters  [MaxCounters]int32
 	Timers    [MaxTimers]Timer
 	Slots     [MaxSlots]Value
+	// NBranch is the number of branches of the active fork (0: none);
+	// Finished counts those that reached a final state.
+	NBranch  uint8
+	Finished uint8
+	Branches [MaxBranches]Branch
+}
+
+// Runnable returns a bit mask of the branches a BranchEvent may advance:
+// running, and not waiting for an external action.
+func (c *Config) Runnable() uint32 {
+	var mask uint32
+	for i := 0; i < int(c.NBranch); i++ {
+		b := &c.Branches[i]
+		if b.Status == BranchRunning && b.Pending == NoID {
+			mask |= 1 << i
+		}
+	}
+	return mask
 }
 
 // Flow returns the current (top) flow, or NoID.
@@ -154,6 +194,12 @@ func (c *Config) Hash() uint64 {
 			mix(uint64(t.Seq)<<16 | uint64(t.ID))
 		}
 	}
+	for i := 0; i < int(c.NBranch); i++ {
+		b := &c.Branches[i]
+		mix(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)
+		mixs(b.Input)
+		mixs(b.Result)
+	}
 	for i := range c.Slots {
 		v := &c.Slots[i]
 		mix(uint64(v.Kind))
@@ -177,9 +223,11 @@ const (
 	DoneEvent
 	// FailedEvent reports that an external action failed.
 	FailedEvent
+	// BranchEvent lets fork branch Branch-1 take one step.
+	BranchEvent
 )
 
-var eventKindNames = [...]string{"user", "timer", "done", "failed"}
+var eventKindNames = [...]string{"user", "timer", "done", "failed", "branch"}
 
 func (k EventKind) String() string { return eventKindNames[k] }
 
@@ -192,10 +240,13 @@ type Entity struct {
 // Event is one input to Step. At is the virtual time in milliseconds; it may
 // not go backwards.
 type Event struct {
-	Kind       EventKind
-	Intent     IntentID // UserEvent
-	Timer      TimerID  // TimerEvent
-	Ext        ExtID    // DoneEvent, FailedEvent
+	Kind   EventKind
+	Intent IntentID // UserEvent
+	Timer  TimerID  // TimerEvent
+	Ext    ExtID    // DoneEvent, FailedEvent
+	// Branch is 0 for the main machine, i+1 for fork branch i (BranchEvent,
+	// and the result of an action a branch invoked).
+	Branch     uint8
 	At         int64
 	Confidence float64
 	Text       string

@@ -47,6 +47,11 @@ type Definition struct {
 	Actions    []ExternalDef
 	Validators []ValidatorDef
 	Invariants []InvariantDef
+	Overrides  []OverrideDef
+	Params     []ParamDef
+	// Assign gives parameter values for this build (a variant); a parameter
+	// it leaves out takes its default.
+	Assign map[string]string
 	// MaxChain bounds the eventless transitions taken in one Step; zero
 	// means DefaultMaxChain.
 	MaxChain int
@@ -79,7 +84,49 @@ type StateDef struct {
 	Exit      []ActionDef
 	On        []TransitionDef
 	Always    []TransitionDef
+	// Timeout, when set, arms a timer on entry and cancels it on exit; its
+	// transitions fire when the state is still active at the deadline.
+	Timeout *TimeoutDef
+	// Failed marks a final state inside a fork as a failed branch ending.
+	Failed bool
+	// Fork makes a compound state start parallel branches on entry.
+	Fork *ForkDef
 }
+
+// ForkDef makes a compound state a fork. On entry it starts branches, each
+// running the state's children from its initial child with its own local
+// context (branch_index, branch_input, its contract); branches advance only
+// when the caller schedules them (a BranchEvent), so the order in which they
+// take turns and finish is the caller's explicit choice. When every branch
+// has reached a final state, the contracts are merged into the Into slot and
+// the first Join transition whose guard holds is taken from the fork state.
+type ForkDef struct {
+	Pos Pos
+	// Branches is a fixed branch count; InputsFrom instead names a text slot
+	// whose "|"-separated parts are the branches' inputs, one branch each.
+	Branches   int
+	InputsFrom string
+	InputsPos  Pos
+	// Into is the text slot receiving the merged contracts; Merge is
+	// "index" (branch order, the default) or "finish" (finish order).
+	Into     string
+	IntoPos  Pos
+	Merge    string
+	MergePos Pos
+	Join     []TransitionDef
+}
+
+// TimeoutDef is a state's timeout: after AfterMS of virtual time in the
+// state, the first of Then whose guard holds is taken. Re-entering the state
+// (a self-transition) re-arms it.
+type TimeoutDef struct {
+	Pos     Pos
+	AfterMS int64
+	Then    []TransitionDef
+}
+
+// TimeoutTimer is the name of the implicit timer of a state's timeout.
+func TimeoutTimer(statePath string) string { return "timeout." + statePath }
 
 // TransitionDef is one transition. On is the trigger: an intent name, "*"
 // for any user event, "timer:NAME", "done:ACTION" or "failed:ACTION". It is
@@ -119,10 +166,11 @@ const (
 	ActCancel                         // cancel timer Name
 	ActEscalate                       // escalate to a human, reason in Name
 	ActResetContext                   // clear non-persistent slots, counters, waiting slot and flow stack
+	ActContract                       // in a fork branch: the branch\'s result (its contract) = Expr
 )
 
 var actionKindNames = [...]string{"set", "clear", "fill", "ask", "incr", "reset", "push", "pop",
-	"say", "invoke", "start", "cancel", "escalate", "reset_context"}
+	"say", "invoke", "start", "cancel", "escalate", "reset_context", "contract"}
 
 func (k ActionKind) String() string {
 	if int(k) < len(actionKindNames) {
@@ -244,4 +292,31 @@ type AllowedDef struct {
 	From    NameDef
 	To      []NameDef
 	FromAny bool
+}
+
+// OverrideDef is a global transition override (a hook): whenever a
+// transition is about to fire while the machine is in one of From (any state
+// when empty) towards one of To (any target when empty) and Guard holds, the
+// override's transition to Target fires instead. Overrides are tried in
+// declared order; an override never applies to another override.
+type OverrideDef struct {
+	Name        string
+	Pos         Pos
+	Description string
+	From        []NameDef
+	To          []NameDef
+	Guard       Expr
+	Target      string
+	TargetPos   Pos
+	Actions     []ActionDef
+}
+
+// ParamDef declares a machine parameter: a constant in expressions whose
+// value is chosen per variant. Values, when given, lists what it may be.
+type ParamDef struct {
+	Name    string
+	Pos     Pos
+	Type    SlotType
+	Values  []string
+	Default string
 }

@@ -27,6 +27,7 @@ type evalEnv struct {
 	m  *Machine
 	c  *Config
 	ev *Event
+	br uint8 // 0: the main machine; i+1: fork branch i
 }
 
 type (
@@ -75,7 +76,8 @@ type eventEnv struct {
 
 // reserved names cannot be used for slots, counters or validators.
 var reserved = map[string]bool{
-	"event": true, "waiting": true, "waiting_value": true, "prompt": true, "state": true, "flow": true, "now": true,
+	"event": true, "waiting": true, "branch_index": true, "branch_input": true, "branch_result": true,
+	"branches": true, "branches_done": true, "branches_failed": true, "all": true, "next": true, "none": true, "waiting_value": true, "prompt": true, "state": true, "flow": true, "now": true,
 	"filled": true, "empty": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
 	"true": true, "false": true, "nil": true, "len": true, "lower": true, "upper": true, "trim": true,
 }
@@ -91,13 +93,19 @@ type exprCompiler struct {
 
 func newExprCompiler(m *Machine) *exprCompiler {
 	env := map[string]any{
-		"event":         eventEnv{},
-		"waiting":       "",
-		"waiting_value": "",
-		"prompt":        "",
-		"state":         "",
-		"flow":          "",
-		"now":           0,
+		"event":           eventEnv{},
+		"waiting":         "",
+		"branch_index":    0,
+		"branch_input":    "",
+		"branch_result":   "",
+		"branches":        0,
+		"branches_done":   0,
+		"branches_failed": 0,
+		"waiting_value":   "",
+		"prompt":          "",
+		"state":           "",
+		"flow":            "",
+		"now":             0,
 	}
 	for i := range m.slots {
 		s := &m.slots[i]
@@ -113,6 +121,16 @@ func newExprCompiler(m *Machine) *exprCompiler {
 	for _, c := range m.counters {
 		env[c.name] = 0
 	}
+	for name, v := range m.params {
+		switch v.Kind {
+		case Bool:
+			env[name] = false
+		case Number:
+			env[name] = 0.0
+		default:
+			env[name] = ""
+		}
+	}
 	cfg := conf.CreateNew()
 	expr.Env(env)(cfg)
 	noop := func(...any) (any, error) { return nil, nil }
@@ -123,7 +141,10 @@ func newExprCompiler(m *Machine) *exprCompiler {
 	expr.Function("exhausted", noop, new(func(int) bool))(cfg)
 	expr.Function("valid", noop, new(func(string) bool))(cfg)
 	for _, v := range m.validators {
-		expr.Function(v.name, noop, new(func(string) bool))(cfg)
+		if _, shadowed := env[v.name]; !shadowed {
+			expr.Function(v.name, noop, new(func(string) bool))(cfg)
+		}
+		expr.Function("is_"+v.name, noop, new(func(string) bool))(cfg)
 	}
 	return &exprCompiler{m: m, conf: cfg}
 }
@@ -256,6 +277,10 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 			if e.c.Waiting == NoID {
 				return ""
 			}
+			if v := e.c.Slots[e.c.Waiting]; v.Kind != Text {
+				// Rare (a number or boolean slot): rendering allocates.
+				return v.String()
+			}
 			return e.c.Slots[e.c.Waiting].Str
 		}}
 	case "prompt":
@@ -274,6 +299,30 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 			}
 			return ""
 		}}
+	case "branch_index":
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.br) - 1 }}
+	case "branch_input", "branch_result":
+		input := n.Value == "branch_input"
+		return compiled{kind: Text, s: func(e evalEnv) string {
+			if e.br == 0 {
+				return ""
+			}
+			if input {
+				return e.c.Branches[e.br-1].Input
+			}
+			return e.c.Branches[e.br-1].Result
+		}}
+	case "branches", "branches_done", "branches_failed":
+		want := map[string]BranchStatus{"branches": 0, "branches_done": BranchDone, "branches_failed": BranchFailed}[n.Value]
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			k := 0
+			for i := 0; i < int(e.c.NBranch); i++ {
+				if want == 0 || e.c.Branches[i].Status == want {
+					k++
+				}
+			}
+			return float64(k)
+		}}
 	case "now":
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Now) }}
 	}
@@ -285,6 +334,16 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slots[id].Num != 0 }}
 		}
 		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slots[id].Str }}
+	}
+	if v, ok := m.params[n.Value]; ok {
+		// Parameters are constants of this build (variant).
+		switch v.Kind {
+		case Bool:
+			return constBool(v.Num != 0)
+		case Number:
+			return constNum(v.Num)
+		}
+		return constStr(v.Str)
 	}
 	if id, ok := m.counterIDs[n.Value]; ok {
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Counters[id]) }}
@@ -303,7 +362,7 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 			return compiled{kind: Text, s: func(e evalEnv) string { return e.ev.Kind.String() }}
 		case "intent":
 			return compiled{kind: Text, s: func(e evalEnv) string {
-				if e.ev.Kind != UserEvent {
+				if e.ev.Kind != UserEvent || int(e.ev.Intent) >= len(e.m.intents) {
 					return ""
 				}
 				return e.m.intents[e.ev.Intent]
@@ -316,14 +375,14 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.ev.Confidence }}
 		case "timer":
 			return compiled{kind: Text, s: func(e evalEnv) string {
-				if e.ev.Kind != TimerEvent {
+				if e.ev.Kind != TimerEvent || int(e.ev.Timer) >= len(e.m.timers) {
 					return ""
 				}
 				return e.m.timers[e.ev.Timer].name
 			}}
 		case "action":
 			return compiled{kind: Text, s: func(e evalEnv) string {
-				if e.ev.Kind != DoneEvent && e.ev.Kind != FailedEvent {
+				if (e.ev.Kind != DoneEvent && e.ev.Kind != FailedEvent) || int(e.ev.Ext) >= len(e.m.exts) {
 					return ""
 				}
 				return e.m.exts[e.ev.Ext].name
@@ -625,7 +684,11 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 			return v == nil || v.check(f(e))
 		}}
 	}
-	if v := m.validator(callee.Value); v != nil {
+	v := m.validator(callee.Value)
+	if v == nil {
+		v = m.validator(strings.TrimPrefix(callee.Value, "is_"))
+	}
+	if v != nil && len(n.Arguments) == 1 {
 		x := b.node(n.Arguments[0])
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}

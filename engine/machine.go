@@ -23,6 +23,19 @@ type state struct {
 	direct   IntentID
 	entry    []uint32
 	exit     []uint32
+	failed   bool
+	fork     *forkInfo
+	forkRoot StateID // the fork whose branches run this state, or NoID
+}
+
+// forkInfo is a compiled ForkDef.
+type forkInfo struct {
+	fixed    int
+	inputs   SlotID // NoID: fixed count
+	into     SlotID // NoID: contracts are not merged into a slot
+	byFinish bool
+	start    []StateID // a branch's entry path below the fork state
+	join     []TransID
 }
 
 type trigger struct {
@@ -38,11 +51,22 @@ type transition struct {
 	trig     trigger
 	guard    boolFn
 	guardSrc string
+	override string // name of the override this transition stands for, or ""
+	join     bool   // a fork's join transition, taken when its branches finish
+	rootPath []StateID
 	target   StateID // NoID: targetless (actions only, no exit or entry)
 	domain   StateID // NoID: the root
 	enter    []StateID
 	leaf     StateID
 	actions  []uint32
+}
+
+// override is a compiled OverrideDef; trans is its own transition.
+type override struct {
+	from  []bool // by state; nil: any
+	to    []bool // by state; nil: any
+	guard boolFn
+	trans TransID
 }
 
 type action struct {
@@ -138,7 +162,24 @@ type Machine struct {
 	alwaysTab [][]TransID // [state]
 
 	invariants []Invariant
+	overrides  []override
+	params     map[string]Value
 }
+
+// Param returns the value of a machine parameter in this build.
+func (m *Machine) Param(name string) (Value, bool) {
+	v, ok := m.params[name]
+	return v, ok
+}
+
+// IsJoin reports whether transition t is a fork's join.
+func (m *Machine) IsJoin(t TransID) bool { return m.trans[t].join }
+
+// IsFork reports whether state s is a fork state.
+func (m *Machine) IsFork(s StateID) bool { return m.states[s].fork != nil }
+
+// IsOverride reports whether transition t is an override's.
+func (m *Machine) IsOverride(t TransID) bool { return m.trans[t].override != "" }
 
 // Name returns the machine's name.
 func (m *Machine) Name() string { return m.name }
@@ -218,6 +259,12 @@ func (m *Machine) Transition(t TransID) TransitionInfo {
 }
 
 func (m *Machine) triggerName(tr *transition) string {
+	if tr.override != "" {
+		return "override:" + tr.override
+	}
+	if tr.join {
+		return "join"
+	}
 	if tr.always {
 		return "always"
 	}
@@ -533,6 +580,18 @@ func (m *Machine) Describe(c *Config) string {
 		if t.Active {
 			fmt.Fprintf(&b, " timer{%s@%dms}", m.timers[t.ID].name, t.Deadline)
 		}
+	}
+	for i := 0; i < int(c.NBranch); i++ {
+		br := &c.Branches[i]
+		status := [...]string{"?", "running", "done", "failed"}[br.Status]
+		fmt.Fprintf(&b, " branch%d{%s %s", i, m.StateName(br.State), status)
+		if br.Pending != NoID {
+			fmt.Fprintf(&b, " awaiting %s", m.exts[br.Pending].name)
+		}
+		if br.Result != "" {
+			fmt.Fprintf(&b, " contract=%q", br.Result)
+		}
+		b.WriteByte('}')
 	}
 	return b.String()
 }

@@ -24,6 +24,7 @@ func (k EffectKind) String() string { return effectKindNames[k] }
 // Text is a window into Result.Text; read it with Result.EffectText.
 type Effect struct {
 	Kind     EffectKind
+	Branch   uint8 // 0: main machine; i+1: fork branch i (route the result back to it)
 	Ext      ExtID
 	Timer    TimerID
 	Template uint16
@@ -43,10 +44,26 @@ type GuardOutcome struct {
 // Result's shared buffers: Guards[GuardLo:GuardHi] were evaluated to choose
 // this transition, Actions[ActLo:ActHi] ran (exit, transition, entry order).
 type TraceStep struct {
-	From, To         StateID
-	Trans            TransID
+	From, To StateID
+	Trans    TransID
+	// Overrode is the transition an override replaced, or NoID.
+	Overrode TransID
+	// Branch is 0 for the main machine, i+1 for a step of fork branch i
+	// (From and To are then the branch's states).
+	Branch           uint8
 	GuardLo, GuardHi uint32
 	ActLo, ActHi     uint32
+}
+
+// Join records a fork's join: how many branches it had, how many had
+// finished, and how many contracts were merged.
+type Join struct {
+	Fork      StateID
+	Trans     TransID
+	Branches  int
+	Finished  int
+	Failed    int
+	Delivered int
 }
 
 // Result is what one Step produced. It is reused across steps: Step resets
@@ -59,6 +76,7 @@ type Result struct {
 	Guards  []GuardOutcome
 	Actions []uint32
 	Effects []Effect
+	Joins   []Join
 	Text    []byte
 }
 
@@ -68,6 +86,7 @@ func (r *Result) reset() {
 	r.Guards = r.Guards[:0]
 	r.Actions = r.Actions[:0]
 	r.Effects = r.Effects[:0]
+	r.Joins = r.Joins[:0]
 	r.Text = r.Text[:0]
 }
 

@@ -22,7 +22,9 @@ func (m *Machine) rtErr(c *Config, pos Pos, format string, args ...any) *Runtime
 	return &RuntimeError{Pos: pos, State: m.StateName(c.State), Msg: fmt.Sprintf(format, args...)}
 }
 
-var noEvent Event
+// noEvent stands for "no event" where expressions are evaluated outside a
+// step (Start, invariants): no intent, no timer, no action.
+var noEvent = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID}
 
 // Start puts c into the machine's initial configuration at virtual time at:
 // it enters the initial states, runs their entry actions, then follows
@@ -36,17 +38,25 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 	r.reset()
 	r.Handled = true
 	e := evalEnv{m: m, c: c, ev: &noEvent}
-	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, GuardLo: 0, GuardHi: 0, ActLo: uint32(len(r.Actions))}
+	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
 	for _, s := range m.initPath {
 		c.State = s
 		if err := m.run(e, m.states[s].entry, r); err != nil {
 			return err
+		}
+		if m.states[s].fork != nil {
+			if err := m.startFork(e, s, r); err != nil {
+				return err
+			}
 		}
 	}
 	c.State = m.initial
 	c.Final = m.states[m.initial].final && m.states[m.initial].parent == NoID
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
+	if err := m.joinIfDone(e, r); err != nil {
+		return err
+	}
 	return m.settle(e, r)
 }
 
@@ -94,9 +104,14 @@ func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 		}
 		c.Timers[i] = Timer{}
 		cands = m.timerTab[int(c.State)*len(m.timers)+int(ev.Timer)]
+	case BranchEvent:
+		return m.stepBranch(c, ev, r)
 	case DoneEvent, FailedEvent:
 		if int(ev.Ext) >= len(m.exts) {
 			return m.rtErr(c, Pos{}, "unknown action id %d", ev.Ext)
+		}
+		if ev.Branch > 0 {
+			return m.stepBranch(c, ev, r)
 		}
 		tab := m.doneTab
 		if ev.Kind == FailedEvent {
@@ -107,7 +122,7 @@ func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 			// An action's outputs land in the slots they are named after.
 			for i := 0; i < int(ev.NEnt); i++ {
 				if s := m.entitySlot(ev.Entities[i].ID); s != NoID {
-					c.Slots[s] = ev.Entities[i].Value
+					c.Slots[s] = emptyText(ev.Entities[i].Value)
 				}
 			}
 		}
@@ -169,7 +184,14 @@ func (m *Machine) settle(e evalEnv, r *Result) error {
 func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 	c := e.c
 	tr := &m.trans[t]
-	step := TraceStep{From: c.State, To: c.State, Trans: t, GuardLo: guardLo, GuardHi: uint32(len(r.Guards)), ActLo: uint32(len(r.Actions))}
+	step := TraceStep{From: c.State, To: c.State, Trans: t, Overrode: NoID, GuardLo: guardLo}
+	if tr.target != NoID && len(m.overrides) > 0 {
+		if o := m.intercept(e, tr, r); o != NoID {
+			step.Trans, step.Overrode = o, t
+			tr = &m.trans[o]
+		}
+	}
+	step.GuardHi, step.ActLo = uint32(len(r.Guards)), uint32(len(r.Actions))
 	if tr.target == NoID {
 		if err := m.run(e, tr.actions, r); err != nil {
 			return err
@@ -178,7 +200,20 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 		r.Steps = append(r.Steps, step)
 		return nil
 	}
-	for x := c.State; x != tr.domain && x != NoID; x = m.states[x].parent {
+	domain, enter := tr.domain, tr.enter
+	if tr.override != "" {
+		domain = m.domainOf(c.State, tr.target)
+		enter = tr.rootPath
+		if domain != NoID {
+			enter = enter[m.states[domain].depth+1:]
+		}
+	}
+	for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
+		if m.states[x].fork != nil {
+			// Leaving a fork abandons its branches: a join was taken, or
+			// a transition (a cancel) left the fork state.
+			c.clearFork()
+		}
 		if err := m.run(e, m.states[x].exit, r); err != nil {
 			return err
 		}
@@ -186,10 +221,15 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 	if err := m.run(e, tr.actions, r); err != nil {
 		return err
 	}
-	for _, s := range tr.enter {
+	for _, s := range enter {
 		c.State = s
 		if err := m.run(e, m.states[s].entry, r); err != nil {
 			return err
+		}
+		if m.states[s].fork != nil {
+			if err := m.startFork(e, s, r); err != nil {
+				return err
+			}
 		}
 	}
 	c.State = tr.leaf
@@ -197,7 +237,251 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 	step.To = tr.leaf
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
+	return m.joinIfDone(e, r)
+}
+
+func (c *Config) clearFork() {
+	for i := 0; i < int(c.NBranch); i++ {
+		c.Branches[i] = Branch{}
+	}
+	c.NBranch, c.Finished = 0, 0
+}
+
+// startFork starts the branches of fork state s: one per fixed count, or
+// one per "|"-separated part of the inputs slot, each entering the fork's
+// initial path with its own context.
+func (m *Machine) startFork(e evalEnv, s StateID, r *Result) error {
+	c, fi := e.c, m.states[s].fork
+	c.clearFork()
+	n := fi.fixed
+	inputs := ""
+	if fi.inputs != NoID {
+		inputs = c.Slots[fi.inputs].Str
+		n = 0
+		if inputs != "" {
+			n = 1
+			for i := 0; i < len(inputs); i++ {
+				if inputs[i] == '|' {
+					n++
+				}
+			}
+		}
+	}
+	if n > MaxBranches {
+		return m.rtErr(c, fi.startPos(m), "fork %s: %d branches, more than %d", m.states[s].path, n, MaxBranches)
+	}
+	c.NBranch = uint8(n)
+	for i := 0; i < n; i++ {
+		b := &c.Branches[i]
+		*b = Branch{Status: BranchRunning, Pending: NoID}
+		if fi.inputs != NoID {
+			part := inputs
+			if j := indexByte(inputs, '|'); j >= 0 {
+				part, inputs = inputs[:j], inputs[j+1:]
+			}
+			b.Input = part
+		}
+		be := e
+		be.br = uint8(i + 1)
+		for _, x := range fi.start {
+			b.State = x
+			if err := m.run(be, m.states[x].entry, r); err != nil {
+				return err
+			}
+		}
+		m.branchEnded(c, i)
+	}
 	return nil
+}
+
+func (fi *forkInfo) startPos(m *Machine) Pos { return m.states[fi.start[0]].pos }
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// branchEnded marks branch i finished when its leaf is final.
+func (m *Machine) branchEnded(c *Config, i int) {
+	b := &c.Branches[i]
+	if b.Status != BranchRunning || !m.states[b.State].final {
+		return
+	}
+	b.Status = BranchDone
+	if m.states[b.State].failed {
+		b.Status = BranchFailed
+	}
+	c.Finished++
+	b.Order = c.Finished
+}
+
+// stepBranch advances fork branch ev.Branch-1 by one transition: an
+// eventless one for a BranchEvent, or the handler of its action's result.
+func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
+	i := int(ev.Branch) - 1
+	if i < 0 || i >= int(c.NBranch) {
+		return m.rtErr(c, Pos{}, "no fork branch %d is running", i)
+	}
+	b := &c.Branches[i]
+	var cands []TransID
+	switch ev.Kind {
+	case BranchEvent:
+		if b.Status != BranchRunning || b.Pending != NoID {
+			return m.rtErr(c, Pos{}, "fork branch %d cannot step (finished, or waiting for an action)", i)
+		}
+		cands = m.alwaysTab[b.State]
+	default:
+		if b.Pending != ev.Ext {
+			return m.rtErr(c, Pos{}, "fork branch %d did not invoke %s", i, m.exts[ev.Ext].name)
+		}
+		b.Pending = NoID
+		tab := m.doneTab
+		if ev.Kind == FailedEvent {
+			tab = m.failTab
+		}
+		cands = tab[int(b.State)*len(m.exts)+int(ev.Ext)]
+		if ev.Kind == DoneEvent {
+			for k := 0; k < int(ev.NEnt); k++ {
+				if s := m.entitySlot(ev.Entities[k].ID); s != NoID {
+					c.Slots[s] = emptyText(ev.Entities[k].Value)
+				}
+			}
+		}
+	}
+	c.Now = ev.At
+	e := evalEnv{m: m, c: c, ev: ev, br: uint8(i + 1)}
+	root := m.states[b.State].forkRoot
+	lo := uint32(len(r.Guards))
+	t := TransID(NoID)
+	for _, ct := range cands {
+		tr := &m.trans[ct]
+		// Only the branch's own states, not the fork state and above.
+		if m.states[tr.source].forkRoot != root {
+			continue
+		}
+		if tr.guard != nil {
+			pass := tr.guard(e)
+			r.Guards = append(r.Guards, GuardOutcome{Trans: ct, Pass: pass})
+			if !pass {
+				continue
+			}
+		}
+		t = ct
+		break
+	}
+	if t == NoID {
+		return nil
+	}
+	r.Handled = true
+	tr := &m.trans[t]
+	step := TraceStep{From: b.State, To: b.State, Trans: t, Overrode: NoID, Branch: uint8(i + 1), GuardLo: lo, GuardHi: uint32(len(r.Guards)), ActLo: uint32(len(r.Actions))}
+	if tr.target != NoID {
+		for x := b.State; x != tr.domain && x != NoID; x = m.states[x].parent {
+			if err := m.run(e, m.states[x].exit, r); err != nil {
+				return err
+			}
+		}
+	}
+	if err := m.run(e, tr.actions, r); err != nil {
+		return err
+	}
+	if tr.target != NoID {
+		for _, s := range tr.enter {
+			b.State = s
+			if err := m.run(e, m.states[s].entry, r); err != nil {
+				return err
+			}
+		}
+		b.State = tr.leaf
+		step.To = tr.leaf
+	}
+	step.ActHi = uint32(len(r.Actions))
+	r.Steps = append(r.Steps, step)
+	m.branchEnded(c, i)
+	main := evalEnv{m: m, c: c, ev: ev}
+	if err := m.joinIfDone(main, r); err != nil {
+		return err
+	}
+	return m.settle(main, r)
+}
+
+// joinIfDone joins the active fork once every branch has finished: it
+// merges the contracts into the fork's slot, records the join, and takes
+// the first join transition whose guard holds.
+func (m *Machine) joinIfDone(e evalEnv, r *Result) error {
+	c := e.c
+	fi := m.states[c.State].fork
+	if fi == nil || c.Finished != c.NBranch {
+		return nil
+	}
+	j := Join{Fork: c.State, Trans: NoID, Branches: int(c.NBranch), Finished: int(c.Finished)}
+	var merged []byte
+	for k := 1; k <= int(c.NBranch); k++ {
+		for i := 0; i < int(c.NBranch); i++ {
+			b := &c.Branches[i]
+			if (fi.byFinish && int(b.Order) != k) || (!fi.byFinish && i != k-1) {
+				continue
+			}
+			j.Delivered++
+			if b.Status == BranchFailed {
+				j.Failed++
+			}
+			if b.Result != "" {
+				if len(merged) > 0 {
+					merged = append(merged, '\n')
+				}
+				merged = append(merged, b.Result...)
+			}
+		}
+	}
+	if fi.into != NoID {
+		c.Slots[fi.into] = emptyText(TextValue(string(merged)))
+	}
+	lo := uint32(len(r.Guards))
+	t := m.pick(e, fi.join, r)
+	if t == NoID {
+		return m.rtErr(c, m.states[c.State].pos, "fork %s joined, but no join transition applies", m.states[c.State].path)
+	}
+	j.Trans = t
+	r.Joins = append(r.Joins, j)
+	return m.fire(e, t, lo, r)
+}
+
+// intercept returns the first override that applies to transition tr from
+// the current state, or NoID. Its guard outcome is recorded with the others.
+func (m *Machine) intercept(e evalEnv, tr *transition, r *Result) TransID {
+	for i := range m.overrides {
+		o := &m.overrides[i]
+		ot := &m.trans[o.trans]
+		if ot.target == tr.target || (o.from != nil && !o.from[e.c.State]) || (o.to != nil && !o.to[tr.target]) {
+			continue
+		}
+		if o.guard != nil {
+			pass := o.guard(e)
+			r.Guards = append(r.Guards, GuardOutcome{Trans: o.trans, Pass: pass})
+			if !pass {
+				continue
+			}
+		}
+		return o.trans
+	}
+	return NoID
+}
+
+// domainOf is the nearest proper ancestor of leaf that is also a proper
+// ancestor of target, or NoID (the root): what an external transition from
+// leaf to target exits and re-enters below.
+func (m *Machine) domainOf(leaf, target StateID) StateID {
+	for a := m.states[leaf].parent; a != NoID; a = m.states[a].parent {
+		if a != target && m.InState(target, a) {
+			return a
+		}
+	}
+	return NoID
 }
 
 func (c *Config) timerIndex(id TimerID) int {
@@ -279,7 +563,15 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 			}
 			r.Effects = append(r.Effects, Effect{Kind: kind, Action: ai, Template: uint16(ai), TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
 		case ActInvoke:
-			r.Effects = append(r.Effects, Effect{Kind: EffInvoke, Action: ai, Ext: a.ext, Timer: NoID})
+			if e.br > 0 {
+				c.Branches[e.br-1].Pending = a.ext
+			}
+			r.Effects = append(r.Effects, Effect{Kind: EffInvoke, Action: ai, Ext: a.ext, Timer: NoID, Branch: e.br})
+		case ActContract:
+			if e.br == 0 {
+				return m.rtErr(c, a.pos, "contract: not in a fork branch")
+			}
+			c.Branches[e.br-1].Result = a.x.s(e)
 		case ActStart:
 			after := m.timers[a.timer].afterMS
 			if a.hasX {
@@ -385,9 +677,14 @@ func (m *Machine) NextTimer(c *Config) (Timer, bool) {
 // Invoke evaluates the stub of external action x against c, as the
 // simulator does when it performs an invoke effect: it fills ev with the
 // done: or failed: event, outputs as entities, at virtual time at.
-func (m *Machine) Invoke(c *Config, x ExtID, at int64, ev *Event) {
-	*ev = Event{Kind: DoneEvent, Ext: x, At: at, Confidence: 1}
-	e := evalEnv{m: m, c: c, ev: ev}
+func (m *Machine) Invoke(c *Config, x ExtID, at int64, ev *Event) { m.InvokeIn(c, x, 0, at, ev) }
+
+// InvokeIn is Invoke for an action that fork branch branch-1 invoked (0:
+// the main machine): the stub sees the branch's context, and the event is
+// addressed back to the branch.
+func (m *Machine) InvokeIn(c *Config, x ExtID, branch uint8, at int64, ev *Event) {
+	*ev = Event{Kind: DoneEvent, Ext: x, At: at, Confidence: 1, Branch: branch}
+	e := evalEnv{m: m, c: c, ev: ev, br: branch}
 	xt := &m.exts[x]
 	if xt.succeeds != nil && !xt.succeeds(e) {
 		ev.Kind = FailedEvent

@@ -16,6 +16,7 @@ import (
 // order; docs/reports.md documents each column.
 type ScenarioRow struct {
 	Suite           string `csv:"suite"`
+	Variant         string `csv:"variant"`
 	Scenario        string `csv:"scenario"`
 	File            string `csv:"file"`
 	Status          string `csv:"status"`
@@ -80,6 +81,7 @@ func scenarioRows(suites []*Suite) []ScenarioRow {
 		for _, r := range s.Scenarios {
 			rows = append(rows, ScenarioRow{
 				Suite:           s.Name,
+				Variant:         r.Variant,
 				Scenario:        r.Scenario,
 				File:            r.File,
 				Status:          string(r.Status),

@@ -133,11 +133,15 @@ func newPageView(seed int64, suites []*Suite) *pageView {
 	for i, s := range suites {
 		v := &p.Suites[i]
 		for _, r := range s.Scenarios {
-			sv := scenarioView{Name: r.Scenario, Description: r.Description, File: r.File, Status: statusClass(r.Status),
+			name := r.Scenario
+			if r.Variant != "" && r.Variant != "default" {
+				name += " [" + r.Variant + "]"
+			}
+			sv := scenarioView{Name: name, Description: r.Description, File: r.File, Status: statusClass(r.Status),
 				Tags: strings.Join(r.Tags, " "), Turns: r.Turns, Transitions: r.Transitions, Problem: firstProblem(r)}
 			if r.Status == sim.Fail {
 				f := newFailingView(r)
-				f.ID = ids.take("failure-" + slugify(s.Name) + "-" + slugify(r.Scenario))
+				f.ID = ids.take("failure-" + slugify(s.Name) + "-" + slugify(name))
 				sv.Anchor = f.ID
 				v.Failing = append(v.Failing, f)
 			}

@@ -8,6 +8,8 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 
 	"github.com/simctl/simctl/engine"
 )
@@ -51,6 +53,13 @@ type Driver struct {
 
 	// Fail makes the listed external actions fail during the next turn.
 	Fail []bool
+	// Rand chooses which fork branch steps next once Schedule is used up;
+	// nil means always the lowest-numbered runnable branch.
+	Rand *rand.Rand
+	// Schedule lists branch indices to step first, in order.
+	Schedule []int
+	// BranchSteps counts branch steps in the current turn.
+	BranchSteps int
 
 	prev  engine.Config
 	ev    engine.Event
@@ -70,7 +79,61 @@ func (d *Driver) Start(at int64) error {
 	if err := d.M.Start(&d.Cfg, at, &d.Res); err != nil {
 		return err
 	}
-	return d.after(0)
+	if err := d.after(0); err != nil {
+		return err
+	}
+	return d.runBranches()
+}
+
+// maxBranchSteps bounds the branch steps of one turn, so that branches
+// looping among themselves end in an error instead of a hang.
+const maxBranchSteps = 10000
+
+// runBranches lets the branches of an active fork take their steps, one at
+// a time, in the order the schedule (then the seeded source) chooses, until
+// none can move: they all finished and joined, wait for nothing the driver
+// can give, or are stuck.
+func (d *Driver) runBranches() error {
+	var stuck uint32
+	for {
+		mask := d.Cfg.Runnable() &^ stuck
+		if mask == 0 {
+			return nil
+		}
+		if d.BranchSteps++; d.BranchSteps > maxBranchSteps {
+			return fmt.Errorf("fork branches took more than %d steps in one turn", maxBranchSteps)
+		}
+		i := d.pick(mask)
+		d.ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: d.Cfg.Now}
+		if err := d.step(&d.ev, 0); err != nil {
+			return err
+		}
+		if !d.Res.Handled {
+			stuck |= 1 << i
+		}
+	}
+}
+
+// pick chooses a runnable branch: the schedule's next entry when it names
+// one, else a seeded draw, else the lowest.
+func (d *Driver) pick(mask uint32) int {
+	for len(d.Schedule) > 0 {
+		i := d.Schedule[0]
+		d.Schedule = d.Schedule[1:]
+		if i >= 0 && i < 32 && mask&(1<<i) != 0 {
+			return i
+		}
+	}
+	if d.Rand == nil {
+		return bits.TrailingZeros32(mask)
+	}
+	k := d.Rand.IntN(bits.OnesCount32(mask))
+	for m := mask; ; m &= m - 1 {
+		if k == 0 {
+			return bits.TrailingZeros32(m)
+		}
+		k--
+	}
 }
 
 func (d *Driver) beginTurn() {
@@ -80,6 +143,7 @@ func (d *Driver) beginTurn() {
 	d.Info.Invoked = d.Info.Invoked[:0]
 	d.Info.Escalated = false
 	d.Info.Steps = 0
+	d.BranchSteps = 0
 }
 
 // User plays one user utterance at the current virtual time. In a state
@@ -110,7 +174,10 @@ func (d *Driver) User(text string) error {
 		// Not understood: the machine has no transition for it.
 		return nil
 	}
-	return d.step(&d.ev, 0)
+	if err := d.step(&d.ev, 0); err != nil {
+		return err
+	}
+	return d.runBranches()
 }
 
 // Inject plays a parsed user event, bypassing the NLU.
@@ -120,7 +187,10 @@ func (d *Driver) Inject(ev engine.Event) error {
 	ev.At = d.Cfg.Now
 	d.Info.Intent = ev.Intent
 	d.ev = ev
-	return d.step(&d.ev, 0)
+	if err := d.step(&d.ev, 0); err != nil {
+		return err
+	}
+	return d.runBranches()
 }
 
 // Wait advances the virtual clock by ms, firing every timer that falls due
@@ -136,6 +206,9 @@ func (d *Driver) Wait(ms int64) error {
 		}
 		d.ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline}
 		if err := d.step(&d.ev, 0); err != nil {
+			return err
+		}
+		if err := d.runBranches(); err != nil {
 			return err
 		}
 	}
@@ -167,6 +240,7 @@ func (d *Driver) after(depth int) error {
 		}
 	}
 	var invoke [8]engine.ExtID
+	var branch [8]uint8
 	n := 0
 	for i := range r.Effects {
 		e := &r.Effects[i]
@@ -182,7 +256,7 @@ func (d *Driver) after(depth int) error {
 			if n == len(invoke) {
 				return fmt.Errorf("more than %d external actions invoked in one step", len(invoke))
 			}
-			invoke[n] = e.Ext
+			invoke[n], branch[n] = e.Ext, e.Branch
 			n++
 		}
 	}
@@ -192,12 +266,13 @@ func (d *Driver) after(depth int) error {
 	if n > 0 && depth >= maxInvokeDepth {
 		return fmt.Errorf("external actions kept invoking each other past %d levels", maxInvokeDepth)
 	}
-	for _, x := range invoke[:n] {
+	for k, x := range invoke[:n] {
 		d.Info.Invoked = append(d.Info.Invoked, x)
 		ev := &d.invEv[depth]
-		d.M.Invoke(&d.Cfg, x, d.Cfg.Now, ev)
+		// The result goes back to the fork branch that asked for it.
+		d.M.InvokeIn(&d.Cfg, x, branch[k], d.Cfg.Now, ev)
 		if int(x) < len(d.Fail) && d.Fail[x] {
-			*ev = engine.Event{Kind: engine.FailedEvent, Ext: x, At: d.Cfg.Now}
+			*ev = engine.Event{Kind: engine.FailedEvent, Ext: x, At: d.Cfg.Now, Branch: branch[k]}
 		}
 		if err := d.step(ev, depth+1); err != nil {
 			return err

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
@@ -53,6 +54,7 @@ type TraceLine struct {
 // ScenarioResult is the outcome of one scripted scenario.
 type ScenarioResult struct {
 	Suite       string
+	Variant     string
 	Scenario    string
 	File        string
 	Description string
@@ -78,15 +80,41 @@ type Options struct {
 	Trace bool
 	// Observers see every step in addition to the invariant checker.
 	Observers []Observer
+	// Variant is the parameter assignment to run in; nil: the suite's first.
+	Variant *spec.Variant
+	// Seed is the run's seed; each scenario derives its own source from it
+	// and its names, so results do not depend on which scenarios run.
+	Seed int64
+}
+
+// SeedFor derives the seed of one conversation from the run's seed and the
+// names that identify it.
+func SeedFor(seed int64, names ...string) uint64 {
+	h := uint64(14695981039346656037) ^ uint64(seed)
+	for _, n := range names {
+		for i := 0; i < len(n); i++ {
+			h ^= uint64(n[i])
+			h *= 1099511628211
+		}
+		h ^= 0xff
+		h *= 1099511628211
+	}
+	return h
 }
 
 // RunScenario plays sc on a fresh conversation of suite s.
 func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult {
-	m := s.Machine
+	v := opts.Variant
+	if v == nil {
+		v = s.Variants[0]
+	}
+	m := v.Machine
 	stub := NewStub(s.NLU, m)
 	d := NewDriver(m, stub, stub)
+	seed := SeedFor(opts.Seed, s.Name, v.Name, sc.Name)
+	d.Rand = rand.New(rand.NewPCG(seed, seed>>1|1))
 	checker := eval.NewChecker(m)
-	res := &ScenarioResult{Suite: s.Name, Scenario: sc.Name, File: sc.File, Description: sc.Description, Tags: sc.TagNames()}
+	res := &ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: sc.Name, File: sc.File, Description: sc.Description, Tags: sc.TagNames()}
 	d.Observers = append([]Observer{checker}, opts.Observers...)
 	if opts.Trace {
 		d.Observers = append(d.Observers, &tracer{m: m, out: &res.Trace})
@@ -99,6 +127,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		}
 		t := &sc.Turns[i]
 		d.Fail = d.Fail[:0]
+		d.Schedule = append(d.Schedule[:0], t.Schedule...)
 		for _, f := range t.Fail {
 			x, _ := m.ExtID(f.Value)
 			for len(d.Fail) <= int(x) {

@@ -29,6 +29,9 @@ type machineFile struct {
 	Actions     Entries[externalYAML]  `yaml:"actions"`
 	States      Entries[stateYAML]     `yaml:"states,required"`
 	Invariants  []invariantYAML        `yaml:"invariants"`
+	Overrides   []overrideYAML         `yaml:"overrides"`
+	Parameters  Entries[paramYAML]     `yaml:"parameters"`
+	Variants    []variantYAML          `yaml:"variants"`
 	Pos         engine.Pos             `yaml:"-"`
 }
 
@@ -70,6 +73,52 @@ type stateYAML struct {
 	On          Entries[transList] `yaml:"on"`
 	Always      transList          `yaml:"always"`
 	States      Entries[stateYAML] `yaml:"states"`
+	Timeout     *timeoutYAML       `yaml:"timeout"`
+	Fork        *forkYAML          `yaml:"fork"`
+	Failed      bool               `yaml:"failed"`
+}
+
+type timeoutYAML struct {
+	Pos   engine.Pos
+	After Duration  `yaml:"after,required"`
+	Then  transList `yaml:"then,required"`
+}
+
+type forkYAML struct {
+	Pos           engine.Pos
+	Branches      int        `yaml:"branches"`
+	InputsFrom    string     `yaml:"inputs_from"`
+	InputsFromPos engine.Pos `yaml:"-"`
+	Into          string     `yaml:"into"`
+	IntoPos       engine.Pos `yaml:"-"`
+	Merge         string     `yaml:"merge"`
+	MergePos      engine.Pos `yaml:"-"`
+	Join          transList  `yaml:"join,required"`
+}
+
+type overrideYAML struct {
+	Pos         engine.Pos
+	Name        Str        `yaml:"name,required"`
+	Description string     `yaml:"description"`
+	From        StrList    `yaml:"from"`
+	To          StrList    `yaml:"to"`
+	Guard       Expr       `yaml:"guard"`
+	Target      Str        `yaml:"target,required"`
+	Actions     actionList `yaml:"actions"`
+}
+
+type paramYAML struct {
+	Pos         engine.Pos
+	Type        Str      `yaml:"type"`
+	Values      []string `yaml:"values"`
+	Default     string   `yaml:"default"`
+	Description string   `yaml:"description"`
+}
+
+type variantYAML struct {
+	Pos  engine.Pos
+	Name Str             `yaml:"name,required"`
+	Set  Entries[string] `yaml:"set"`
 }
 
 type transYAML struct {
@@ -146,7 +195,7 @@ func (l *transList) decodeYAML(d *decoder, n *yaml.Node) error {
 
 // actionNames lists the action kinds in the order the docs give them.
 var actionNames = []string{"set", "clear", "fill", "ask", "incr", "reset", "push", "pop",
-	"say", "invoke", "start", "cancel", "escalate", "reset_context"}
+	"say", "invoke", "start", "cancel", "escalate", "reset_context", "contract"}
 
 // actionList decodes a list of actions; each item is a bare keyword (pop,
 // reset_context) or a one-key mapping such as {say: "Hello {name}"}.
@@ -219,12 +268,16 @@ func (l *actionList) item(d *decoder, n *yaml.Node) error {
 		for _, s := range sets {
 			*l = append(*l, engine.ActionDef{Pos: s.KeyPos, Kind: engine.ActSet, Slot: s.Key, Expr: s.Value.engine()})
 		}
-	case "fill":
+	case "fill", "contract":
 		var x Expr
 		if err := x.decodeYAML(d, v); err != nil {
 			return err
 		}
-		*l = append(*l, engine.ActionDef{Pos: pos, Kind: engine.ActFill, Expr: x.engine()})
+		kind := engine.ActFill
+		if k.Value == "contract" {
+			kind = engine.ActContract
+		}
+		*l = append(*l, engine.ActionDef{Pos: pos, Kind: kind, Expr: x.engine()})
 	case "clear":
 		var names StrList
 		if err := names.decodeYAML(d, v); err != nil {
@@ -312,6 +365,34 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 	if err := flattenStates(def, "", f.States); err != nil {
 		return nil, err
 	}
+	for _, o := range f.Overrides {
+		od := engine.OverrideDef{Name: o.Name.Value, Pos: o.Name.Pos, Description: o.Description, Guard: o.Guard.engine(),
+			Target: o.Target.Value, TargetPos: o.Target.Pos, Actions: o.Actions}
+		for _, s := range o.From {
+			od.From = append(od.From, engine.NameDef{Name: s.Value, Pos: s.Pos})
+		}
+		for _, s := range o.To {
+			od.To = append(od.To, engine.NameDef{Name: s.Value, Pos: s.Pos})
+		}
+		def.Overrides = append(def.Overrides, od)
+	}
+	for _, p := range f.Parameters {
+		pd := engine.ParamDef{Name: p.Key, Pos: p.KeyPos, Values: p.Value.Values, Default: p.Value.Default}
+		switch p.Value.Type.Value {
+		case "", "text":
+			pd.Type = engine.TypeText
+		case "number":
+			pd.Type = engine.TypeNumber
+		case "bool":
+			pd.Type = engine.TypeBool
+		default:
+			return nil, &Error{Pos: p.Value.Type.Pos, Msg: fmt.Sprintf("parameter %q: unknown type %q (expected text, number or bool)", p.Key, p.Value.Type.Value)}
+		}
+		if pd.Default == "" && len(pd.Values) > 0 {
+			pd.Default = pd.Values[0]
+		}
+		def.Params = append(def.Params, pd)
+	}
 	for _, iv := range f.Invariants {
 		d := engine.InvariantDef{Name: iv.Name.Value, Pos: iv.Name.Pos, Description: iv.Description}
 		set := 0
@@ -358,6 +439,25 @@ func flattenStates(def *engine.Definition, parent string, states Entries[stateYA
 		}
 		for _, t := range s.Always {
 			sd.Always = append(sd.Always, t.engine("", engine.Pos{}))
+		}
+		sd.Failed = s.Failed
+		if s.Failed {
+			sd.Final = true
+		}
+		if to := s.Timeout; to != nil {
+			td := &engine.TimeoutDef{Pos: to.Pos, AfterMS: int64(to.After)}
+			for _, t := range to.Then {
+				td.Then = append(td.Then, t.engine("", engine.Pos{}))
+			}
+			sd.Timeout = td
+		}
+		if f := s.Fork; f != nil {
+			fd := &engine.ForkDef{Pos: f.Pos, Branches: f.Branches, InputsFrom: f.InputsFrom, InputsPos: f.InputsFromPos,
+				Into: f.Into, IntoPos: f.IntoPos, Merge: f.Merge, MergePos: f.MergePos}
+			for _, t := range f.Join {
+				fd.Join = append(fd.Join, t.engine("", engine.Pos{}))
+			}
+			sd.Fork = fd
 		}
 		def.States = append(def.States, sd)
 		path := e.Key

@@ -32,7 +32,10 @@ type Scenario struct {
 	MaxTurnsPos     engine.Pos `yaml:"-"`
 	FinalState      Str        `yaml:"final_state"`
 	Seed            int64      `yaml:"seed"`
-	Turns           []Turn     `yaml:"turns,required"`
+	// Params pins machine parameters: the scenario runs in every variant
+	// that gives them these values.
+	Params Entries[string] `yaml:"parameters"`
+	Turns  []Turn          `yaml:"turns,required"`
 }
 
 // TagNames returns the scenario's tags.
@@ -47,12 +50,16 @@ func (s *Scenario) TagNames() []string {
 // Turn is one step of a scenario: a user utterance, a parsed event, or a
 // wait that advances the virtual clock.
 type Turn struct {
-	Pos    engine.Pos
-	User   *Str       `yaml:"user"`
-	Wait   *Duration  `yaml:"wait"`
-	Event  *EventSpec `yaml:"event"`
-	Fail   StrList    `yaml:"fail"`
-	Expect *Expect    `yaml:"expect"`
+	Pos   engine.Pos
+	User  *Str       `yaml:"user"`
+	Wait  *Duration  `yaml:"wait"`
+	Event *EventSpec `yaml:"event"`
+	Fail  StrList    `yaml:"fail"`
+	// Schedule fixes the order in which fork branches take their steps
+	// during this turn (branch indices from 0); the run's seeded source
+	// chooses once it is used up.
+	Schedule []int   `yaml:"schedule"`
+	Expect   *Expect `yaml:"expect"`
 }
 
 // EventSpec is a raw user event that bypasses the NLU.
@@ -115,7 +122,7 @@ func LoadScenario(file string, data []byte, m *engine.Machine, tags map[string]b
 		}
 	}
 	if s.MaxTurns < 0 {
-		return nil, &Error{Pos: s.Pos, Msg: "max_turns must not be negative"}
+		return nil, &Error{Pos: s.MaxTurnsPos, Msg: "max_turns must not be negative"}
 	}
 	for i := range s.Turns {
 		if err := checkTurn(&s.Turns[i], m); err != nil {

@@ -28,13 +28,36 @@ type Suite struct {
 	Dir         string
 	Description string
 	Def         *engine.Definition
-	Machine     *engine.Machine
-	NLU         *NLU // nil: the suite has no nlu.yaml
-	Scenarios   []*Scenario
-	MaxTurns    int
-	Tags        map[string]bool
+	Machine     *engine.Machine // the first variant's, for names and validation
+	// Variants are the parameter assignments the suite runs in; without
+	// parameters or variants: one, named "default".
+	Variants  []*Variant
+	NLU       *NLU // nil: the suite has no nlu.yaml
+	Scenarios []*Scenario
+	MaxTurns  int
+	Tags      map[string]bool
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
+}
+
+// Variant is one assignment of the machine's parameters, built.
+type Variant struct {
+	Name    string
+	Pos     engine.Pos
+	Assign  map[string]string
+	Machine *engine.Machine
+}
+
+// Matches reports whether the variant gives every pinned parameter its
+// pinned value.
+func (v *Variant) Matches(pins Entries[string]) bool {
+	for _, p := range pins {
+		val, ok := v.Machine.Param(p.Key)
+		if !ok || val.String() != p.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // BuiltinInvariants are checked on every suite; scenarios may list them in
@@ -126,6 +149,9 @@ func Load(dir string) (*Suite, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkPins(sc); err != nil {
+			return nil, err
+		}
 		if prev, dup := names[sc.Name]; dup {
 			return nil, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)}
 		}
@@ -153,6 +179,30 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 	}
 	s := &Suite{Name: mf.Machine, Description: mf.Description, Def: def, Machine: m, MaxTurns: mf.MaxTurns,
 		Tags: map[string]bool{}}
+	if len(mf.Variants) == 0 {
+		s.Variants = []*Variant{{Name: "default", Pos: def.Pos, Machine: m}}
+	}
+	seen := map[string]bool{}
+	for _, vy := range mf.Variants {
+		if seen[vy.Name.Value] {
+			return nil, &Error{Pos: vy.Name.Pos, Msg: fmt.Sprintf("duplicate variant %q", vy.Name.Value)}
+		}
+		seen[vy.Name.Value] = true
+		v := &Variant{Name: vy.Name.Value, Pos: vy.Pos, Assign: map[string]string{}}
+		for _, kv := range vy.Set {
+			v.Assign[kv.Key] = kv.Value
+		}
+		vdef := *def
+		vdef.Assign = v.Assign
+		vm, vdiags := engine.Build(&vdef)
+		if err := vdiags.Err(); err != nil {
+			first := err.(*engine.BuildError).First()
+			return nil, &Error{Pos: vy.Pos, Msg: fmt.Sprintf("variant %q: %s", v.Name, first.Msg)}
+		}
+		v.Machine = vm
+		s.Variants = append(s.Variants, v)
+	}
+	s.Machine = s.Variants[0].Machine
 	for _, d := range diags {
 		s.Warnings = append(s.Warnings, d)
 	}
@@ -189,4 +239,34 @@ func toEngine(err error) *engine.Error {
 		return &engine.Error{Pos: se.Pos, Msg: se.Msg}
 	}
 	return &engine.Error{Msg: err.Error()}
+}
+
+// checkPins rejects pinned parameters the machine does not have, and pins
+// that no variant satisfies.
+func (s *Suite) checkPins(sc *Scenario) error {
+	for _, p := range sc.Params {
+		if _, ok := s.Machine.Param(p.Key); !ok {
+			return &Error{Pos: p.KeyPos, Msg: fmt.Sprintf("parameters: unknown parameter %q", p.Key)}
+		}
+	}
+	if len(sc.Params) == 0 {
+		return nil
+	}
+	for _, v := range s.Variants {
+		if v.Matches(sc.Params) {
+			return nil
+		}
+	}
+	return &Error{Pos: sc.Params[0].KeyPos, Msg: "parameters: no variant gives these values (declare one under variants: in machine.yaml)"}
+}
+
+// VariantsFor returns the variants a scenario runs in.
+func (s *Suite) VariantsFor(sc *Scenario) []*Variant {
+	var out []*Variant
+	for _, v := range s.Variants {
+		if v.Matches(sc.Params) {
+			out = append(out, v)
+		}
+	}
+	return out
 }

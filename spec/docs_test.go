@@ -1,0 +1,142 @@
+package spec_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// The format pages in docs/ print a complete example suite. These specs keep
+// them honest: the example suite under docs/examples must load cleanly and
+// every scenario in it must pass, and every ```yaml block of a page whose
+// first line is "# file: NAME" must be the example file NAME, byte for byte.
+
+const (
+	docsDir    = "../docs"
+	exampleDir = docsDir + "/examples/pizza"
+)
+
+// shownFiles names a format page and the example files it prints in full.
+type shownFiles struct {
+	page  string
+	files []string
+}
+
+var _ = Describe("the format documentation", func() {
+	It("has an example suite that loads and whose scenarios all pass", func() {
+		s, err := spec.Load(exampleDir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Warnings).To(BeEmpty())
+		Expect(s.NLU).NotTo(BeNil())
+		Expect(s.Scenarios).NotTo(BeEmpty())
+		for _, sc := range s.Scenarios {
+			r := sim.RunScenario(s, sc, sim.Options{})
+			Expect(r.Status).To(Equal(sim.Pass), "scenario %s:\n%s", sc.Name, explain(r))
+		}
+	})
+
+	DescribeTable("prints the example files verbatim",
+		func(c shownFiles) {
+			page := filepath.Join(docsDir, c.page)
+			blocks, err := fileBlocks(page)
+			Expect(err).NotTo(HaveOccurred())
+			for _, f := range c.files {
+				Expect(blocks).To(HaveKey(f), "%s has no ```yaml block starting with # file: %s", page, f)
+			}
+			for _, name := range sortedKeys(blocks) {
+				want, err := os.ReadFile(filepath.Join(exampleDir, name))
+				Expect(err).NotTo(HaveOccurred(), "%s prints %s, which is not an example file", page, name)
+				for _, got := range blocks[name] {
+					Expect(got).To(Equal(string(want)), "%s: the block of %s differs from %s", page, name, filepath.Join(exampleDir, name))
+				}
+			}
+		},
+		Entry("machine-format.md", shownFiles{page: "machine-format.md", files: []string{"machine.yaml"}}),
+		Entry("nlu-format.md", shownFiles{page: "nlu-format.md", files: []string{"nlu.yaml"}}),
+		Entry("scenario-format.md", shownFiles{page: "scenario-format.md",
+			files: []string{"happy.scenario.yaml", "retry.scenario.yaml", "interruptions.scenario.yaml"}}),
+	)
+
+	It("prints every example file on some page", func() {
+		shown := map[string]bool{}
+		for _, page := range []string{"machine-format.md", "nlu-format.md", "scenario-format.md"} {
+			blocks, err := fileBlocks(filepath.Join(docsDir, page))
+			Expect(err).NotTo(HaveOccurred())
+			for name := range blocks {
+				shown[name] = true
+			}
+		}
+		files, err := filepath.Glob(filepath.Join(exampleDir, "*.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(files).NotTo(BeEmpty())
+		for _, f := range files {
+			Expect(shown).To(HaveKey(filepath.Base(f)), "no page prints %s", f)
+		}
+	})
+})
+
+// fileBlocks returns, by file name, the bodies of the ```yaml blocks of a
+// Markdown page whose first line is "# file: NAME". Fences are recognised
+// only at the start of a line; indented code blocks are left alone.
+func fileBlocks(page string) (map[string][]string, error) {
+	data, err := os.ReadFile(page)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	out := map[string][]string{}
+	for i := 0; i < len(lines); i++ {
+		open := strings.TrimSuffix(lines[i], "\n")
+		if !strings.HasPrefix(open, "```") {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && strings.TrimSuffix(lines[end], "\n") != "```" {
+			end++
+		}
+		if end == len(lines) {
+			return nil, fmt.Errorf("%s:%d: code block is not closed", page, i+1)
+		}
+		body := strings.Join(lines[i+1:end], "")
+		if open == "```yaml" {
+			first, _, _ := strings.Cut(body, "\n")
+			if name, ok := strings.CutPrefix(first, "# file: "); ok {
+				out[name] = append(out[name], body)
+			}
+		}
+		i = end
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string][]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// explain lists why a scenario did not pass.
+func explain(r *sim.ScenarioResult) string {
+	var b strings.Builder
+	for _, f := range r.Failures {
+		fmt.Fprintf(&b, "  %s\n", f)
+	}
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(&b, "  error: %s\n", r.Error)
+	}
+	return b.String()
+}
