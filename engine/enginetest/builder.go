@@ -198,3 +198,117 @@ func Cancel(timer string) engine.ActionDef { return act(engine.ActCancel, timer)
 // ResetContext clears non-persistent slots, counters, the waiting slot and
 // the flow stack.
 func ResetContext() engine.ActionDef { return act(engine.ActResetContext, "") }
+
+// Contract sets the calling fork branch's result to the value of a text
+// expression.
+func Contract(expr string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActContract, Expr: engine.Expr{Src: expr}}
+}
+
+// Failed marks a final state inside a fork as a failed branch ending.
+func Failed() Part { return func(s *engine.StateDef) { s.Failed = true } }
+
+// To is an unguarded transition for a timeout's then list or a fork's join.
+func To(target string, acts ...engine.ActionDef) engine.TransitionDef {
+	return ToIf("", target, acts...)
+}
+
+// ToIf is a guarded transition for a timeout's then list or a fork's join.
+func ToIf(guard, target string, acts ...engine.ActionDef) engine.TransitionDef {
+	return engine.TransitionDef{Guard: engine.Expr{Src: guard}, Target: target, Actions: acts}
+}
+
+// Timeout arms a timeout of afterMS on the state; the first of then whose
+// guard holds is taken when it fires.
+func Timeout(afterMS int64, then ...engine.TransitionDef) Part {
+	return func(s *engine.StateDef) { s.Timeout = &engine.TimeoutDef{AfterMS: afterMS, Then: then} }
+}
+
+// ForkOpt sets something on a fork.
+type ForkOpt func(*engine.ForkDef)
+
+// Fork makes a compound state a fork.
+func Fork(opts ...ForkOpt) Part {
+	return func(s *engine.StateDef) {
+		f := &engine.ForkDef{}
+		for _, o := range opts {
+			o(f)
+		}
+		s.Fork = f
+	}
+}
+
+// Branches gives a fork a fixed number of branches.
+func Branches(n int) ForkOpt { return func(f *engine.ForkDef) { f.Branches = n } }
+
+// InputsFrom starts one branch per "|"-separated part of a text slot.
+func InputsFrom(slot string) ForkOpt { return func(f *engine.ForkDef) { f.InputsFrom = slot } }
+
+// Into merges the branches' contracts into a text slot.
+func Into(slot string) ForkOpt { return func(f *engine.ForkDef) { f.Into = slot } }
+
+// MergeBy sets the merge order: "index" or "finish".
+func MergeBy(order string) ForkOpt { return func(f *engine.ForkDef) { f.Merge = order } }
+
+// Join appends join transitions, tried in order once every branch finished.
+func Join(ts ...engine.TransitionDef) ForkOpt {
+	return func(f *engine.ForkDef) { f.Join = append(f.Join, ts...) }
+}
+
+// OverrideOpt sets something on an override.
+type OverrideOpt func(*engine.OverrideDef)
+
+// Override declares a global transition override redirecting to target.
+// Without options it applies to every transition.
+func (b *Builder) Override(name, target string, opts ...OverrideOpt) *Builder {
+	o := engine.OverrideDef{Name: name, Target: target}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	b.d.Overrides = append(b.d.Overrides, o)
+	return b
+}
+
+// When guards an override.
+func When(guard string) OverrideOpt {
+	return func(o *engine.OverrideDef) { o.Guard = engine.Expr{Src: guard} }
+}
+
+// From limits an override to the machine being in one of states.
+func From(states ...string) OverrideOpt {
+	return func(o *engine.OverrideDef) {
+		for _, s := range states {
+			o.From = append(o.From, engine.NameDef{Name: s})
+		}
+	}
+}
+
+// Toward limits an override to transitions targeting one of states.
+func Toward(states ...string) OverrideOpt {
+	return func(o *engine.OverrideDef) {
+		for _, s := range states {
+			o.To = append(o.To, engine.NameDef{Name: s})
+		}
+	}
+}
+
+// Do gives an override actions of its own.
+func Do(acts ...engine.ActionDef) OverrideOpt {
+	return func(o *engine.OverrideDef) { o.Actions = append(o.Actions, acts...) }
+}
+
+// Param declares a machine parameter with its default; values, when given,
+// list what it may be.
+func (b *Builder) Param(name string, typ engine.SlotType, def string, values ...string) *Builder {
+	b.d.Params = append(b.d.Params, engine.ParamDef{Name: name, Type: typ, Default: def, Values: values})
+	return b
+}
+
+// Assign gives a parameter its value for this build (a variant).
+func (b *Builder) Assign(name, value string) *Builder {
+	if b.d.Assign == nil {
+		b.d.Assign = map[string]string{}
+	}
+	b.d.Assign[name] = value
+	return b
+}

@@ -16,6 +16,8 @@ import (
 //	timer:idle            timer idle, at its pending deadline (c.Now if none)
 //	done:lookup@20        external action lookup succeeded
 //	failed:lookup         external action lookup failed
+//	done:lookup/1         its result, routed back to fork branch 1
+//	branch:1              fork branch 1 (0-based, as branch_index) takes a step
 //
 // The time is the last "@" followed only by digits, so values may hold "@".
 func ParseEvent(m *engine.Machine, c *engine.Config, s string) (engine.Event, error) {
@@ -48,7 +50,21 @@ func ParseEvent(m *engine.Machine, c *engine.Config, s string) (engine.Event, er
 				}
 			}
 		}
+	case "branch":
+		i, err := strconv.Atoi(name)
+		if err != nil || i < 0 || i >= engine.MaxBranches {
+			return ev, fmt.Errorf("event %q: branch %q is not from 0 to %d", s, name, engine.MaxBranches-1)
+		}
+		ev.Kind, ev.Branch = engine.BranchEvent, uint8(i+1)
 	case "done", "failed":
+		name, br, routed := strings.Cut(name, "/")
+		if routed {
+			i, err := strconv.Atoi(br)
+			if err != nil || i < 0 || i >= engine.MaxBranches {
+				return ev, fmt.Errorf("event %q: branch %q is not from 0 to %d", s, br, engine.MaxBranches-1)
+			}
+			ev.Branch = uint8(i + 1)
+		}
 		id, ok := m.ExtID(name)
 		if !ok {
 			return ev, fmt.Errorf("event %q: unknown action %q", s, name)
@@ -107,8 +123,10 @@ func Run(m *engine.Machine, script ...string) (string, error) {
 }
 
 // Format renders one Result: each transition taken with the guards
-// evaluated to choose it and the actions it ran, then the effects, or
-// "ignored" when no transition took the event.
+// evaluated to choose it and the actions it ran, then the forks joined, then
+// the effects, or "ignored" when no transition took the event. A fork
+// branch's step starts with its index ("b1: "), and a transition an override
+// replaced follows the override's trigger ("instead of always -> tool").
 func Format(m *engine.Machine, r *engine.Result) string {
 	if !r.Handled {
 		return "  ignored\n"
@@ -116,13 +134,24 @@ func Format(m *engine.Machine, r *engine.Result) string {
 	var b strings.Builder
 	for _, st := range r.Steps {
 		b.WriteString("  ")
+		if st.Branch > 0 {
+			fmt.Fprintf(&b, "b%d: ", st.Branch-1)
+		}
 		switch {
 		case st.Trans == engine.NoID:
 			fmt.Fprintf(&b, "-> %s", m.StateName(st.To))
 		case m.Transition(st.Trans).Internal:
 			fmt.Fprintf(&b, "%s (%s, internal)", m.StateName(st.From), m.Transition(st.Trans).Trigger)
 		default:
-			fmt.Fprintf(&b, "%s -> %s (%s)", m.StateName(st.From), m.StateName(st.To), m.Transition(st.Trans).Trigger)
+			fmt.Fprintf(&b, "%s -> %s (%s", m.StateName(st.From), m.StateName(st.To), m.Transition(st.Trans).Trigger)
+			if st.Overrode != engine.NoID {
+				o := m.Transition(st.Overrode)
+				fmt.Fprintf(&b, " instead of %s", o.Trigger)
+				if !o.Internal {
+					fmt.Fprintf(&b, " -> %s", m.StateName(o.Target))
+				}
+			}
+			b.WriteString(")")
 		}
 		for _, g := range r.Guards[st.GuardLo:st.GuardHi] {
 			fmt.Fprintf(&b, " [%s]=%t", m.Transition(g.Trans).Guard, g.Pass)
@@ -137,13 +166,21 @@ func Format(m *engine.Machine, r *engine.Result) string {
 			b.WriteString("\n")
 		}
 	}
+	for _, j := range r.Joins {
+		fmt.Fprintf(&b, "  join %s: %d branches, %d finished, %d failed, %d delivered\n",
+			m.StateName(j.Fork), j.Branches, j.Finished, j.Failed, j.Delivered)
+	}
 	for i := range r.Effects {
 		e := &r.Effects[i]
 		switch e.Kind {
 		case engine.EffSay, engine.EffEscalate:
 			fmt.Fprintf(&b, "  %s %q\n", e.Kind, r.EffectText(e))
 		case engine.EffInvoke:
-			fmt.Fprintf(&b, "  %s %s\n", e.Kind, m.ExtName(e.Ext))
+			fmt.Fprintf(&b, "  %s %s", e.Kind, m.ExtName(e.Ext))
+			if e.Branch > 0 {
+				fmt.Fprintf(&b, " for b%d", e.Branch-1)
+			}
+			b.WriteString("\n")
 		case engine.EffStartTimer:
 			fmt.Fprintf(&b, "  %s %s @%d\n", e.Kind, m.TimerName(e.Timer), e.Deadline)
 		case engine.EffCancelTimer:
