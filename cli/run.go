@@ -105,7 +105,7 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	run := &reports.Run{Seed: o.seed}
 	var total tally
-	tags := map[string]int{}
+	tags := map[string]*[2]int{} // tag -> passing, total
 	for _, s := range suites {
 		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine)}
 		var t tally
@@ -119,9 +119,13 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 					Variant: v, Seed: o.seed})
 				rs.Scenarios = append(rs.Scenarios, r)
 				t.add(r.Status)
-				if r.Status != sim.Fail {
-					for _, tag := range r.Tags {
-						tags[tag]++
+				for _, tag := range r.Tags {
+					if tags[tag] == nil {
+						tags[tag] = &[2]int{}
+					}
+					tags[tag][1]++
+					if r.Status == sim.Pass {
+						tags[tag][0]++
 					}
 				}
 				printScenario(w, r, o.verbose, len(s.Variants) > 1)
@@ -136,7 +140,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			return 0, err
 		}
 	}
-	fmt.Fprintf(w, "tags: %s\n", tagSummary(tags))
+	fmt.Fprintf(w, "tags (passed/scenarios): %s\n", tagSummary(tags))
 	fmt.Fprintf(w, "seed %d: %d scenarios in %d suites: %s\n", o.seed, total.n(), len(suites), total)
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s\n", o.out)
@@ -172,7 +176,7 @@ func (t tally) String() string {
 	return fmt.Sprintf("%d passed, %d failed", t.pass, t.fail)
 }
 
-func tagSummary(tags map[string]int) string {
+func tagSummary(tags map[string]*[2]int) string {
 	if len(tags) == 0 {
 		return "none"
 	}
@@ -183,7 +187,7 @@ func tagSummary(tags map[string]int) string {
 	sort.Strings(names)
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = fmt.Sprintf("%s %d", n, tags[n])
+		parts[i] = fmt.Sprintf("%s %d/%d", n, tags[n][0], tags[n][1])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -217,7 +221,11 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 			if from == "" {
 				from = "(start)"
 			}
-			fmt.Fprintf(w, "         turn %d: %s --%s--> %s", l.Turn, from, l.Trigger, l.To)
+			branch := ""
+			if l.Branch >= 0 {
+				branch = fmt.Sprintf("branch %d: ", l.Branch)
+			}
+			fmt.Fprintf(w, "         turn %d: %s%s --%s--> %s", l.Turn, branch, from, l.Trigger, l.To)
 			if l.Guards != "" {
 				fmt.Fprintf(w, "  [%s]", l.Guards)
 			}

@@ -72,3 +72,49 @@ func BenchmarkWorkload(b *testing.B) {
 	b.ReportMetric(float64(b.N)/sec, "conv/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(d.Transitions), "ns/transition")
 }
+
+// benchScenario replays one scripted scenario per iteration through the
+// driver, without expectations: the cost of the conversation itself.
+func benchScenario(b *testing.B, dir, name string) {
+	s, err := spec.Load(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sc *spec.Scenario
+	for _, x := range s.Scenarios {
+		if x.Name == name {
+			sc = x
+		}
+	}
+	stub := sim.NewStub(s.NLU, s.Machine)
+	d := sim.NewDriver(s.Machine, stub, stub)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := d.Start(0); err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range sc.Turns {
+			switch {
+			case t.User != nil:
+				err = d.User(t.User.Value)
+			case t.Wait != nil:
+				err = d.Wait(int64(*t.Wait))
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "conv/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(d.Transitions), "ns/transition")
+}
+
+// BenchmarkForkMerge: a 3-branch research fork, each branch invoking an
+// external action and writing a contract, joined and merged into a slot.
+func BenchmarkForkMerge(b *testing.B) { benchScenario(b, "testdata/fork", "three") }
+
+// BenchmarkTimeout: a disambiguation that times out three times at 5
+// minutes on the virtual clock, then gives up.
+func BenchmarkTimeout(b *testing.B) { benchScenario(b, "testdata/timeout", "retries") }

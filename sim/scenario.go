@@ -43,7 +43,9 @@ func (f Failure) String() string {
 
 // TraceLine is one transition, kept for -v output and reports.
 type TraceLine struct {
-	Turn    int
+	Turn int
+	// Branch is -1 for the main machine, else the fork branch that stepped.
+	Branch  int
 	From    string
 	To      string
 	Trigger string
@@ -345,12 +347,15 @@ type tracer struct {
 
 func (t *tracer) Observe(turn int, _, _ *engine.Config, r *engine.Result) {
 	for _, s := range r.Steps {
-		line := TraceLine{Turn: turn, To: t.m.StateName(s.To), Trigger: "start"}
+		line := TraceLine{Turn: turn, Branch: int(s.Branch) - 1, To: t.m.StateName(s.To), Trigger: "start"}
 		if s.From != engine.NoID {
 			line.From = t.m.StateName(s.From)
 		}
 		if s.Trans != engine.NoID {
 			line.Trigger = t.m.Transition(s.Trans).Trigger
+			if s.Overrode != engine.NoID {
+				line.Trigger += " (instead of " + t.m.Transition(s.Overrode).Trigger + " to " + t.m.StateName(t.m.Transition(s.Overrode).Target) + ")"
+			}
 		}
 		var g []string
 		for _, o := range r.Guards[s.GuardLo:s.GuardHi] {

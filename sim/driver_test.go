@@ -1,0 +1,177 @@
+package sim_test
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+func load(dir string) *spec.Suite {
+	s, err := spec.Load(dir)
+	Expect(err).NotTo(HaveOccurred())
+	return s
+}
+
+func scenario(s *spec.Suite, name string) *spec.Scenario {
+	for _, sc := range s.Scenarios {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	Fail("no scenario " + name)
+	return nil
+}
+
+// traceText renders a result's trace, one transition a line.
+func traceText(r *sim.ScenarioResult) string {
+	var b strings.Builder
+	for _, l := range r.Trace {
+		fmt.Fprintf(&b, "%d %d %s -%s-> %s {%s}\n", l.Turn, l.Branch, l.From, l.Trigger, l.To, l.Actions)
+	}
+	return b.String()
+}
+
+var _ = Describe("the stub NLU", func() {
+	var stub *sim.Stub
+	var m *engine.Machine
+
+	BeforeEach(func() {
+		s := load("../scenarios/soni")
+		m = s.Machine
+		stub = sim.NewStub(s.NLU, m)
+	})
+
+	type parseCase struct {
+		text, intent, value string
+	}
+
+	DescribeTable("applies exact phrases, keywords, patterns, entities and the fallback",
+		func(c parseCase) {
+			var ev engine.Event
+			Expect(stub.Parse(c.text, 0, &ev)).To(Succeed())
+			got := "none"
+			if ev.Intent != engine.NoID {
+				got = m.Intents()[ev.Intent]
+			}
+			Expect(got).To(Equal(c.intent))
+			Expect(ev.Value).To(Equal(c.value))
+		},
+		Entry("an exact phrase, any case", parseCase{"YES", "affirm", ""}),
+		Entry("a pattern", parseCase{"I want to book a flight", "book_flight", ""}),
+		Entry("a keyword, whole words only", parseCase{"quiero reservar un vuelo", "reservar_vuelo", ""}),
+		Entry("a keyword inside a word does not match", parseCase{"cancellation policy", "inform", "cancellation policy"}),
+		Entry("a pattern entity", parseCase{"Actually, change the origin to Boston", "correct", "Boston"}),
+		Entry("a synonym normalised to its value", parseCase{"from Madrid please", "inform", "MAD"}),
+		Entry("the fallback with the whole text", parseCase{"  New York ", "inform", "New York"}),
+	)
+
+	It("says which texts carry intent markers", func() {
+		Expect(stub.HasMarker("Actually, Boston")).To(BeTrue())
+		Expect(stub.HasMarker("Boston")).To(BeFalse())
+	})
+
+	It("normalises text given for a slot through its entity", func() {
+		origin, _ := m.SlotID("origin")
+		Expect(stub.Normalize(origin, " madrid ")).To(Equal("MAD"))
+		Expect(stub.Normalize(origin, "Lyon")).To(Equal("Lyon"))
+	})
+})
+
+var _ = Describe("the driver", func() {
+	It("maps plain answers straight into the waiting slot and calls the NLU otherwise", func() {
+		s := load("../scenarios/soni")
+		stub := sim.NewStub(s.NLU, s.Machine)
+		d := sim.NewDriver(s.Machine, stub, stub)
+		Expect(d.Start(0)).To(Succeed())
+		for _, u := range []string{"I want to book a flight", "New York", "Actually, change the origin to Boston", "Los Angeles"} {
+			Expect(d.User(u)).To(Succeed())
+		}
+		Expect(d.NLUCalls).To(Equal(2))
+		Expect(d.NLUSkipped).To(Equal(2))
+	})
+
+	It("fires a timeout exactly at its deadline, and each retry after another full period", func() {
+		s := load("testdata/timeout")
+		r := sim.RunScenario(s, scenario(s, "retries"), sim.Options{})
+		Expect(r.Failures).To(BeEmpty())
+		Expect(r.Status).To(Equal(sim.Pass))
+	})
+
+	It("stops a turn of branches that loop among themselves with an error, not a hang", func() {
+		s, err := spec.LoadMachine("loop.yaml", []byte(`machine: loop
+initial: idle
+intents: [go]
+states:
+  idle:
+    waits: true
+    on: {go: f}
+  f:
+    fork: {branches: 2, join: [idle]}
+    initial: a
+    states:
+      a: {always: [b]}
+      b: {always: [a]}
+`))
+		Expect(err).NotTo(HaveOccurred())
+		d := sim.NewDriver(s.Machine, sim.NewStub(nil, s.Machine), nil)
+		Expect(d.Start(0)).To(Succeed())
+		Expect(d.User("go")).To(MatchError(ContainSubstring("more than 10000 steps")))
+	})
+})
+
+var _ = Describe("forks in scenarios", func() {
+	var s *spec.Suite
+
+	BeforeEach(func() {
+		s = load("testdata/fork")
+	})
+
+	It("merges the same contracts whatever order the branches take their steps in", func() {
+		sc := scenario(s, "three")
+		orders := [][]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {0, 0, 0, 1, 1, 1, 2, 2, 2}, {2, 0, 1, 2, 0, 1, 2, 0, 1}}
+		var finals []string
+		for _, o := range orders {
+			sc.Turns[0].Schedule = o
+			r := sim.RunScenario(s, sc, sim.Options{Trace: true})
+			Expect(r.Status).To(Equal(sim.Pass), "schedule %v: %v", o, r.Failures)
+			finals = append(finals, r.FinalState)
+		}
+		sc.Turns[0].Schedule = nil
+		Expect(finals).To(HaveEach(Equal("idle")))
+	})
+
+	It("is deterministic for a seed and interleaves differently for other seeds", func() {
+		sc := scenario(s, "three")
+		a := traceText(sim.RunScenario(s, sc, sim.Options{Trace: true, Seed: 1}))
+		Expect(traceText(sim.RunScenario(s, sc, sim.Options{Trace: true, Seed: 1}))).To(Equal(a))
+		distinct := map[string]bool{a: true}
+		for seed := int64(2); seed < 12; seed++ {
+			distinct[traceText(sim.RunScenario(s, sc, sim.Options{Trace: true, Seed: seed}))] = true
+		}
+		Expect(len(distinct)).To(BeNumerically(">", 1))
+	})
+})
+
+var _ = Describe("scenario verdicts", func() {
+	It("passes a scenario whose listed violations happen, and names them", func() {
+		s := load("../scenarios/soni")
+		r := sim.RunScenario(s, scenario(s, "complete_flight_booking"), sim.Options{})
+		Expect(r.Status).To(Equal(sim.Known))
+		Expect(r.Known).To(Equal([]string{"soni_001_valid_transitions"}))
+	})
+
+	It("fails a scenario when a listed violation does not happen", func() {
+		s := load("../scenarios/soni")
+		sc := *scenario(s, "cancel_while_collecting")
+		sc.KnownViolations = spec.StrList{{Value: "soni_003_transition_matrix"}}
+		r := sim.RunScenario(s, &sc, sim.Options{})
+		Expect(r.Status).To(Equal(sim.Fail))
+		Expect(r.Failures[0].What).To(ContainSubstring("known violation soni_003_transition_matrix did not happen"))
+	})
+})
