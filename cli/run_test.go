@@ -107,6 +107,6 @@ var _ = Describe("simctl lint", func() {
 		var stdout, stderr bytes.Buffer
 		code := cli.Main([]string{"lint", "../scenarios/soni"}, &stdout, &stderr)
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(stdout.String()).To(ContainSubstring(`../scenarios/soni/machine.yaml:262:3: warning: state "collecting" is unreachable from the initial state`))
+		Expect(stdout.String()).To(MatchRegexp(`\.\./scenarios/soni/machine\.yaml:\d+:3: warning: state "collecting" is unreachable from the initial state\n`))
 	})
 })

@@ -214,6 +214,15 @@ func (b *builder) symbols() {
 		m.intents = append(m.intents, in.Name)
 	}
 	b.params(names)
+	m.correction = make([]bool, len(m.intents))
+	for _, ci := range d.CorrectionIntents {
+		id, ok := m.intentIDs[ci.Name]
+		if !ok {
+			b.errf(ci.Pos, "correction_intents: unknown intent %q", ci.Name)
+			continue
+		}
+		m.correction[id] = true
+	}
 	seen = map[string]Pos{}
 	for _, ed := range d.Actions {
 		if !b.checkName("action", ed.Name, ed.Pos, seen) {
@@ -976,6 +985,12 @@ func (b *builder) compileOverrides() {
 		}
 		t := transition{pos: od.Pos, source: NoID, override: od.Name, target: NoID, domain: NoID, guardSrc: od.Guard.Src}
 		if t.target = b.resolveState(od.Target, od.TargetPos, "override "+od.Name); t.target == NoID {
+			continue
+		}
+		if root := m.states[t.target].forkRoot; root != NoID {
+			// Entering a branch state as the main machine's leaf would
+			// leave the fork's branches running under it.
+			b.errf(od.TargetPos, "override %q: state %q runs in the branches of fork %q; target the fork state instead", od.Name, m.states[t.target].path, m.states[root].path)
 			continue
 		}
 		t.rootPath = b.enterPath(NoID, t.target)

@@ -30,6 +30,40 @@ type buildCase struct {
 	warning bool
 }
 
+// expectDiagnostic applies tc's change to def, builds it and checks that
+// Build reports the diagnostic tc describes, at its position, and (for an
+// error) no other error.
+func expectDiagnostic(def *engine.Definition, tc buildCase) {
+	GinkgoHelper()
+	tc.mutate(def)
+	m, diags := engine.Build(def)
+
+	var found *engine.Error
+	var errs []string
+	for _, d := range diags {
+		if !d.Warning {
+			errs = append(errs, d.Error())
+		}
+		if found == nil && strings.Contains(d.Msg, tc.msg) {
+			found = d
+		}
+	}
+	Expect(found).NotTo(BeNil(), "got diagnostics %v, want one containing %q", diags, tc.msg)
+	Expect(found.Pos).To(Equal(tc.pos), "got position %s, want %s", found.Pos, tc.pos)
+	Expect(found.Warning).To(Equal(tc.warning))
+	if tc.warning {
+		Expect(m).NotTo(BeNil(), "a warning alone must not fail the build")
+		Expect(diags.Err()).NotTo(HaveOccurred())
+		return
+	}
+	Expect(m).To(BeNil())
+	Expect(errs).To(HaveLen(1), "got errors %q, want only the one the change causes", errs)
+	var be *engine.BuildError
+	Expect(errors.As(diags.Err(), &be)).To(BeTrue())
+	Expect(be.First()).To(Equal(found))
+	Expect(be.Error()).To(Equal(fmt.Sprintf("%s: %s", tc.pos, found.Msg)))
+}
+
 var _ = Describe("Build", func() {
 	var def *engine.Definition
 
@@ -54,35 +88,7 @@ var _ = Describe("Build", func() {
 	})
 
 	DescribeTable("reports a bad definition with its position",
-		func(tc buildCase) {
-			tc.mutate(def)
-			m, diags := engine.Build(def)
-
-			var found *engine.Error
-			var errs []string
-			for _, d := range diags {
-				if !d.Warning {
-					errs = append(errs, d.Error())
-				}
-				if found == nil && strings.Contains(d.Msg, tc.msg) {
-					found = d
-				}
-			}
-			Expect(found).NotTo(BeNil(), "got diagnostics %v, want one containing %q", diags, tc.msg)
-			Expect(found.Pos).To(Equal(tc.pos), "got position %s, want %s", found.Pos, tc.pos)
-			Expect(found.Warning).To(Equal(tc.warning))
-			if tc.warning {
-				Expect(m).NotTo(BeNil(), "a warning alone must not fail the build")
-				Expect(diags.Err()).NotTo(HaveOccurred())
-				return
-			}
-			Expect(m).To(BeNil())
-			Expect(errs).To(HaveLen(1), "got errors %q, want only the one the change causes", errs)
-			var be *engine.BuildError
-			Expect(errors.As(diags.Err(), &be)).To(BeTrue())
-			Expect(be.First()).To(Equal(found))
-			Expect(be.Error()).To(Equal(fmt.Sprintf("%s: %s", tc.pos, found.Msg)))
-		},
+		func(tc buildCase) { expectDiagnostic(def, tc) },
 		Entry("duplicate state", buildCase{
 			mutate: func(d *engine.Definition) { d.States = append(d.States, engine.StateDef{Name: "busy", Pos: at(30, 3)}) },
 			msg:    `duplicate state "busy" (first declared at machine.yaml:20:3)`, pos: at(30, 3)}),

@@ -44,11 +44,14 @@ type Definition struct {
 	Timers     []TimerDef
 	Flows      []FlowDef
 	Intents    []NameDef
-	Actions    []ExternalDef
-	Validators []ValidatorDef
-	Invariants []InvariantDef
-	Overrides  []OverrideDef
-	Params     []ParamDef
+	// CorrectionIntents are the intents by which a user corrects a slot
+	// already filled; the slot_overwrite invariant allows them to change it.
+	CorrectionIntents []NameDef
+	Actions           []ExternalDef
+	Validators        []ValidatorDef
+	Invariants        []InvariantDef
+	Overrides         []OverrideDef
+	Params            []ParamDef
 	// Assign gives parameter values for this build (a variant); a parameter
 	// it leaves out takes its default.
 	Assign map[string]string

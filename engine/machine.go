@@ -144,6 +144,7 @@ type Machine struct {
 	flowIDs    map[string]FlowID
 	intents    []string
 	intentIDs  map[string]IntentID
+	correction []bool // by intent
 	exts       []ext
 	extIDs     map[string]ExtID
 	entities   []string
@@ -289,6 +290,35 @@ func (m *Machine) Intents() []string { return m.intents }
 func (m *Machine) IntentID(name string) (IntentID, bool) {
 	id, ok := m.intentIDs[name]
 	return id, ok
+}
+
+// IsCorrection reports whether intent i is declared a correction intent.
+func (m *Machine) IsCorrection(i IntentID) bool {
+	return int(i) < len(m.correction) && m.correction[i]
+}
+
+// FlowHasSlot reports whether flow f collects slot s.
+func (m *Machine) FlowHasSlot(f FlowID, s SlotID) bool {
+	for _, x := range m.flows[f].slots {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ActionSlot returns the slot an action instance names (set, clear), or
+// NoID; all reports whether it clears every slot (clear: all,
+// reset_context).
+func (m *Machine) ActionSlot(a uint32) (s SlotID, all bool) {
+	ac := &m.acts[a]
+	switch ac.kind {
+	case ActSet, ActClear:
+		return ac.slot, ac.all || (ac.kind == ActClear && ac.text == "waiting")
+	case ActResetContext:
+		return NoID, true
+	}
+	return NoID, false
 }
 
 // Slots returns slot names in id order.

@@ -208,18 +208,22 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 			enter = enter[m.states[domain].depth+1:]
 		}
 	}
+	leftFork := false
 	for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
-		if m.states[x].fork != nil {
-			// Leaving a fork abandons its branches: a join was taken, or
-			// a transition (a cancel) left the fork state.
-			c.clearFork()
-		}
+		leftFork = leftFork || m.states[x].fork != nil
 		if err := m.run(e, m.states[x].exit, r); err != nil {
 			return err
 		}
 	}
 	if err := m.run(e, tr.actions, r); err != nil {
 		return err
+	}
+	if leftFork {
+		// Leaving a fork abandons its branches: a join was taken, or a
+		// transition (a cancel) left the fork state. They are dropped only
+		// now, so that the fork's exit actions and the transition's own
+		// (a join saying how many failed) still read their outcome.
+		c.clearFork()
 	}
 	for _, s := range enter {
 		c.State = s
@@ -323,6 +327,13 @@ func (m *Machine) branchEnded(c *Config, i int) {
 // eventless one for a BranchEvent, or the handler of its action's result.
 func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
 	i := int(ev.Branch) - 1
+	if i >= int(c.NBranch) && ev.Kind != BranchEvent {
+		// The result of an action invoked by a branch of a fork that has
+		// since joined or been left: like the event of a cancelled timer,
+		// it is ignored.
+		c.Now = ev.At
+		return nil
+	}
 	if i < 0 || i >= int(c.NBranch) {
 		return m.rtErr(c, Pos{}, "no fork branch %d is running", i)
 	}
@@ -339,6 +350,12 @@ func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
 			return m.rtErr(c, Pos{}, "fork branch %d did not invoke %s", i, m.exts[ev.Ext].name)
 		}
 		b.Pending = NoID
+		if b.Status != BranchRunning {
+			// A branch that invoked the action as it ended takes no
+			// further transition: its result is consumed.
+			c.Now = ev.At
+			return nil
+		}
 		tab := m.doneTab
 		if ev.Kind == FailedEvent {
 			tab = m.failTab
@@ -417,6 +434,11 @@ func (m *Machine) joinIfDone(e evalEnv, r *Result) error {
 	fi := m.states[c.State].fork
 	if fi == nil || c.Finished != c.NBranch {
 		return nil
+	}
+	if len(r.Joins) >= m.maxChain {
+		// A join that re-enters a fork whose branches end at once would
+		// otherwise recurse without bound.
+		return m.rtErr(c, m.states[c.State].pos, "forks did not settle after %d joins in one step (a join re-entering a fork whose branches end at once?)", m.maxChain)
 	}
 	j := Join{Fork: c.State, Trans: NoID, Branches: int(c.NBranch), Finished: int(c.Finished)}
 	var merged []byte

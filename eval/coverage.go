@@ -19,7 +19,8 @@ func NewCoverage(m *engine.Machine) *Coverage {
 }
 
 // Observe implements sim.Observer.
-func (c *Coverage) Observe(_ int, _, _ *engine.Config, r *engine.Result) {
+func (c *Coverage) Observe(st *Step) {
+	r := st.Result
 	for _, s := range r.Steps {
 		if s.Trans != engine.NoID {
 			c.Trans[s.Trans]++

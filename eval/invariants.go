@@ -1,7 +1,6 @@
 // Package eval holds the observers that judge conversations as they run:
-// the invariant Checker and the Coverage counters. Each implements
-// sim.Observer and sees every engine step, streaming; none keeps a whole
-// trace.
+// the invariant Checker and the Coverage counters. Each sees every engine
+// step as a Step, streaming; none keeps a whole trace.
 package eval
 
 import (
@@ -10,11 +9,38 @@ import (
 	"github.com/simctl/simctl/engine"
 )
 
+// Built-in invariants, checked on every step of every machine besides the
+// ones its machine.yaml declares. A scenario may list them under
+// known_violations like declared ones.
+const (
+	// RuntimeError: the engine reported an error (a runaway eventless
+	// chain, a fill with no waiting slot, ...).
+	RuntimeError = "runtime_error"
+	// UndefinedState: the machine is in a state it does not have.
+	UndefinedState = "undefined_state"
+	// CounterLimit: a counter went past its limit.
+	CounterLimit = "counter_limit"
+	// TimerLaw: a timer fired off its deadline, after a cancel, or twice.
+	TimerLaw = "timer_law"
+	// SlotOverwrite: a filled slot changed other than by an explicit set or
+	// clear naming it, or by a declared correction intent.
+	SlotOverwrite = "slot_overwrite"
+	// WaitingSlot: the machine rests in a state with direct slot mapping
+	// without asking for a slot, or asks for a slot its flow does not have.
+	WaitingSlot = "waiting_slot"
+	// JoinComplete: a fork joined before every branch finished, or did not
+	// deliver every branch's contract exactly once.
+	JoinComplete = "join_complete"
+)
+
+// BuiltinInvariants lists the built-in invariants' names.
+var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete}
+
 // Violation is one broken invariant: which one, where in the conversation,
 // on which transition, and the configuration before and after the step.
 type Violation struct {
 	Invariant string
-	Pos       engine.Pos // where the invariant is declared
+	Pos       engine.Pos // where the invariant is declared (built-ins: none)
 	Turn      int
 	Trans     engine.TransID // engine.NoID when not tied to one transition
 	From, To  string
@@ -27,10 +53,10 @@ func (v Violation) String() string {
 	return fmt.Sprintf("invariant %s broken at turn %d: %s", v.Invariant, v.Turn, v.Msg)
 }
 
-// maxViolations caps what one conversation records; the count goes on.
+// maxViolations caps what one conversation records; Count goes on.
 const maxViolations = 32
 
-// Checker checks a machine's declared invariants on every step of one
+// Checker checks built-in and declared invariants on every step of one
 // conversation at a time. Reset it between conversations.
 type Checker struct {
 	m    *engine.Machine
@@ -60,17 +86,22 @@ func (k *Checker) Reset() {
 }
 
 // Observe implements sim.Observer.
-func (k *Checker) Observe(turn int, before, after *engine.Config, r *engine.Result) {
+func (k *Checker) Observe(st *Step) {
+	k.builtins(st)
 	for i := range k.invs {
 		inv := &k.invs[i]
 		if inv.Kind != engine.InvAllowed {
-			if !k.m.Holds(inv, after) {
-				k.report(turn, inv, engine.NoID, "", "", "", before, after)
+			if !k.m.Holds(inv, st.After) {
+				what := "no longer holds"
+				if inv.Kind == engine.InvNever {
+					what = "became true"
+				}
+				k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("%s expression %s", kindWord(inv.Kind), what))
 			}
 			continue
 		}
-		for _, s := range r.Steps {
-			if s.Trans != engine.NoID && k.m.IsInternal(s.Trans) {
+		for _, s := range st.Result.Steps {
+			if s.Branch != 0 || (s.Trans != engine.NoID && k.m.IsInternal(s.Trans)) {
 				continue
 			}
 			if inv.Transparent(s.To) {
@@ -81,27 +112,111 @@ func (k *Checker) Observe(turn int, before, after *engine.Config, r *engine.Resu
 			if from == engine.NoID || inv.Allows(from, s.To) {
 				continue
 			}
-			k.report(turn, inv, s.Trans, k.m.StateName(from), k.m.StateName(s.To),
-				fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)),
-				before, after)
+			k.report(st, inv.Name, inv.Pos, s.Trans, k.m.StateName(from), k.m.StateName(s.To),
+				fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)))
 		}
 	}
 }
 
-func (k *Checker) report(turn int, inv *engine.Invariant, t engine.TransID, from, to, msg string, before, after *engine.Config) {
+// builtins checks the built-in invariants that need no declaration.
+func (k *Checker) builtins(st *Step) {
+	m, after, r := k.m, st.After, st.Result
+	if int(after.State) >= m.NumStates() {
+		k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("state id %d does not exist", after.State))
+		return
+	}
+	for i := 0; i < int(after.NBranch); i++ {
+		if int(after.Branches[i].State) >= m.NumStates() {
+			k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("branch %d is in state id %d, which does not exist", i, after.Branches[i].State))
+		}
+	}
+	for i, name := range m.Counters() {
+		if limit := m.CounterLimit(engine.CounterID(i)); limit > 0 && int(after.Counters[i]) > limit {
+			k.report(st, CounterLimit, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("counter %s is %d, past its limit %d", name, after.Counters[i], limit))
+		}
+	}
+	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && r.Handled {
+		k.timerLaw(st, ev)
+	}
+	k.slotOverwrite(st)
+	if m.Waits(after.State) && m.DirectIntent(after.State) != engine.NoID && after.Waiting == engine.NoID && after.NBranch == 0 {
+		k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", m.StateName(after.State),
+			fmt.Sprintf("the machine rests in %s, which maps answers into the waiting slot, but waits for no slot", m.StateName(after.State)))
+	}
+	if f := after.Flow(); f != engine.NoID && after.Waiting != engine.NoID && !m.FlowHasSlot(f, after.Waiting) {
+		k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", "",
+			fmt.Sprintf("waiting for slot %s, which flow %s does not collect", m.SlotName(after.Waiting), m.FlowName(f)))
+	}
+	for _, j := range r.Joins {
+		if j.Finished != j.Branches || j.Delivered != j.Branches {
+			k.report(st, JoinComplete, engine.Pos{}, j.Trans, m.StateName(j.Fork), "",
+				fmt.Sprintf("fork %s joined with %d of %d branches finished and %d contracts delivered", m.StateName(j.Fork), j.Finished, j.Branches, j.Delivered))
+		}
+	}
+}
+
+// timerLaw: a timer event that the machine took must have been pending in
+// the configuration before, with exactly this deadline.
+func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
+	for _, t := range st.Before.Timers {
+		if t.Active && t.ID == ev.Timer {
+			if t.Deadline != ev.At {
+				k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, t.Deadline))
+			}
+			return
+		}
+	}
+	k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
+}
+
+// slotOverwrite: a slot filled before the step and different after it must
+// have been named by a set or clear action of the step, or changed under a
+// correction intent or an action's result.
+func (k *Checker) slotOverwrite(st *Step) {
+	m, before, after, r := k.m, st.Before, st.After, st.Result
+	if ev := st.Event; ev != nil {
+		if ev.Kind == engine.DoneEvent || (ev.Kind == engine.UserEvent && m.IsCorrection(ev.Intent)) {
+			return
+		}
+	}
+	for i := range m.Slots() {
+		b, a := before.Slots[i], after.Slots[i]
+		if b.IsEmpty() || a == b {
+			continue
+		}
+		named := false
+		for _, ai := range r.Actions {
+			s, all := m.ActionSlot(ai)
+			if all || s == engine.SlotID(i) {
+				named = true
+				break
+			}
+		}
+		if !named {
+			k.report(st, SlotOverwrite, engine.Pos{}, engine.NoID, "", "",
+				fmt.Sprintf("slot %s changed from %q to %q without an explicit set or clear, outside a correction", m.SlotName(engine.SlotID(i)), b.String(), a.String()))
+		}
+	}
+}
+
+func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID, from, to, msg string) {
 	k.Count++
 	if len(k.Violations) >= maxViolations {
 		return
 	}
-	if msg == "" {
-		what := "no longer holds"
-		if inv.Kind == engine.InvNever {
-			what = "became true"
+	if t == engine.NoID && from == "" && len(st.Result.Steps) > 0 {
+		// Tie the violation to the step's last transition, for reports.
+		s := st.Result.Steps[len(st.Result.Steps)-1]
+		t = s.Trans
+		if s.From != engine.NoID {
+			from = k.m.StateName(s.From)
 		}
-		msg = fmt.Sprintf("%s expression %s", kindWord(inv.Kind), what)
+		if to == "" {
+			to = k.m.StateName(s.To)
+		}
 	}
-	k.Violations = append(k.Violations, Violation{Invariant: inv.Name, Pos: inv.Pos, Turn: turn, Trans: t,
-		From: from, To: to, Msg: msg, Before: k.m.Describe(before), After: k.m.Describe(after)})
+	k.Violations = append(k.Violations, Violation{Invariant: name, Pos: pos, Turn: st.Turn, Trans: t,
+		From: from, To: to, Msg: msg, Before: k.m.Describe(st.Before), After: k.m.Describe(st.After)})
 }
 
 func kindWord(k engine.InvariantKind) string {

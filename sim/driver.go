@@ -12,13 +12,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
 )
 
 // Observer sees every engine step a Driver takes: the configuration before
 // and after it, and what it produced. Package eval holds the observers
 // (invariants, coverage).
 type Observer interface {
-	Observe(turn int, before, after *engine.Config, r *engine.Result)
+	Observe(st *eval.Step)
 }
 
 // maxInvokeDepth bounds chains of external actions whose results invoke
@@ -61,6 +62,7 @@ type Driver struct {
 	// BranchSteps counts branch steps in the current turn.
 	BranchSteps int
 
+	obs   eval.Step
 	prev  engine.Config
 	ev    engine.Event
 	invEv [maxInvokeDepth + 1]engine.Event // one per invoke depth, so stepping them does not allocate
@@ -79,7 +81,7 @@ func (d *Driver) Start(at int64) error {
 	if err := d.M.Start(&d.Cfg, at, &d.Res); err != nil {
 		return err
 	}
-	if err := d.after(0); err != nil {
+	if err := d.after(nil, 0); err != nil {
 		return err
 	}
 	return d.runBranches()
@@ -221,17 +223,25 @@ func (d *Driver) step(ev *engine.Event, depth int) error {
 	if err := d.M.Step(&d.Cfg, ev, &d.Res); err != nil {
 		// The transitions taken before the error still count for
 		// coverage and traces.
-		for _, o := range d.Observers {
-			o.Observe(d.Turn, &d.prev, &d.Cfg, &d.Res)
-		}
+		d.notify(ev)
 		return err
 	}
-	return d.after(depth)
+	return d.after(ev, depth)
 }
 
 // after records what the step produced, tells the observers, then performs
 // the external actions it invoked and steps their results.
-func (d *Driver) after(depth int) error {
+func (d *Driver) notify(ev *engine.Event) {
+	if len(d.Observers) == 0 {
+		return
+	}
+	d.obs = eval.Step{Turn: d.Turn, Event: ev, Before: &d.prev, After: &d.Cfg, Result: &d.Res}
+	for _, o := range d.Observers {
+		o.Observe(&d.obs)
+	}
+}
+
+func (d *Driver) after(ev *engine.Event, depth int) error {
 	r := &d.Res
 	for _, s := range r.Steps {
 		if s.Trans != engine.NoID {
@@ -260,9 +270,7 @@ func (d *Driver) after(depth int) error {
 			n++
 		}
 	}
-	for _, o := range d.Observers {
-		o.Observe(d.Turn, &d.prev, &d.Cfg, r)
-	}
+	d.notify(ev)
 	if n > 0 && depth >= maxInvokeDepth {
 		return fmt.Errorf("external actions kept invoking each other past %d levels", maxInvokeDepth)
 	}

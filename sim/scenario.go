@@ -345,7 +345,8 @@ type tracer struct {
 	out *[]TraceLine
 }
 
-func (t *tracer) Observe(turn int, _, _ *engine.Config, r *engine.Result) {
+func (t *tracer) Observe(st *eval.Step) {
+	turn, r := st.Turn, st.Result
 	for _, s := range r.Steps {
 		line := TraceLine{Turn: turn, Branch: int(s.Branch) - 1, To: t.m.StateName(s.To), Trigger: "start"}
 		if s.From != engine.NoID {

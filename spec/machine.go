@@ -13,26 +13,27 @@ import (
 // machineFile is the schema of machine.yaml; docs/machine-format.md
 // documents it.
 type machineFile struct {
-	Machine     string                 `yaml:"machine,required"`
-	MachinePos  engine.Pos             `yaml:"-"`
-	Description string                 `yaml:"description"`
-	Initial     Str                    `yaml:"initial,required"`
-	MaxChain    int                    `yaml:"max_chain"`
-	MaxTurns    int                    `yaml:"max_turns"`
-	Tags        StrList                `yaml:"tags"`
-	Intents     StrList                `yaml:"intents"`
-	Slots       Entries[slotYAML]      `yaml:"slots"`
-	Counters    Entries[counterYAML]   `yaml:"counters"`
-	Timers      Entries[Duration]      `yaml:"timers"`
-	Flows       Entries[StrList]       `yaml:"flows"`
-	Validators  Entries[validatorYAML] `yaml:"validators"`
-	Actions     Entries[externalYAML]  `yaml:"actions"`
-	States      Entries[stateYAML]     `yaml:"states,required"`
-	Invariants  []invariantYAML        `yaml:"invariants"`
-	Overrides   []overrideYAML         `yaml:"overrides"`
-	Parameters  Entries[paramYAML]     `yaml:"parameters"`
-	Variants    []variantYAML          `yaml:"variants"`
-	Pos         engine.Pos             `yaml:"-"`
+	Machine           string                 `yaml:"machine,required"`
+	MachinePos        engine.Pos             `yaml:"-"`
+	Description       string                 `yaml:"description"`
+	Initial           Str                    `yaml:"initial,required"`
+	MaxChain          int                    `yaml:"max_chain"`
+	MaxTurns          int                    `yaml:"max_turns"`
+	Tags              StrList                `yaml:"tags"`
+	Intents           StrList                `yaml:"intents"`
+	CorrectionIntents StrList                `yaml:"correction_intents"`
+	Slots             Entries[slotYAML]      `yaml:"slots"`
+	Counters          Entries[counterYAML]   `yaml:"counters"`
+	Timers            Entries[Duration]      `yaml:"timers"`
+	Flows             Entries[StrList]       `yaml:"flows"`
+	Validators        Entries[validatorYAML] `yaml:"validators"`
+	Actions           Entries[externalYAML]  `yaml:"actions"`
+	States            Entries[stateYAML]     `yaml:"states,required"`
+	Invariants        []invariantYAML        `yaml:"invariants"`
+	Overrides         []overrideYAML         `yaml:"overrides"`
+	Parameters        Entries[paramYAML]     `yaml:"parameters"`
+	Variants          []variantYAML          `yaml:"variants"`
+	Pos               engine.Pos             `yaml:"-"`
 }
 
 type slotYAML struct {
@@ -321,6 +322,9 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 	}
 	for _, s := range f.Intents {
 		def.Intents = append(def.Intents, engine.NameDef{Name: s.Value, Pos: s.Pos})
+	}
+	for _, s := range f.CorrectionIntents {
+		def.CorrectionIntents = append(def.CorrectionIntents, engine.NameDef{Name: s.Value, Pos: s.Pos})
 	}
 	for _, e := range f.Slots {
 		sd := engine.SlotDef{Name: e.Key, Pos: e.KeyPos, Validator: e.Value.Validator.Value, ValPos: e.Value.Validator.Pos,

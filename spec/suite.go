@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
 )
 
 // File names inside a suite folder.
@@ -62,7 +63,7 @@ func (v *Variant) Matches(pins Entries[string]) bool {
 
 // BuiltinInvariants are checked on every suite; scenarios may list them in
 // known_violations. Package eval implements them.
-var BuiltinInvariants = []string{"runtime_error"}
+var BuiltinInvariants = eval.BuiltinInvariants
 
 // Discover returns the suite folders at or below each path, sorted. A path
 // that does not exist, or holds no suite, is an error.
