@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
@@ -41,12 +42,13 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 }
 
 type runOptions struct {
-	seed    int64
-	out     string
-	only    []string
-	verbose bool
-	// scenario, when set, limits the run to one scenario file (replay).
-	scenario string
+	seed     int64
+	generate int
+	out      string
+	only     []string
+	verbose  bool
+	// files, when set, limits the run to these scenario files.
+	files map[string]bool
 }
 
 func runCmd(args []string, stdout io.Writer) (int, error) {
@@ -56,10 +58,14 @@ func runCmd(args []string, stdout io.Writer) (int, error) {
 	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print a turn-by-turn trace of every scenario")
+	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
-	suites, err := loadSuites(fs.Args())
+	if o.generate < 0 {
+		return 0, &usageError{"--generate takes a number of conversations, 0 or more"}
+	}
+	suites, err := loadTargets(fs.Args(), &o)
 	if err != nil {
 		return 0, err
 	}
@@ -83,9 +89,56 @@ func checkTags(suites []*spec.Suite, only []string) error {
 	return nil
 }
 
+// loadTargets loads the suites named by paths; when every path is a
+// scenario file, it loads their suites and selects just those scenarios.
+func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
+	files := 0
+	for _, p := range paths {
+		if strings.HasSuffix(p, spec.ScenarioSuffix) {
+			files++
+		}
+	}
+	if files == 0 {
+		return loadSuites(paths)
+	}
+	if files != len(paths) {
+		return nil, &usageError{"give suite folders or scenario files, not both"}
+	}
+	o.files = map[string]bool{}
+	bySuite := map[string]*spec.Suite{}
+	var suites []*spec.Suite
+	for _, p := range paths {
+		s, sc, err := spec.LoadScenarioFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if prev, ok := bySuite[s.Dir]; ok {
+			s = prev
+		} else {
+			bySuite[s.Dir] = s
+			suites = append(suites, s)
+		}
+		if !containsScenario(s, sc) {
+			s.Scenarios = append(s.Scenarios, sc)
+		}
+		o.files[filepath.Clean(sc.File)] = true
+	}
+	sort.Slice(suites, func(i, j int) bool { return suites[i].Name < suites[j].Name })
+	return suites, nil
+}
+
+func containsScenario(s *spec.Suite, sc *spec.Scenario) bool {
+	for _, x := range s.Scenarios {
+		if x == sc {
+			return true
+		}
+	}
+	return false
+}
+
 func selected(sc *spec.Scenario, o runOptions) bool {
-	if o.scenario != "" {
-		return filepath.Clean(sc.File) == filepath.Clean(o.scenario)
+	if o.files != nil {
+		return o.files[filepath.Clean(sc.File)]
 	}
 	if len(o.only) == 0 {
 		return true
@@ -103,7 +156,11 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 // execute runs the selected scenarios of every suite, prints one line per
 // scenario and a summary, and writes the reports.
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
-	run := &reports.Run{Seed: o.seed}
+	run := &reports.Run{Seed: o.seed, Generate: o.generate}
+	if o.files != nil {
+		// A replay of chosen files generates nothing.
+		run.Generate, o.generate = 0, 0
+	}
 	var total tally
 	tags := map[string]*[2]int{} // tag -> passing, total
 	for _, s := range suites {
@@ -129,6 +186,11 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 					}
 				}
 				printScenario(w, r, o.verbose, len(s.Variants) > 1)
+			}
+		}
+		if o.generate > 0 {
+			if err := generated(s, rs, o, w, &t); err != nil {
+				return 0, err
 			}
 		}
 		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
@@ -237,6 +299,60 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 	}
 }
 
+// generated plays o.generate conversations per variant of suite s, prints
+// their metrics and failures, and adds them to the report. A failure of an
+// invariant that records a contradiction in the suite's documents is known.
+func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *tally) error {
+	contradiction := map[string]string{}
+	for _, inv := range s.Machine.Invariants() {
+		contradiction[inv.Name] = inv.Contradiction
+	}
+	for _, v := range s.Variants {
+		met, fails, err := generate.Run(s, v, generate.Options{Seed: o.seed, From: 0, To: o.generate,
+			FailuresDir: filepath.Join(o.out, reports.FailuresDir), Observers: []sim.Observer{rs.Coverage}})
+		if err != nil {
+			return err
+		}
+		rs.Generated = append(rs.Generated, met)
+		name := "generated"
+		if len(s.Variants) > 1 {
+			name += " [" + v.Name + "]"
+		}
+		fmt.Fprintf(w, "  %-46s %d conversations: success %.1f%%, %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating\n",
+			name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
+			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating)
+		for _, f := range fails {
+			gf := reports.GenFailure{Failure: f, Known: contradiction[f.Invariant]}
+			rs.Failures = append(rs.Failures, gf)
+			file := filepath.Join(o.out, reports.FailureFile(f.Name))
+			if gf.Known != "" {
+				t.known++
+				fmt.Fprintf(w, "  KNOWN %s breaks %s (a contradiction in the seed documents); shortest: %d turns: %s\n", name, f.Invariant, f.ShrunkTurns, file)
+				continue
+			}
+			t.fail++
+			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Invariant, f.Index, f.Turns, f.ShrunkTurns)
+			fmt.Fprintf(w, "         %s\n", f.Violation)
+			fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
+		}
+	}
+	return nil
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func mean(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
 func replayCmd(args []string, stdout io.Writer) (int, error) {
 	fs := newFlags("replay")
 	var o runOptions
@@ -253,17 +369,9 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 	if !strings.HasSuffix(file, spec.ScenarioSuffix) {
 		return 0, &spec.Error{Msg: fmt.Sprintf("%s: expected a file ending in %s", file, spec.ScenarioSuffix)}
 	}
-	suites, err := loadSuites([]string{filepath.Dir(file)})
+	suites, err := loadTargets([]string{file}, &o)
 	if err != nil {
 		return 0, err
 	}
-	o.scenario = file
-	found := false
-	for _, sc := range suites[0].Scenarios {
-		found = found || selected(sc, o)
-	}
-	if !found {
-		return 0, &spec.Error{Msg: fmt.Sprintf("%s: no such scenario in suite %s", file, suites[0].Dir)}
-	}
-	return execute(suites[:1], o, stdout)
+	return execute(suites, o, stdout)
 }

@@ -255,6 +255,7 @@ func (b *builder) params(names map[string]Pos) {
 			}
 			if !found {
 				b.errf(p.Pos, "parameter %q: value %q is not one of %s", p.Name, raw, strings.Join(p.Values, ", "))
+				m.params[p.Name] = zeroValue(p.Type)
 				continue
 			}
 		}
@@ -268,12 +269,14 @@ func (b *builder) params(names map[string]Pos) {
 				v = BoolValue(false)
 			default:
 				b.errf(p.Pos, "parameter %q: %q is not true or false", p.Name, raw)
+				m.params[p.Name] = zeroValue(p.Type)
 				continue
 			}
 		case TypeNumber:
 			n, ok := parseNumber(raw)
 			if !ok {
 				b.errf(p.Pos, "parameter %q: %q is not a number", p.Name, raw)
+				m.params[p.Name] = zeroValue(p.Type)
 				continue
 			}
 			v = NumberValue(n)
@@ -285,6 +288,19 @@ func (b *builder) params(names map[string]Pos) {
 			b.errf(d.Pos, "variant assigns unknown parameter %q", k)
 		}
 	}
+}
+
+// zeroValue is what a parameter whose value was rejected stands for: it
+// stays declared, with its type, so that the expressions reading it do not
+// add a cascade of "unknown name" errors to the one that matters.
+func zeroValue(t SlotType) Value {
+	switch t {
+	case TypeBool:
+		return BoolValue(false)
+	case TypeNumber:
+		return NumberValue(0)
+	}
+	return TextValue("")
 }
 
 func (b *builder) declareStates() {
@@ -471,7 +487,12 @@ func (b *builder) compileStates() {
 		if sd.Failed && !sd.Final {
 			b.errf(sd.Pos, "state %q: failed applies to final states (a failed branch ending)", s.path)
 		}
-		if sd.Fork != nil {
+	}
+	// Forks are declared once every initial child is known: a branch's
+	// entry path follows initial children down from the fork's own, and
+	// they may be declared after the fork.
+	for i, sd := range d.States {
+		if id := b.stateOf[i]; id != NoID && sd.Fork != nil {
 			b.declareFork(id, sd.Fork)
 		}
 	}

@@ -288,6 +288,9 @@ type InvariantDef struct {
 	Allowed     []AllowedDef
 	Transparent []NameDef
 	Description string
+	// Contradiction, when set, says that breaking this invariant is a known
+	// contradiction in the machine's source documents, and why.
+	Contradiction string
 }
 
 // AllowedDef is one row of an allowed-transition table.

@@ -147,8 +147,10 @@ var _ = Describe("fork and join", func() {
 		It("joins at once when the slot has no parts", func() {
 			step("go=")
 			Expect(m.StateName(cfg.State)).To(Equal("after"))
-			Expect(res.Joins).To(Equal([]engine.Join{{Fork: mustState(m, "work"), Trans: res.Joins[0].Trans}}))
-			Expect(m.IsJoin(res.Joins[0].Trans)).To(BeTrue())
+			Expect(res.Joins).To(HaveLen(1))
+			j := res.Joins[0]
+			Expect(j).To(Equal(engine.Join{Fork: mustState(m, "work"), Trans: j.Trans}), "no branches, none finished, failed or delivered")
+			Expect(m.IsJoin(j.Trans)).To(BeTrue())
 			Expect(slotValue(m, &cfg, "merged").IsEmpty()).To(BeTrue())
 			Expect(et.Says(&res)).To(ContainElement("all 0 done"))
 		})
@@ -195,6 +197,12 @@ var _ = Describe("fork and join", func() {
 				}
 				Expect(cfg).To(Equal(first), "schedule %v ends in another config than %v", order, orders[0])
 			}
+		})
+
+		It("reports more parts than a Config holds branches as a runtime error", func() {
+			ev, err := et.ParseEvent(m, &cfg, "go=1|2|3|4|5|6|7|8|9")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Step(&cfg, &ev, &res)).To(MatchError(ContainSubstring("fork work: 9 branches, more than 8")))
 		})
 
 		It("refuses to step a finished branch", func() {
@@ -428,10 +436,29 @@ var _ = Describe("fork and join", func() {
 		BeforeEach(func() {
 			build(et.New("notify", "work").
 				External("notify", "").
-				State("work", et.Initial("run"), et.Fork(et.Branches(2), et.Join(et.To("end")))).
-				State("work.run", et.Always("work.ok")).
-				State("work.ok", et.Final(), et.Entry(et.Invoke("notify"))).
+				State("work", et.Initial("group"), et.Fork(et.Branches(2), et.Join(et.To("end")))).
+				State("work.group", et.Initial("run"), et.On("done:notify", "work.late")).
+				State("work.group.run", et.Always("work.group.ok")).
+				State("work.group.ok", et.Final(), et.Entry(et.Invoke("notify"))).
+				State("work.late", et.Final(), et.Entry(et.Contract(`"late"`))).
 				State("end", et.Waits()))
+		})
+
+		It("starts each branch at the leaf below the fork's initial child, though declared after the fork", func() {
+			for i := 0; i < 2; i++ {
+				Expect(m.StateName(cfg.Branches[i].State)).To(Equal("work.group.run"))
+			}
+		})
+
+		It("counts it finished at once, and its result moves it no further", func() {
+			schedule([]int{0})
+			Expect(cfg.Branches[0].Status).To(Equal(engine.BranchDone))
+			Expect(cfg.Runnable()).To(Equal(uint32(0b10)))
+			step("done:notify/0")
+			Expect(res.Handled).To(BeFalse())
+			Expect(m.StateName(cfg.Branches[0].State)).To(Equal("work.group.ok"))
+			Expect(cfg.Branches[0].Pending).To(Equal(engine.ExtID(engine.NoID)))
+			Expect(cfg.Branches[0].Result).To(BeEmpty())
 		})
 
 		It("joins without waiting for the result, and ignores the result once the fork is gone", func() {
@@ -446,8 +473,9 @@ var _ = Describe("fork and join", func() {
 			}
 			Expect(routed).To(Equal([]uint8{2}))
 			before := cfg
-			step("done:notify/1")
+			step("done:notify/1@7")
 			Expect(res.Handled).To(BeFalse())
+			before.Now = 7
 			Expect(cfg).To(Equal(before))
 		})
 	})

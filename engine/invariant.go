@@ -10,14 +10,15 @@ import (
 // every trace step; the engine only compiles them against the machine so
 // that their names and expressions are validated with everything else.
 type Invariant struct {
-	Name        string
-	Pos         Pos
-	Kind        InvariantKind
-	Description string
-	n           int
-	allowed     []bool // [from*n+to]
-	transparent []bool
-	check       boolFn
+	Name          string
+	Pos           Pos
+	Kind          InvariantKind
+	Description   string
+	Contradiction string
+	n             int
+	allowed       []bool // [from*n+to]
+	transparent   []bool
+	check         boolFn
 }
 
 // Invariants returns the machine's declared invariants in declared order.
@@ -56,7 +57,7 @@ func (b *builder) compileInvariants() {
 			continue
 		}
 		seen[d.Name] = d.Pos
-		inv := Invariant{Name: d.Name, Pos: d.Pos, Kind: d.Kind, Description: d.Description, n: n}
+		inv := Invariant{Name: d.Name, Pos: d.Pos, Kind: d.Kind, Description: d.Description, Contradiction: d.Contradiction, n: n}
 		switch d.Kind {
 		case InvAlways, InvNever:
 			if b.xc == nil {

@@ -185,6 +185,9 @@ func (m *Machine) IsOverride(t TransID) bool { return m.trans[t].override != "" 
 // Name returns the machine's name.
 func (m *Machine) Name() string { return m.name }
 
+// Initial returns the leaf state a conversation starts in.
+func (m *Machine) Initial() StateID { return m.initial }
+
 // NumStates returns the number of states; ids run from 0 to NumStates()-1.
 func (m *Machine) NumStates() int { return len(m.states) }
 

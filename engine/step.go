@@ -528,11 +528,15 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
 			}
-			v := a.x.value(e)
+			v := emptyText(a.x.value(e))
+			if v.IsEmpty() {
+				c.Slots[c.Waiting] = v
+				break
+			}
 			if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
 				return err
 			}
-			c.Slots[c.Waiting] = emptyText(v)
+			c.Slots[c.Waiting] = v
 		case ActClear:
 			switch {
 			case a.all:

@@ -31,10 +31,13 @@ const (
 	// JoinComplete: a fork joined before every branch finished, or did not
 	// deliver every branch's contract exactly once.
 	JoinComplete = "join_complete"
+	// Liveness: a user who always cooperates did not see the task end
+	// within the suite's turn bound (checked on generated conversations).
+	Liveness = "liveness"
 )
 
 // BuiltinInvariants lists the built-in invariants' names.
-var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete}
+var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness}
 
 // Violation is one broken invariant: which one, where in the conversation,
 // on which transition, and the configuration before and after the step.
@@ -53,7 +56,8 @@ func (v Violation) String() string {
 	return fmt.Sprintf("invariant %s broken at turn %d: %s", v.Invariant, v.Turn, v.Msg)
 }
 
-// maxViolations caps what one conversation records; Count goes on.
+// maxViolations caps what one conversation records, one per invariant;
+// Count goes on.
 const maxViolations = 32
 
 // Checker checks built-in and declared invariants on every step of one
@@ -203,6 +207,13 @@ func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID
 	k.Count++
 	if len(k.Violations) >= maxViolations {
 		return
+	}
+	// The first violation of each invariant is kept in full; later ones are
+	// only counted (describing configurations is the costly part).
+	for i := range k.Violations {
+		if k.Violations[i].Invariant == name {
+			return
+		}
 	}
 	if t == engine.NoID && from == "" && len(st.Result.Steps) > 0 {
 		// Tie the violation to the step's last transition, for reports.

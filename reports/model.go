@@ -8,13 +8,17 @@ package reports
 import (
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
 )
 
 // Run is everything one `simctl run` produced.
 type Run struct {
-	Seed   int64
-	Suites []*Suite // sorted by name
+	Seed int64
+	// Generate is the number of generated conversations per suite and
+	// variant (0: none).
+	Generate int
+	Suites   []*Suite // sorted by name
 }
 
 // Suite is one suite's results.
@@ -24,4 +28,15 @@ type Suite struct {
 	Machine   *engine.Machine
 	Scenarios []*sim.ScenarioResult // in scenario file order
 	Coverage  *eval.Coverage        // transition, state and guard counts over all its scenarios
+	// Generated holds the metrics of generated conversations, one per
+	// variant; Failures the shrunk conversation of each invariant broken.
+	Generated []generate.Metrics
+	Failures  []GenFailure
+}
+
+// GenFailure is a generated failure with its verdict: Known when its
+// invariant records a contradiction in the machine's source documents.
+type GenFailure struct {
+	generate.Failure
+	Known string
 }

@@ -17,9 +17,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
-var reportFiles = []string{reports.ScenariosCSV, reports.TransitionsCSV, reports.ReportHTML}
+var reportFiles = []string{reports.ScenariosCSV, reports.TransitionsCSV, reports.ReportHTML, reports.SummaryJSON}
 
-// readReports returns the contents of the three reports in dir.
+// readReports returns the contents of the reports in dir.
 func readReports(dir string) map[string][]byte {
 	out := map[string][]byte{}
 	for _, name := range reportFiles {
@@ -68,12 +68,12 @@ var _ = Describe("WriteAll", func() {
 	It("creates missing folders", func() {
 		nested := filepath.Join(dir, "a", "b")
 		Expect(reports.WriteAll(nested, run)).To(Succeed())
-		Expect(listDir(nested)).To(HaveLen(3))
+		Expect(listDir(nested)).To(HaveLen(4))
 	})
 
-	It("writes only the three reports, with no temporary files left", func() {
+	It("writes only the reports, with no temporary files left", func() {
 		Expect(reports.WriteAll(dir, run)).To(Succeed())
-		Expect(listDir(dir)).To(Equal([]string{reports.ReportHTML, reports.ScenariosCSV, reports.TransitionsCSV}))
+		Expect(listDir(dir)).To(Equal([]string{reports.ReportHTML, reports.ScenariosCSV, reports.SummaryJSON, reports.TransitionsCSV}))
 	})
 
 	It("writes byte-identical files when run twice on the same Run", func() {
@@ -85,7 +85,7 @@ var _ = Describe("WriteAll", func() {
 		// Over its own output, too.
 		Expect(reports.WriteAll(dir, run)).To(Succeed())
 		Expect(readReports(dir)).To(Equal(first))
-		Expect(listDir(dir)).To(HaveLen(3))
+		Expect(listDir(dir)).To(HaveLen(4))
 	})
 
 	It("orders suites by name whatever order the run lists them in", func() {
@@ -103,7 +103,7 @@ var _ = Describe("WriteAll", func() {
 		Expect(reports.WriteAll(dir, run)).To(Succeed())
 		for name, data := range readReports(dir) {
 			Expect(string(data)).NotTo(ContainSubstring(wd), name)
-			Expect(string(data)).To(ContainSubstring("testdata/suites/greeter/"), name)
+			Expect(string(data)).To(ContainSubstring("testdata/suites/greeter"), name)
 		}
 	})
 

@@ -36,6 +36,9 @@ func WriteAll(dir string, run *Run) error {
 	if err == nil {
 		err = install(dir, outs)
 	}
+	if err == nil {
+		err = removeStale(dir, outs)
+	}
 	if err != nil {
 		// Deepest first; os.Remove leaves a folder that is not empty.
 		for i := len(made) - 1; i >= 0; i-- {
@@ -61,6 +64,13 @@ func render(run *Run) ([]output, error) {
 		{ScenariosCSV, func(b *bytes.Buffer, r *Run) error { return WriteScenariosCSV(b, r) }},
 		{TransitionsCSV, func(b *bytes.Buffer, r *Run) error { return WriteTransitionsCSV(b, r) }},
 		{ReportHTML, func(b *bytes.Buffer, r *Run) error { return WriteHTML(b, r) }},
+		{SummaryJSON, func(b *bytes.Buffer, r *Run) error { return WriteSummaryJSON(b, r) }},
+	}
+	if run != nil && run.Generate > 0 {
+		writers = append(writers, struct {
+			name  string
+			write func(*bytes.Buffer, *Run) error
+		}{GeneratedCSV, func(b *bytes.Buffer, r *Run) error { return WriteGeneratedCSV(b, r) }})
 	}
 	outs := make([]output, len(writers))
 	for i, w := range writers {
@@ -70,7 +80,33 @@ func render(run *Run) ([]output, error) {
 		}
 		outs[i] = output{name: w.name, data: b.Bytes()}
 	}
+	if run != nil {
+		for _, s := range run.Suites {
+			for _, f := range s.Failures {
+				outs = append(outs, output{name: FailureFile(f.Name), data: f.Scenario})
+			}
+		}
+	}
 	return outs, nil
+}
+
+// removeStale deletes failure scenarios an earlier run left in the output
+// folder: after a run, failures/ holds exactly this run's failures.
+func removeStale(dir string, outs []output) error {
+	keep := map[string]bool{}
+	for _, o := range outs {
+		keep[filepath.Clean(o.name)] = true
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, FailuresDir, "*.scenario.yaml"))
+	for _, f := range old {
+		rel, err := filepath.Rel(dir, f)
+		if err == nil && !keep[rel] {
+			if err := os.Remove(f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // mkdirAll creates dir and its missing parents, and returns the folders it
@@ -116,6 +152,13 @@ func install(dir string, outs []output) (err error) {
 			return err
 		}
 	}
+	for _, o := range outs {
+		if sub := filepath.Dir(o.name); sub != "." {
+			if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+				return err
+			}
+		}
+	}
 	for i, o := range outs {
 		dst := filepath.Join(dir, o.name)
 		if err := os.Rename(temps[i], dst); err != nil {
@@ -130,7 +173,7 @@ func install(dir string, outs []output) (err error) {
 // writeTemp writes o to a new temporary file in dir and returns its name;
 // on error no file is left.
 func writeTemp(dir string, o output) (string, error) {
-	f, err := os.CreateTemp(dir, "."+o.name+".*.tmp")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(o.name)+".*.tmp")
 	if err != nil {
 		return "", err
 	}

@@ -61,6 +61,9 @@ type Driver struct {
 	Schedule []int
 	// BranchSteps counts branch steps in the current turn.
 	BranchSteps int
+	// Picks records the branches the scheduler picked in the current turn,
+	// so that a generated conversation can be written with its schedule.
+	Picks []int
 
 	obs   eval.Step
 	prev  engine.Config
@@ -106,6 +109,7 @@ func (d *Driver) runBranches() error {
 			return fmt.Errorf("fork branches took more than %d steps in one turn", maxBranchSteps)
 		}
 		i := d.pick(mask)
+		d.Picks = append(d.Picks, i)
 		d.ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: d.Cfg.Now}
 		if err := d.step(&d.ev, 0); err != nil {
 			return err
@@ -146,6 +150,7 @@ func (d *Driver) beginTurn() {
 	d.Info.Escalated = false
 	d.Info.Steps = 0
 	d.BranchSteps = 0
+	d.Picks = d.Picks[:0]
 }
 
 // User plays one user utterance at the current virtual time. In a state

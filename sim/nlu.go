@@ -2,6 +2,8 @@ package sim
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/spec"
@@ -206,7 +208,9 @@ func containsAnyWord(text string, words []string) bool {
 	return false
 }
 
-// containsWord reports whether w occurs in text at word boundaries.
+// containsWord reports whether w occurs in text at word boundaries: the
+// characters around it are not letters, digits or underscores (so "¡odio"
+// contains "odio").
 func containsWord(text, w string) bool {
 	for from := 0; ; {
 		i := strings.Index(text[from:], w)
@@ -215,13 +219,18 @@ func containsWord(text, w string) bool {
 		}
 		i += from
 		end := i + len(w)
-		if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if (i == 0 || !isWordRune(before)) && (end == len(text) || !isWordRune(after)) {
 			return true
 		}
 		from = i + 1
 	}
 }
 
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c >= 0x80
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }

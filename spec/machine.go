@@ -138,6 +138,7 @@ type invariantYAML struct {
 	Never              Expr             `yaml:"never"`
 	AllowedTransitions Entries[StrList] `yaml:"allowed_transitions"`
 	Transparent        StrList          `yaml:"transparent"`
+	Contradiction      string           `yaml:"contradiction"`
 }
 
 // Expr is an expression with the position of its first character (inside
@@ -398,7 +399,7 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 		def.Params = append(def.Params, pd)
 	}
 	for _, iv := range f.Invariants {
-		d := engine.InvariantDef{Name: iv.Name.Value, Pos: iv.Name.Pos, Description: iv.Description}
+		d := engine.InvariantDef{Name: iv.Name.Value, Pos: iv.Name.Pos, Description: iv.Description, Contradiction: iv.Contradiction}
 		set := 0
 		if iv.Always.Src != "" {
 			set++

@@ -22,9 +22,12 @@ var BuiltinTags = []string{
 // Scenario is a scripted conversation: turns with expectations after each,
 // and expectations on the whole conversation.
 type Scenario struct {
-	File            string `yaml:"-"`
-	Pos             engine.Pos
-	Name            string     `yaml:"name"`
+	File string `yaml:"-"`
+	Pos  engine.Pos
+	Name string `yaml:"name"`
+	// Suite names the suite folder, relative to this file, for a scenario
+	// kept outside it (a generated failure); empty: the file's folder.
+	Suite           Str        `yaml:"suite"`
 	Description     string     `yaml:"description"`
 	Tags            StrList    `yaml:"tags"`
 	KnownViolations StrList    `yaml:"known_violations"`

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -20,6 +21,7 @@ import (
 const (
 	MachineFile    = "machine.yaml"
 	NLUFile        = "nlu.yaml"
+	UsersFile      = "users.yaml"
 	ScenarioSuffix = ".scenario.yaml"
 )
 
@@ -33,7 +35,8 @@ type Suite struct {
 	// Variants are the parameter assignments the suite runs in; without
 	// parameters or variants: one, named "default".
 	Variants  []*Variant
-	NLU       *NLU // nil: the suite has no nlu.yaml
+	NLU       *NLU   // nil: the suite has no nlu.yaml
+	Users     *Users // nil: the suite has no users.yaml
 	Scenarios []*Scenario
 	MaxTurns  int
 	Tags      map[string]bool
@@ -127,6 +130,14 @@ func Load(dir string) (*Suite, error) {
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, &Error{Pos: engine.Pos{File: npath}, Msg: "cannot read NLU file"}
+	}
+	upath := filepath.Join(dir, UsersFile)
+	if data, err := os.ReadFile(upath); err == nil {
+		if s.Users, err = LoadUsers(upath, data, s.Machine); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Pos: engine.Pos{File: upath}, Msg: "cannot read users file"}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
 	if err != nil {
@@ -270,4 +281,52 @@ func (s *Suite) VariantsFor(sc *Scenario) []*Variant {
 		}
 	}
 	return out
+}
+
+// LoadScenarioFile loads the suite a scenario file belongs to (its suite:
+// key, relative to the file, else the file's folder) and the scenario in
+// it, checked against that suite.
+func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
+	if !strings.HasSuffix(file, ScenarioSuffix) {
+		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "expected a file ending in " + ScenarioSuffix}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "cannot read scenario file"}
+	}
+	var head Scenario
+	if err := decodeFile(file, data, &head); err != nil {
+		return nil, nil, err
+	}
+	dir := filepath.Dir(file)
+	if head.Suite.Value != "" {
+		dir = filepath.Join(dir, filepath.FromSlash(head.Suite.Value))
+		if _, err := os.Stat(filepath.Join(dir, MachineFile)); err != nil {
+			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.yaml in %s", dir)}
+		}
+	}
+	s, err := Load(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, sc := range s.Scenarios {
+		if filepath.Clean(sc.File) == filepath.Clean(file) {
+			return s, sc, nil
+		}
+	}
+	invs := map[string]bool{}
+	for _, n := range BuiltinInvariants {
+		invs[n] = true
+	}
+	for _, inv := range s.Machine.Invariants() {
+		invs[inv.Name] = true
+	}
+	sc, err := LoadScenario(file, data, s.Machine, s.Tags, invs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.checkPins(sc); err != nil {
+		return nil, nil, err
+	}
+	return s, sc, nil
 }

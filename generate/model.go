@@ -1,0 +1,349 @@
+// Package generate makes simulated users talk to a machine: an agenda-based
+// user (Schatzmann et al., 2007) pursues a goal, answering what the machine
+// asks, and with configured probabilities strays (corrects an earlier slot,
+// gives an invalid value, goes off topic, stays silent until a timeout,
+// changes its mind, asks for a human, cancels, says no). Conversations are
+// drawn with gopter generators from a seed and an index, so conversation k
+// is the same whichever process runs it; every step is checked by the
+// invariants of package eval; a failing conversation is shrunk with
+// gopter's shrinkers to a minimal one and written as a scenario file.
+// Run is the entry point.
+package generate
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/spec"
+)
+
+// Kind is what a simulated user does in a turn.
+type Kind uint8
+
+const (
+	Follow     Kind = iota // cooperate: answer what is asked, confirm, start the task
+	Invalid                // give a value the machine should reject
+	Correct                // correct a slot given earlier
+	OffTopic               // say something unrelated
+	Silence                // say nothing until the next timer fires
+	ChangeMind             // ask for another task
+	Human                  // ask for a human
+	Cancel                 // cancel the task
+	Deny                   // say no to a confirmation
+	numKinds
+)
+
+var kindNames = [...]string{"follow", "invalid", "correct", "off_topic", "silence", "change_mind", "human", "cancel", "deny"}
+
+func (k Kind) String() string { return kindNames[k] }
+
+// defaultBehaviour is the chance of each way of straying when users.yaml
+// does not say.
+var defaultBehaviour = [numKinds]float64{
+	Invalid: 0.08, Correct: 0.04, OffTopic: 0.04, Silence: 0.03,
+	ChangeMind: 0.02, Human: 0.02, Cancel: 0.03, Deny: 0.05,
+}
+
+// goal is a compiled spec.Goal.
+type goal struct {
+	name    string
+	say     string
+	intent  engine.IntentID
+	weight  float64
+	slots   []engine.SlotID
+	values  [][]string // per slot
+	invalid [][]string // per slot
+}
+
+// Model is what the user simulator knows of one suite and variant.
+type Model struct {
+	m        *engine.Machine
+	goals    []goal
+	weights  [numKinds]float64
+	phrases  map[string]string
+	intentPh map[engine.IntentID]string // how to say each intent, when the NLU has a phrase
+	maxTurns int
+	// fallback values for slots no goal covers, and invalid ones; slotValues
+	// holds several valid candidates per slot, so that derived goals can
+	// give different slots different values.
+	slotValues  map[engine.SlotID][]string
+	slotValue   map[engine.SlotID]string
+	slotInvalid map[engine.SlotID]string
+}
+
+// NewModel builds the simulator's model for machine m of suite s: from the
+// suite's users.yaml, or from defaults derived from the machine and its NLU
+// rules (intents that start flows become goals; validators and entity
+// synonyms give slot values).
+func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
+	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
+		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
+	mo.deriveIntentPhrases(s.NLU)
+	mo.deriveSlotValues(s)
+	mo.weights = defaultBehaviour
+	u := s.Users
+	if u != nil {
+		b := u.Behaviour
+		for k, p := range map[Kind]*spec.Prob{Correct: b.Correct, Invalid: b.Invalid, OffTopic: b.OffTopic, Silence: b.Silence,
+			ChangeMind: b.ChangeMind, Human: b.Human, Cancel: b.Cancel, Deny: b.Deny} {
+			if p != nil {
+				mo.weights[k] = p.Value
+			}
+		}
+		for _, p := range u.Phrases {
+			mo.phrases[p.Key] = p.Value.Value
+		}
+		if u.MaxTurns > 0 {
+			mo.maxTurns = u.MaxTurns
+		}
+		for _, g := range u.Goals {
+			cg := goal{name: g.Name, weight: g.Weight, say: g.Say}
+			cg.intent, _ = m.IntentID(g.Intent.Value)
+			for _, e := range g.Slots {
+				id, _ := m.SlotID(e.Key)
+				cg.slots = append(cg.slots, id)
+				cg.values = append(cg.values, e.Value)
+				var bad []string
+				for _, iv := range g.Invalid {
+					if iv.Key == e.Key {
+						bad = iv.Value
+					}
+				}
+				cg.invalid = append(cg.invalid, bad)
+			}
+			mo.goals = append(mo.goals, cg)
+		}
+	}
+	total := 0.0
+	for k := Invalid; k < numKinds; k++ {
+		total += mo.weights[k]
+	}
+	mo.weights[Follow] = 1 - total
+	if len(mo.goals) == 0 {
+		mo.deriveGoals(s)
+	}
+	if len(mo.goals) == 0 {
+		return nil, fmt.Errorf("%s: no goals for generated conversations: the machine declares no intents (add users.yaml)", s.Dir)
+	}
+	if mo.maxTurns <= 0 {
+		mo.maxTurns = 20
+	}
+	mo.defaultPhrases()
+	return mo, nil
+}
+
+// deriveIntentPhrases takes, for every intent, a phrase the stub NLU maps
+// to it: its first exact phrase, else its first keyword. Without nlu.yaml
+// the intent's own name is such a phrase.
+func (mo *Model) deriveIntentPhrases(n *spec.NLU) {
+	if n == nil {
+		for i, name := range mo.m.Intents() {
+			mo.intentPh[engine.IntentID(i)] = name
+		}
+		return
+	}
+	for _, r := range n.Intents {
+		id, _ := mo.m.IntentID(r.Key)
+		if _, done := mo.intentPh[id]; done {
+			continue
+		}
+		switch {
+		case len(r.Value.Exact) > 0:
+			mo.intentPh[id] = r.Value.Exact[0]
+		case len(r.Value.Keywords) > 0:
+			mo.intentPh[id] = r.Value.Keywords[0]
+		}
+	}
+}
+
+// deriveSlotValues gives every slot a plausible valid and invalid value,
+// from its validator or the NLU's entity synonyms.
+func (mo *Model) deriveSlotValues(s *spec.Suite) {
+	vals := map[string][]string{}
+	for _, v := range s.Def.Validators {
+		switch {
+		case len(v.OneOf) > 0:
+			vals[v.Name] = v.OneOf
+		case v.Builtin != "":
+			vals[v.Name] = builtinExamples[v.Builtin]
+		case v.Regex != "":
+			vals[v.Name] = regexExamples(v.Regex)
+		}
+	}
+	for k, v := range builtinExamples {
+		if _, ok := vals[k]; !ok {
+			vals[k] = v
+		}
+	}
+	for _, sd := range s.Def.Slots {
+		id, _ := mo.m.SlotID(sd.Name)
+		v := vals[sd.Validator]
+		if len(v) == 0 {
+			switch sd.Type {
+			case engine.TypeNumber:
+				v = []string{"42", "7", "1500"}
+			case engine.TypeBool:
+				v = []string{"yes"}
+			default:
+				v = []string{"something", "another thing"}
+			}
+		}
+		mo.slotValues[id] = v
+		mo.slotValue[id] = v[0]
+		mo.slotInvalid[id] = "???"
+	}
+	if s.NLU != nil {
+		for _, e := range s.NLU.Entities {
+			if len(e.Value.Values) == 0 {
+				continue
+			}
+			for _, sl := range e.Value.Slots {
+				id, _ := mo.m.SlotID(sl.Value)
+				var said []string
+				for _, syn := range e.Value.Values {
+					if len(syn.Value) > 0 {
+						said = append(said, syn.Value[0])
+					} else {
+						said = append(said, syn.Key)
+					}
+				}
+				mo.slotValues[id] = said
+				mo.slotValue[id] = said[0]
+			}
+		}
+	}
+}
+
+var builtinExamples = map[string][]string{
+	"email": {"ana@example.com", "luis@example.org"}, "phone": {"+34 600 123 456", "555 123 4567"},
+	"url": {"https://example.com", "http://example.org/page"}, "number": {"42", "7.5"}, "text": {"some text", "other text"},
+}
+
+// regexExamples finds short strings a simple pattern accepts, among a few
+// candidates; patterns none satisfies give "value".
+func regexExamples(pattern string) []string {
+	re, err := regexp.Compile("^(?:" + pattern + ")$")
+	if err != nil {
+		return []string{"value"}
+	}
+	var out []string
+	for _, c := range []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "abc", "123", "2025-12-12", "2025-12-13", "A", "1", "12:30", "28001"} {
+		if re.MatchString(c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"value"}
+	}
+	return out
+}
+
+var intentRe = regexp.MustCompile(`event\.intent\s*==\s*"([^"]+)"`)
+
+// deriveGoals makes one goal per flow, started by the intent whose
+// transition pushes the flow (named as its trigger, or in its guard as
+// event.intent == "x"); a machine without flows gets one goal per intent
+// that the initial state handles.
+func (mo *Model) deriveGoals(s *spec.Suite) {
+	d := s.Def
+	flowSlots := map[string][]string{}
+	for _, f := range d.Flows {
+		flowSlots[f.Name] = f.Slots
+	}
+	seen := map[string]bool{}
+	addGoal := func(intent, flow string) {
+		id, ok := mo.m.IntentID(intent)
+		if !ok || seen[intent+"/"+flow] {
+			return
+		}
+		seen[intent+"/"+flow] = true
+		g := goal{name: intent, intent: id, weight: 1}
+		for i, sn := range flowSlots[flow] {
+			sid, _ := mo.m.SlotID(sn)
+			g.slots = append(g.slots, sid)
+			// Rotate the candidates by slot, so that slots sharing a
+			// validator (origin, destination) get different values.
+			cands := mo.slotValues[sid]
+			rot := append(append([]string(nil), cands[i%len(cands):]...), cands[:i%len(cands)]...)
+			g.values = append(g.values, rot)
+			g.invalid = append(g.invalid, []string{mo.slotInvalid[sid]})
+		}
+		mo.goals = append(mo.goals, g)
+	}
+	for _, sd := range d.States {
+		for _, list := range [][]engine.TransitionDef{sd.On, sd.Always} {
+			for _, t := range list {
+				for _, a := range t.Actions {
+					if a.Kind != engine.ActPush {
+						continue
+					}
+					if _, ok := mo.m.IntentID(t.On); ok {
+						addGoal(t.On, a.Name)
+					}
+					for _, m := range intentRe.FindAllStringSubmatch(t.Guard.Src, -1) {
+						addGoal(m[1], a.Name)
+					}
+				}
+			}
+		}
+	}
+	if len(mo.goals) > 0 {
+		return
+	}
+	init := mo.m.StateName(0)
+	for _, sd := range d.States {
+		if sd.Name != init && sd.Name != d.Initial {
+			continue
+		}
+		for _, t := range sd.On {
+			addGoal(t.On, "")
+		}
+	}
+	if len(mo.goals) == 0 {
+		for _, in := range mo.m.Intents() {
+			addGoal(in, "")
+		}
+	}
+	sort.SliceStable(mo.goals, func(i, j int) bool { return mo.goals[i].name < mo.goals[j].name })
+}
+
+// roleIntents names, per phrase role, intents that probably mean it.
+var roleIntents = map[string][]string{
+	"affirm":    {"affirm", "yes", "confirm", "si"},
+	"deny":      {"deny", "no", "reject"},
+	"cancel":    {"cancel", "stop", "abort", "cancelar"},
+	"human":     {"human", "request_human", "agent", "escalate", "handoff", "ask_human"},
+	"off_topic": {"off_topic", "chitchat", "greet", "smalltalk"},
+}
+
+// defaultPhrases fills the roles users.yaml left out, from intents whose
+// names suggest the role.
+func (mo *Model) defaultPhrases() {
+	for role, names := range roleIntents {
+		if _, ok := mo.phrases[role]; ok {
+			continue
+		}
+		for _, n := range names {
+			if id, ok := mo.m.IntentID(n); ok {
+				if ph, ok := mo.intentPh[id]; ok {
+					mo.phrases[role] = ph
+					break
+				}
+			}
+		}
+	}
+	if _, ok := mo.phrases["off_topic"]; !ok {
+		mo.phrases["off_topic"] = "what's the weather like?"
+	}
+	if _, ok := mo.phrases["correction"]; !ok {
+		mo.phrases["correction"] = "actually, change the {slot} to {value}"
+	}
+}
+
+func (mo *Model) correction(slot, value string) string {
+	r := strings.NewReplacer("{slot}", slot, "{value}", value)
+	return r.Replace(mo.phrases["correction"])
+}

@@ -1,0 +1,229 @@
+package generate
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// Options control a generated run of one suite and variant.
+type Options struct {
+	Seed int64
+	// From and To give the range of conversation indices to play,
+	// [From, To); a shard plays a slice of the whole stream.
+	From, To int
+	// FailuresDir is where failure scenarios will be written; their suite
+	// path is made relative to it.
+	FailuresDir string
+	// MaxShrinks bounds the conversations tried while shrinking one
+	// failure.
+	MaxShrinks int
+	// Observers see every step of every conversation (coverage).
+	Observers []sim.Observer
+}
+
+// Metrics are the outcomes of the generated conversations of one suite
+// and variant.
+type Metrics struct {
+	Suite, Variant    string
+	Conversations     int
+	Successes         int
+	TurnsToCompletion int // summed over successful conversations
+	Turns             int
+	Escalations       int
+	Cancellations     int
+	Violating         int // conversations that broke at least one invariant
+	Violations        int
+}
+
+// Add folds another slice of the same suite and variant into m.
+func (m *Metrics) Add(o Metrics) {
+	m.Conversations += o.Conversations
+	m.Successes += o.Successes
+	m.TurnsToCompletion += o.TurnsToCompletion
+	m.Turns += o.Turns
+	m.Escalations += o.Escalations
+	m.Cancellations += o.Cancellations
+	m.Violating += o.Violating
+	m.Violations += o.Violations
+}
+
+// Failure is the first conversation that broke an invariant, shrunk.
+type Failure struct {
+	Suite, Variant string
+	Invariant      string
+	Index          int
+	Turns          int // before shrinking
+	ShrunkTurns    int
+	Violation      eval.Violation
+	// Name and Scenario are the scenario file's name and content.
+	Name     string
+	Scenario []byte
+}
+
+// Run plays conversations From..To-1 of suite s in variant v, checking
+// every invariant on every step. For each invariant broken, the first
+// conversation that broke it is shrunk and returned as a scenario.
+func Run(s *spec.Suite, v *spec.Variant, opts Options) (Metrics, []Failure, error) {
+	met := Metrics{Suite: s.Name, Variant: v.Name}
+	mo, err := NewModel(s, v.Machine)
+	if err != nil {
+		return met, nil, err
+	}
+	stub := sim.NewStub(s.NLU, v.Machine)
+	p := NewPlayer(mo, stub, opts.Observers...)
+	var failures []Failure
+	seen := map[string]bool{}
+	for k := opts.From; k < opts.To; k++ {
+		conv := mo.Sample(opts.Seed, k)
+		seed := mix(uint64(opts.Seed), uint64(k)^0xa5a5)
+		out := p.Play(conv, seed)
+		met.Conversations++
+		met.Turns += out.Turns
+		if out.Success {
+			met.Successes++
+			met.TurnsToCompletion += out.SuccessTurn
+		}
+		if out.Escalated {
+			met.Escalations++
+		}
+		if out.Cancelled {
+			met.Cancellations++
+		}
+		if out.ViolationCount > 0 {
+			met.Violating++
+			met.Violations += out.ViolationCount
+		}
+		for _, viol := range out.Violations {
+			if seen[viol.Invariant] {
+				continue
+			}
+			seen[viol.Invariant] = true
+			failures = append(failures, shrink(p, s, v, opts, conv, seed, k, out.Turns, viol))
+		}
+	}
+	return met, failures, nil
+}
+
+// breaks plays conv and reports the first violation of invariant, if any.
+func breaks(p *Player, conv Conversation, seed uint64, invariant string) (Outcome, *eval.Violation) {
+	out := p.Play(conv, seed)
+	for i := range out.Violations {
+		if out.Violations[i].Invariant == invariant {
+			return out, &out.Violations[i]
+		}
+	}
+	return out, nil
+}
+
+// shrink looks for the smallest conversation that still breaks the same
+// invariant: it takes the first candidate of gopter's shrinker that does,
+// and starts over from it, until none does.
+func shrink(p *Player, s *spec.Suite, v *spec.Variant, opts Options, conv Conversation, seed uint64, k, turns int, viol eval.Violation) Failure {
+	limit := opts.MaxShrinks
+	if limit <= 0 {
+		limit = 5000
+	}
+	best := conv
+	// Acts after the last turn played cannot matter.
+	if turns < len(best.Acts) {
+		best.Acts = best.Acts[:turns]
+	}
+	tries := 0
+	for improved := true; improved && tries < limit; {
+		improved = false
+		next := shrinkConversation(best)
+		for tries < limit {
+			cand, ok := next()
+			if !ok {
+				break
+			}
+			tries++
+			c := cand.(Conversation)
+			if _, hit := breaks(p, c, seed, viol.Invariant); hit != nil {
+				best, improved = c, true
+				break
+			}
+		}
+	}
+	p.Record = true
+	out, hit := breaks(p, best, seed, viol.Invariant)
+	p.Record = false
+	f := Failure{Suite: s.Name, Variant: v.Name, Invariant: viol.Invariant, Index: k, Turns: turns, ShrunkTurns: out.Turns, Violation: viol}
+	if hit != nil {
+		f.Violation = *hit
+	}
+	f.Name = fmt.Sprintf("gen-%s-%s-%s-%d", s.Name, v.Name, viol.Invariant, k)
+	f.Scenario = scenarioYAML(s, v, opts, f, out.Recorded)
+	return f
+}
+
+// scenarioYAML writes the shrunk conversation as a scenario that simctl
+// replay runs against the suite (named by a path relative to where the file
+// is written), in the same variant, with the same branch schedule.
+func scenarioYAML(s *spec.Suite, v *spec.Variant, opts Options, f Failure, turns []Turn) []byte {
+	var b strings.Builder
+	suite := s.Dir
+	if opts.FailuresDir != "" {
+		if abs, err := filepath.Abs(s.Dir); err == nil {
+			if base, err := filepath.Abs(opts.FailuresDir); err == nil {
+				if rel, err := filepath.Rel(base, abs); err == nil {
+					suite = rel
+				}
+			}
+		}
+	}
+	fmt.Fprintf(&b, "# Generated by simctl run --generate (seed %d, conversation %d), shrunk from %d to %d turns.\n", opts.Seed, f.Index, f.Turns, f.ShrunkTurns)
+	fmt.Fprintf(&b, "# Replay: simctl replay <this file>\n")
+	fmt.Fprintf(&b, "name: %s\n", f.Name)
+	fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(filepath.ToSlash(suite)))
+	fmt.Fprintf(&b, "description: %s\n", strconv.Quote(fmt.Sprintf("breaks %s at turn %d: %s", f.Invariant, f.Violation.Turn, f.Violation.Msg)))
+	fmt.Fprintf(&b, "tags: [generated]\n")
+	if len(v.Assign) > 0 {
+		b.WriteString("parameters:\n")
+		for _, k := range sortedKeys(v.Assign) {
+			fmt.Fprintf(&b, "  %s: %s\n", k, strconv.Quote(v.Assign[k]))
+		}
+	}
+	b.WriteString("turns:\n")
+	for _, t := range turns {
+		switch {
+		case t.IsWait:
+			fmt.Fprintf(&b, "  - wait: %dms\n", t.WaitMS)
+		case t.Intent != "":
+			fmt.Fprintf(&b, "  - event: {intent: %s}\n", strconv.Quote(t.Intent))
+		default:
+			fmt.Fprintf(&b, "  - user: %s\n", strconv.Quote(t.User))
+		}
+		if len(t.Schedule) > 0 {
+			parts := make([]string, len(t.Schedule))
+			for i, x := range t.Schedule {
+				parts[i] = strconv.Itoa(x)
+			}
+			fmt.Fprintf(&b, "    schedule: [%s]\n", strings.Join(parts, ", "))
+		}
+	}
+	if len(turns) == 0 {
+		// A violation at the start: one turn that waits for nothing.
+		b.WriteString("  - wait: 0ms\n")
+	}
+	return []byte(b.String())
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,293 @@
+package generate
+
+import (
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/sim"
+)
+
+// Act is one turn of a simulated user's behaviour: what kind of thing it
+// does, and a choice among the values or goals that apply (taken modulo
+// their number). Shrinking moves Kind towards Follow and Pick towards 0.
+type Act struct {
+	Kind Kind
+	Pick uint8
+}
+
+// Conversation is one drawn conversation: the goal, a value choice per goal
+// slot, and the user's acts, one per turn.
+type Conversation struct {
+	Goal   uint8
+	Values []uint8
+	Acts   []Act
+}
+
+// Turn is one turn a simulated user took, as a scenario would write it.
+type Turn struct {
+	// Role is the phrase role said ("cancel", "human", ...), or "".
+	Role     string
+	User     string
+	Intent   string // an event turn, when the NLU has no phrase for the intent
+	WaitMS   int64
+	IsWait   bool
+	Schedule []int // the fork branches picked, in order
+}
+
+// Outcome is what happened in a played conversation.
+type Outcome struct {
+	Turns          int
+	Success        bool
+	SuccessTurn    int // the turn the goal was achieved in
+	Escalated      bool
+	Cancelled      bool
+	Ended          bool // the task ended (final state, or back to idle) before the acts ran out
+	Violations     []eval.Violation
+	ViolationCount int
+	Recorded       []Turn
+}
+
+// Player plays conversations on one driver, reusing it.
+type Player struct {
+	stub    *sim.Stub
+	mo      *Model
+	d       *sim.Driver
+	checker *eval.Checker
+	w       watcher
+	// Record keeps the turns taken, for writing scenarios.
+	Record bool
+}
+
+// NewPlayer returns a player for the model's machine. extra observers (say,
+// coverage) see every step too.
+func NewPlayer(mo *Model, stub *sim.Stub, extra ...sim.Observer) *Player {
+	p := &Player{mo: mo, stub: stub, d: sim.NewDriver(mo.m, stub, stub), checker: eval.NewChecker(mo.m)}
+	p.w.m = mo.m
+	p.d.Observers = append([]sim.Observer{p.checker, &p.w}, extra...)
+	return p
+}
+
+// watcher follows progress towards the goal during a conversation.
+type watcher struct {
+	m         *engine.Machine
+	want      []engine.SlotID
+	values    []string
+	filled    []bool
+	done      bool
+	escalated bool
+}
+
+func (w *watcher) reset(slots []engine.SlotID, values []string) {
+	w.want, w.values = slots, values
+	w.filled = append(w.filled[:0], make([]bool, len(slots))...)
+	w.done, w.escalated = false, false
+}
+
+// Observe implements sim.Observer.
+func (w *watcher) Observe(st *eval.Step) {
+	for i, s := range w.want {
+		if v := st.After.Slots[s]; !v.IsEmpty() && (v.Str == w.values[i] || v.String() == w.values[i]) {
+			w.filled[i] = true
+		}
+	}
+	if ev := st.Event; ev != nil && ev.Kind == engine.DoneEvent && st.Result.Handled {
+		w.done = true
+	}
+	for i := range st.Result.Effects {
+		if st.Result.Effects[i].Kind == engine.EffEscalate {
+			w.escalated = true
+		}
+	}
+}
+
+func (w *watcher) achieved(needAction bool) bool {
+	for _, f := range w.filled {
+		if !f {
+			return false
+		}
+	}
+	return w.done || !needAction
+}
+
+// Play runs one conversation from the machine's start and reports what
+// happened. It stops when the task ends (a final state, or back in the
+// initial state with no flow after the user has asked for something), when
+// the acts run out, or at an engine error (a runtime_error violation).
+func (p *Player) Play(conv Conversation, seed uint64) Outcome {
+	mo, d := p.mo, p.d
+	var out Outcome
+	p.checker.Reset()
+	g := &mo.goals[int(conv.Goal)%len(mo.goals)]
+	values := make([]string, len(g.slots))
+	for i := range g.slots {
+		pick := 0
+		if i < len(conv.Values) {
+			pick = int(conv.Values[i])
+		}
+		values[i] = g.values[i][pick%len(g.values[i])]
+	}
+	// The machine stores what the NLU makes of a value ("Madrid" becomes
+	// MAD); progress is judged on that.
+	want := make([]string, len(values))
+	for i, v := range values {
+		want[i] = p.stub.Normalize(g.slots[i], v)
+	}
+	p.w.reset(g.slots, want)
+	d.Rand = newRand(seed)
+	needAction := mo.m.NumActions() > 0 && hasExternal(mo.m)
+	err := d.Start(0)
+	requested := false
+	cooperative := true
+	for _, act := range conv.Acts {
+		if err != nil {
+			break
+		}
+		c := &d.Cfg
+		if c.Final || (requested && p.idle()) {
+			out.Ended = true
+			break
+		}
+		if act.Kind != Follow {
+			cooperative = false
+		}
+		var t Turn
+		t, requested, err = p.turn(act, g, values, requested)
+		if err == nil && p.Record {
+			t.Schedule = append([]int(nil), d.Picks...)
+			out.Recorded = append(out.Recorded, t)
+		}
+		out.Turns++
+		if t.Role == "cancel" {
+			out.Cancelled = true
+		}
+		if !out.Success && p.w.achieved(needAction) {
+			out.Success, out.SuccessTurn = true, out.Turns
+		}
+	}
+	if err == nil && !out.Ended && (d.Cfg.Final || (requested && p.idle())) {
+		out.Ended = true
+	}
+	out.Escalated = p.w.escalated
+	out.Violations = append(out.Violations, p.checker.Violations...)
+	out.ViolationCount = p.checker.Count
+	if err != nil {
+		out.Violations = append(out.Violations, eval.Violation{Invariant: eval.RuntimeError, Turn: d.Turn, Msg: err.Error(),
+			After: mo.m.Describe(&d.Cfg)})
+		out.ViolationCount++
+	} else if cooperative && len(conv.Acts) >= mo.maxTurns && !out.Ended {
+		// Bounded liveness: a user who always cooperates must see the
+		// task end within the suite's turn bound.
+		out.Violations = append(out.Violations, eval.Violation{Invariant: eval.Liveness, Turn: d.Turn,
+			Msg:   "a cooperative user did not reach a final or idle state within the turn bound",
+			After: mo.m.Describe(&d.Cfg)})
+		out.ViolationCount++
+	}
+	return out
+}
+
+
+func hasExternal(m *engine.Machine) bool {
+	for i := 0; i < m.NumActions(); i++ {
+		if k, _, _ := m.ActionInfo(uint32(i)); k == engine.ActInvoke {
+			return true
+		}
+	}
+	return false
+}
+
+// idle reports whether the conversation is back where it started, with
+// nothing under way.
+func (p *Player) idle() bool {
+	c := &p.d.Cfg
+	return c.State == p.mo.m.Initial() && c.FlowDepth == 0 && c.NBranch == 0
+}
+
+// turn decides and plays what the user does for act, agenda-style: start
+// the task, answer what is asked, confirm; or stray as act says.
+func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, bool, error) {
+	mo, d := p.mo, p.d
+	c := &d.Cfg
+	say := func(text string) (Turn, bool, error) { return Turn{User: text}, requested, d.User(text) }
+	request := func(gl *goal) (Turn, bool, error) {
+		if gl.say != "" {
+			return Turn{User: gl.say}, true, d.User(gl.say)
+		}
+		if ph, ok := mo.intentPh[gl.intent]; ok {
+			return Turn{User: ph}, true, d.User(ph)
+		}
+		return Turn{Intent: mo.m.Intents()[gl.intent]}, true, d.Inject(engine.Event{Kind: engine.UserEvent, Intent: gl.intent, Confidence: 1})
+	}
+	// Straying that means the same wherever the conversation is.
+	switch act.Kind {
+	case Silence:
+		if t, ok := mo.m.NextTimer(c); ok {
+			ms := t.Deadline - c.Now
+			return Turn{WaitMS: ms, IsWait: true}, requested, d.Wait(ms)
+		}
+	case OffTopic:
+		return say(mo.phrases["off_topic"])
+	case Human, Cancel:
+		role := "human"
+		if act.Kind == Cancel {
+			role = "cancel"
+		}
+		if ph, ok := mo.phrases[role]; ok && requested {
+			t, r, err := say(ph)
+			t.Role = role
+			return t, r, err
+		}
+	case ChangeMind:
+		if requested {
+			return request(&mo.goals[int(act.Pick)%len(mo.goals)])
+		}
+	}
+	if !requested || p.idle() {
+		return request(g)
+	}
+	// A slot counts as asked while it is empty: machines may leave the
+	// waiting slot set once it is filled (while confirming, say).
+	if w := c.Waiting; w != engine.NoID && c.Slots[w].IsEmpty() {
+		idx := -1
+		for i, s := range g.slots {
+			if s == w {
+				idx = i
+			}
+		}
+		switch act.Kind {
+		case Invalid:
+			bad := mo.slotInvalid[w]
+			if idx >= 0 && len(g.invalid[idx]) > 0 {
+				bad = g.invalid[idx][int(act.Pick)%len(g.invalid[idx])]
+			}
+			return say(bad)
+		case Correct:
+			// Correct a slot given earlier to another of the goal's values.
+			var filled []int
+			for i, s := range g.slots {
+				if s != w && !c.Slots[s].IsEmpty() {
+					filled = append(filled, i)
+				}
+			}
+			if len(filled) > 0 {
+				i := filled[int(act.Pick)%len(filled)]
+				vals := g.values[i]
+				nv := vals[(int(act.Pick)+1)%len(vals)]
+				values[i] = nv
+				p.w.values[i] = p.stub.Normalize(g.slots[i], nv)
+				return say(mo.correction(mo.m.SlotName(g.slots[i]), nv))
+			}
+		}
+		if idx >= 0 {
+			return say(values[idx])
+		}
+		return say(mo.slotValue[w])
+	}
+	if act.Kind == Deny {
+		if ph, ok := mo.phrases["deny"]; ok {
+			return say(ph)
+		}
+	}
+	if ph, ok := mo.phrases["affirm"]; ok {
+		return say(ph)
+	}
+	return request(g)
+}

@@ -1,0 +1,185 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"path/filepath"
+
+	"github.com/gocarina/gocsv"
+
+	"github.com/simctl/simctl/sim"
+)
+
+// More report files.
+const (
+	SummaryJSON  = "summary.json"
+	GeneratedCSV = "generated.csv"
+	FailuresDir  = "failures"
+)
+
+// FailureFile is where a generated failure's scenario is written, relative
+// to the output folder.
+func FailureFile(name string) string {
+	return filepath.Join(FailuresDir, name+".scenario.yaml")
+}
+
+// GeneratedRow is one line of generated.csv: the outcomes of the generated
+// conversations of one suite and variant.
+type GeneratedRow struct {
+	Suite            string  `csv:"suite"`
+	Variant          string  `csv:"variant"`
+	Conversations    int     `csv:"conversations"`
+	Successes        int     `csv:"successes"`
+	SuccessRate      float64 `csv:"success_rate"`
+	MeanTurnsToDone  float64 `csv:"mean_turns_to_completion"`
+	MeanTurns        float64 `csv:"mean_turns"`
+	Escalations      int     `csv:"escalations"`
+	EscalationRate   float64 `csv:"escalation_rate"`
+	Cancellations    int     `csv:"cancellations"`
+	CancellationRate float64 `csv:"cancellation_rate"`
+	Violating        int     `csv:"violating_conversations"`
+	Violations       int     `csv:"violations"`
+}
+
+// round keeps four decimals, so that rates print the same everywhere.
+func round(x float64) float64 {
+	return float64(int64(x*10000+0.5)) / 10000
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return round(float64(a) / float64(b))
+}
+
+func generatedRows(run *Run) ([]GeneratedRow, error) {
+	suites, err := ordered(run)
+	if err != nil {
+		return nil, err
+	}
+	rows := []GeneratedRow{}
+	for _, s := range suites {
+		for _, m := range s.Generated {
+			rows = append(rows, GeneratedRow{Suite: m.Suite, Variant: m.Variant, Conversations: m.Conversations,
+				Successes: m.Successes, SuccessRate: ratio(m.Successes, m.Conversations),
+				MeanTurnsToDone: ratio(m.TurnsToCompletion, m.Successes), MeanTurns: ratio(m.Turns, m.Conversations),
+				Escalations: m.Escalations, EscalationRate: ratio(m.Escalations, m.Conversations),
+				Cancellations: m.Cancellations, CancellationRate: ratio(m.Cancellations, m.Conversations),
+				Violating: m.Violating, Violations: m.Violations})
+		}
+	}
+	return rows, nil
+}
+
+// WriteGeneratedCSV writes generated.csv.
+func WriteGeneratedCSV(w io.Writer, run *Run) error {
+	rows, err := generatedRows(run)
+	if err != nil {
+		return err
+	}
+	out, err := gocsv.MarshalBytes(&rows)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// Summary is summary.json: the run's verdict and totals for machines.
+type Summary struct {
+	Seed     int64          `json:"seed"`
+	Status   string         `json:"status"` // pass or fail
+	Generate int            `json:"generate"`
+	Totals   Tally          `json:"totals"`
+	Suites   []SuiteSummary `json:"suites"`
+}
+
+// Tally counts scenario verdicts.
+type Tally struct {
+	Scenarios int `json:"scenarios"`
+	Pass      int `json:"pass"`
+	Known     int `json:"known"`
+	Fail      int `json:"fail"`
+}
+
+// SuiteSummary is one suite in summary.json.
+type SuiteSummary struct {
+	Name               string           `json:"name"`
+	Dir                string           `json:"dir"`
+	Scenarios          Tally            `json:"scenarios"`
+	TransitionsCovered int              `json:"transitions_covered"`
+	Transitions        int              `json:"transitions"`
+	Generated          []GeneratedRow   `json:"generated,omitempty"`
+	GeneratedFailures  []FailureSummary `json:"generated_failures,omitempty"`
+}
+
+// FailureSummary is one generated failure in summary.json.
+type FailureSummary struct {
+	Variant     string `json:"variant"`
+	Invariant   string `json:"invariant"`
+	Known       string `json:"known,omitempty"`
+	Index       int    `json:"conversation"`
+	Turns       int    `json:"turns"`
+	ShrunkTurns int    `json:"shrunk_turns"`
+	File        string `json:"file"`
+}
+
+// WriteSummaryJSON writes summary.json.
+func WriteSummaryJSON(w io.Writer, run *Run) error {
+	suites, err := ordered(run)
+	if err != nil {
+		return err
+	}
+	sum := Summary{Seed: run.Seed, Status: "pass", Generate: run.Generate, Suites: []SuiteSummary{}}
+	gen, err := generatedRows(run)
+	if err != nil {
+		return err
+	}
+	for _, s := range suites {
+		ss := SuiteSummary{Name: s.Name, Dir: filepath.ToSlash(s.Dir), Transitions: len(s.Coverage.Trans)}
+		for _, n := range s.Coverage.Trans {
+			if n > 0 {
+				ss.TransitionsCovered++
+			}
+		}
+		for _, r := range s.Scenarios {
+			ss.Scenarios.Scenarios++
+			switch r.Status {
+			case sim.Pass:
+				ss.Scenarios.Pass++
+			case sim.Known:
+				ss.Scenarios.Known++
+			default:
+				ss.Scenarios.Fail++
+				sum.Status = "fail"
+			}
+		}
+		for _, g := range gen {
+			if g.Suite == s.Name {
+				ss.Generated = append(ss.Generated, g)
+			}
+		}
+		for _, f := range s.Failures {
+			ss.GeneratedFailures = append(ss.GeneratedFailures, FailureSummary{Variant: f.Variant, Invariant: f.Invariant, Known: f.Known,
+				Index: f.Index, Turns: f.Turns, ShrunkTurns: f.ShrunkTurns, File: filepath.ToSlash(FailureFile(f.Name))})
+			if f.Known == "" {
+				sum.Status = "fail"
+			}
+		}
+		sum.Totals.Scenarios += ss.Scenarios.Scenarios
+		sum.Totals.Pass += ss.Scenarios.Pass
+		sum.Totals.Known += ss.Scenarios.Known
+		sum.Totals.Fail += ss.Scenarios.Fail
+		sum.Suites = append(sum.Suites, ss)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sum); err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,131 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// Users is a suite's users.yaml: the goals simulated users pursue and how
+// often they stray. docs/users-format.md documents it. Without users.yaml a
+// suite still gets generated conversations, from defaults derived from the
+// machine (package generate).
+type Users struct {
+	File        string `yaml:"-"`
+	Pos         engine.Pos
+	Goals       []Goal       `yaml:"goals"`
+	Behaviour   Behaviour    `yaml:"behaviour"`
+	Phrases     Entries[Str] `yaml:"phrases"`
+	MaxTurns    int          `yaml:"max_turns"`
+	MaxTurnsPos engine.Pos   `yaml:"-"`
+}
+
+// Goal is what one simulated user wants: the intent that starts the task
+// and, per slot, the values it may give (one is drawn per conversation),
+// plus values that the machine should reject.
+type Goal struct {
+	Pos     engine.Pos
+	Name    string            `yaml:"name"`
+	Intent  Str               `yaml:"intent,required"`
+	// Say is how the user asks for the task; default: a phrase the NLU maps
+	// to the intent.
+	Say     string            `yaml:"say"`
+	Weight  float64           `yaml:"weight"`
+	Slots   Entries[[]string] `yaml:"slots"`
+	Invalid Entries[[]string] `yaml:"invalid"`
+}
+
+// Behaviour gives, for each way a user strays from the agenda, the chance
+// that a turn does so. The rest of the time the user cooperates.
+type Behaviour struct {
+	Pos        engine.Pos
+	Correct    *Prob `yaml:"correct"`
+	Invalid    *Prob `yaml:"invalid"`
+	OffTopic   *Prob `yaml:"off_topic"`
+	Silence    *Prob `yaml:"silence"`
+	ChangeMind *Prob `yaml:"change_mind"`
+	Human      *Prob `yaml:"human"`
+	Cancel     *Prob `yaml:"cancel"`
+	Deny       *Prob `yaml:"deny"`
+}
+
+// Prob is a probability with its position.
+type Prob struct {
+	Value float64
+	Pos   engine.Pos
+}
+
+func (p *Prob) decodeYAML(d *decoder, n *yaml.Node) error {
+	var f float64
+	if err := d.decode(n, refl(&f), 1); err != nil {
+		return err
+	}
+	p.Value, p.Pos = f, d.pos(n)
+	if f < 0 || f > 1 {
+		return d.errf(n, "probability %v is outside [0,1]", f)
+	}
+	return nil
+}
+
+// PhraseRoles are the things a simulated user may need to say besides slot
+// values; users.yaml phrases: gives them words.
+var PhraseRoles = []string{"affirm", "deny", "cancel", "human", "off_topic", "correction"}
+
+// LoadUsers parses users.yaml and checks it against the machine.
+func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
+	u := &Users{File: file}
+	if err := decodeFile(file, data, u); err != nil {
+		return nil, err
+	}
+	if u.MaxTurns < 0 {
+		return nil, &Error{Pos: u.MaxTurnsPos, Msg: "max_turns must not be negative"}
+	}
+	total := 0.0
+	for _, p := range []*Prob{u.Behaviour.Correct, u.Behaviour.Invalid, u.Behaviour.OffTopic, u.Behaviour.Silence,
+		u.Behaviour.ChangeMind, u.Behaviour.Human, u.Behaviour.Cancel, u.Behaviour.Deny} {
+		if p != nil {
+			total += p.Value
+		}
+	}
+	if total > 1 {
+		return nil, &Error{Pos: u.Behaviour.Pos, Msg: fmt.Sprintf("behaviour probabilities add up to %v, more than 1", total)}
+	}
+	for i := range u.Goals {
+		g := &u.Goals[i]
+		if _, ok := m.IntentID(g.Intent.Value); !ok {
+			return nil, &Error{Pos: g.Intent.Pos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", g.Intent.Value, joinNames(m.Intents()))}
+		}
+		if g.Weight < 0 {
+			return nil, &Error{Pos: g.Pos, Msg: "weight must not be negative"}
+		}
+		if g.Weight == 0 {
+			g.Weight = 1
+		}
+		if g.Name == "" {
+			g.Name = g.Intent.Value
+		}
+		for _, set := range []Entries[[]string]{g.Slots, g.Invalid} {
+			for _, e := range set {
+				if _, ok := m.SlotID(e.Key); !ok {
+					return nil, &Error{Pos: e.KeyPos, Msg: fmt.Sprintf("unknown slot %q (slots: %s)", e.Key, joinNames(m.Slots()))}
+				}
+				if len(e.Value) == 0 {
+					return nil, &Error{Pos: e.KeyPos, Msg: fmt.Sprintf("slot %q needs at least one value", e.Key)}
+				}
+			}
+		}
+	}
+	for _, p := range u.Phrases {
+		known := false
+		for _, r := range PhraseRoles {
+			known = known || r == p.Key
+		}
+		if !known {
+			return nil, &Error{Pos: p.KeyPos, Msg: fmt.Sprintf("unknown phrase %q (expected one of: %s)", p.Key, strings.Join(PhraseRoles, ", "))}
+		}
+	}
+	return u, nil
+}
