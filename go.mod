@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/expr-lang/expr v1.17.8
 	github.com/gocarina/gocsv v0.0.0-20240520201108-78e41c74b4b1
+	github.com/leanovate/gopter v0.2.11
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/spf13/pflag v1.0.10
