@@ -314,7 +314,6 @@ func (b *builder) declareStates() {
 		return
 	}
 	byPath := map[string]StateID{}
-	short := map[string][]StateID{}
 	b.stateOf = make([]StateID, len(d.States))
 	for i, sd := range d.States {
 		b.stateOf[i] = NoID
@@ -333,7 +332,6 @@ func (b *builder) declareStates() {
 		id := StateID(len(m.states))
 		b.stateOf[i] = id
 		byPath[path] = id
-		short[sd.Name] = append(short[sd.Name], id)
 		m.states = append(m.states, state{name: sd.Name, path: path, pos: sd.Pos, parent: NoID,
 			initial: NoID, final: sd.Final, waits: sd.Waits, direct: NoID})
 	}
@@ -359,7 +357,19 @@ func (b *builder) declareStates() {
 	for p, id := range byPath {
 		m.stateIDs[p] = id
 	}
-	for name, ids := range short {
+	// Every dotted tail of a path that names one state only ("agenda.
+	// awaiting_date" for "agent_delegated.agenda.awaiting_date") resolves
+	// too, for specs and scenarios alike.
+	tails := map[string][]StateID{}
+	for i := range m.states {
+		p := m.states[i].path
+		for j := 0; j < len(p); j++ {
+			if p[j] == '.' {
+				tails[p[j+1:]] = append(tails[p[j+1:]], StateID(i))
+			}
+		}
+	}
+	for name, ids := range tails {
 		if len(ids) == 1 {
 			if _, taken := m.stateIDs[name]; !taken {
 				m.stateIDs[name] = ids[0]

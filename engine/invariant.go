@@ -78,7 +78,10 @@ func (b *builder) compileInvariants() {
 			inv.transparent = make([]bool, n)
 			for _, t := range d.Transparent {
 				if s := b.resolveState(t.Name, t.Pos, "invariant "+d.Name); s != NoID {
-					inv.transparent[s] = true
+					// Like table rows, a compound state covers its children.
+					for _, x := range m.subtree(s) {
+						inv.transparent[x] = true
+					}
 				}
 			}
 			for _, row := range d.Allowed {

@@ -259,6 +259,12 @@ func check(d *Driver, x *spec.Expect) []Failure {
 			fail(s.Value.Pos, "slot "+s.Key, got, fmt.Sprintf("%q", s.Value.Value))
 		}
 	}
+	for _, k := range x.Counters {
+		id, _ := m.CounterID(k.Key)
+		if got := int(c.Counters[id]); got != k.Value {
+			fail(k.KeyPos, "counter "+k.Key, fmt.Sprint(got), fmt.Sprint(k.Value))
+		}
+	}
 	for _, s := range x.Empty {
 		id, _ := m.SlotID(s.Value)
 		if v := c.Slots[id]; !v.IsEmpty() {

@@ -81,6 +81,7 @@ type Expect struct {
 	State        *Str         `yaml:"state"`
 	Waiting      *Str         `yaml:"waiting"`
 	Slots        Entries[Str] `yaml:"slots"`
+	Counters     Entries[int] `yaml:"counters"`
 	Empty        StrList      `yaml:"empty"`
 	Bot          *Str         `yaml:"bot"`
 	BotContains  *Str         `yaml:"bot_contains"`
@@ -184,6 +185,11 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	for _, s := range x.Empty {
 		if _, ok := m.SlotID(s.Value); !ok {
 			return unknownSlot(s, m)
+		}
+	}
+	for _, c := range x.Counters {
+		if _, ok := m.CounterID(c.Key); !ok {
+			return &Error{Pos: c.KeyPos, Msg: fmt.Sprintf("unknown counter %q (counters: %s)", c.Key, joinNames(m.Counters()))}
 		}
 	}
 	if x.Intent != nil {

@@ -27,9 +27,9 @@ type Users struct {
 // and, per slot, the values it may give (one is drawn per conversation),
 // plus values that the machine should reject.
 type Goal struct {
-	Pos     engine.Pos
-	Name    string            `yaml:"name"`
-	Intent  Str               `yaml:"intent,required"`
+	Pos    engine.Pos
+	Name   string `yaml:"name"`
+	Intent Str    `yaml:"intent,required"`
 	// Say is how the user asks for the task; default: a phrase the NLU maps
 	// to the intent.
 	Say     string            `yaml:"say"`
