@@ -208,6 +208,31 @@ var _ = Describe("bad input", func() {
 			args:  []string{"SUITE"},
 			want:  `simctl: SUITE/nlu.yaml:2:10: confidence 1.5 is outside [0,1]`,
 		}),
+		Entry("users.yaml naming an unknown intent", badCase{
+			files: suite(map[string]string{"users.yaml": "goals:\n  - intent: helo\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/users.yaml:2:13: unknown intent "helo" (the machine declares: hello, bye)`,
+		}),
+		Entry("users.yaml probability outside [0,1]", badCase{
+			files: suite(map[string]string{"users.yaml": "behaviour:\n  cancel: 1.5\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/users.yaml:2:11: probability 1.5 is outside [0,1]`,
+		}),
+		Entry("users.yaml naming an unknown slot", badCase{
+			files: suite(map[string]string{"users.yaml": "goals:\n  - intent: hello\n    slots: {nmae: [Ana]}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/users.yaml:3:13: unknown slot "nmae" (slots: name)`,
+		}),
+		Entry("users.yaml probabilities adding up past 1", badCase{
+			files: suite(map[string]string{"users.yaml": "behaviour:\n  cancel: 0.6\n  invalid: 0.6\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/users.yaml:2:3: behaviour probabilities add up to 1.2, more than 1`,
+		}),
+		Entry("a negative --generate", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--generate", "-5"},
+			want:  `simctl: --generate takes a number of conversations, 0 or more`,
+		}),
 		Entry("unknown flag", badCase{
 			files: suite(nil),
 			args:  []string{"SUITE", "--sed", "3"},
