@@ -274,6 +274,8 @@ const (
 	InvAlways
 	// InvNever requires Expr never to hold after a step.
 	InvNever
+	// InvWithin requires Then to hold within Turns turns after Expr held.
+	InvWithin
 )
 
 // InvariantDef declares an invariant. For InvAllowed, Allowed maps a state
@@ -281,10 +283,14 @@ const (
 // that the table does not see: a path a → t → b through transparent t is
 // checked as a → b.
 type InvariantDef struct {
-	Name        string
-	Pos         Pos
-	Kind        InvariantKind
-	Expr        Expr
+	Name string
+	Pos  Pos
+	Kind InvariantKind
+	Expr Expr
+	// Then and Turns belong to InvWithin: after Expr holds, Then must hold
+	// within Turns turns.
+	Then        Expr
+	Turns       int
 	Allowed     []AllowedDef
 	Transparent []NameDef
 	Description string

@@ -15,10 +15,13 @@ type Invariant struct {
 	Kind          InvariantKind
 	Description   string
 	Contradiction string
-	n             int
-	allowed       []bool // [from*n+to]
-	transparent   []bool
-	check         boolFn
+	// Turns is the bound of an InvWithin invariant.
+	Turns       int
+	then        boolFn
+	n           int
+	allowed     []bool // [from*n+to]
+	transparent []bool
+	check       boolFn
 }
 
 // Invariants returns the machine's declared invariants in declared order.
@@ -31,6 +34,12 @@ func (inv *Invariant) Allows(from, to StateID) bool {
 
 // Transparent reports whether the table looks through state s.
 func (inv *Invariant) Transparent(s StateID) bool { return inv.transparent[s] }
+
+// Within evaluates an InvWithin invariant's trigger and goal on c.
+func (m *Machine) Within(inv *Invariant, c *Config) (trigger, goal bool) {
+	e := evalEnv{m: m, c: c, ev: &noEvent}
+	return inv.check(e), inv.then(e)
+}
 
 // Holds evaluates an always/never invariant's expression on c (for never,
 // it reports whether the forbidden condition is absent).
@@ -69,6 +78,22 @@ func (b *builder) compileInvariants() {
 				continue
 			}
 			inv.check = c.b
+		case InvWithin:
+			x, err := b.xc.compile(d.Expr, Bool)
+			if err != nil {
+				b.add(err)
+				continue
+			}
+			y, err := b.xc.compile(d.Then, Bool)
+			if err != nil {
+				b.add(err)
+				continue
+			}
+			if d.Turns < 1 {
+				b.errf(d.Pos, "invariant %q: within needs turns of 1 or more", d.Name)
+				continue
+			}
+			inv.check, inv.then, inv.Turns = x.b, y.b, d.Turns
 		case InvAllowed:
 			if len(d.Allowed) == 0 {
 				b.errf(d.Pos, "invariant %q: allowed_transitions is empty", d.Name)

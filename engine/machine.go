@@ -553,6 +553,36 @@ func errf(pos Pos, format string, args ...any) *Error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
+// DeadEnd reports whether c is a dead end: not final, yet no event could
+// move it: no timer pending, no fork branch able to step or waiting for an
+// action, and no user intent with a transition whose guard holds (guards are
+// tried with an event carrying just the intent, so a guard that needs
+// entities may make this report a dead end that a fuller event would leave).
+func (m *Machine) DeadEnd(c *Config) bool {
+	if c.Final {
+		return false
+	}
+	if _, ok := m.NextTimer(c); ok {
+		return false
+	}
+	for i := 0; i < int(c.NBranch); i++ {
+		if c.Branches[i].Status == BranchRunning {
+			return false
+		}
+	}
+	ni := len(m.intents)
+	for i := 0; i < ni; i++ {
+		ev := Event{Kind: UserEvent, Intent: IntentID(i), Confidence: 1, Timer: NoID, Ext: NoID}
+		e := evalEnv{m: m, c: c, ev: &ev}
+		for _, t := range m.userTab[int(c.State)*ni+i] {
+			if g := m.trans[t].guard; g == nil || g(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // IsInternal reports whether transition t is targetless (runs actions
 // without leaving its state).
 func (m *Machine) IsInternal(t TransID) bool { return m.trans[t].target == NoID }

@@ -34,10 +34,13 @@ const (
 	// Liveness: a user who always cooperates did not see the task end
 	// within the suite's turn bound (checked on generated conversations).
 	Liveness = "liveness"
+	// DeadEnd: at the end of a turn the machine rests in a configuration
+	// that is not final and that no event can move.
+	DeadEnd = "dead_end"
 )
 
 // BuiltinInvariants lists the built-in invariants' names.
-var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness}
+var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd}
 
 // Violation is one broken invariant: which one, where in the conversation,
 // on which transition, and the configuration before and after the step.
@@ -67,7 +70,10 @@ type Checker struct {
 	invs []engine.Invariant
 	// last holds, per allowed-transition invariant, the last state the
 	// table saw (transparent states are skipped).
-	last       []engine.StateID
+	last []engine.StateID
+	// due holds, per within invariant, the last turn by which its goal must
+	// hold, or -1 when it is not armed.
+	due        []int
 	Violations []Violation
 	Count      int
 }
@@ -76,6 +82,7 @@ type Checker struct {
 func NewChecker(m *engine.Machine) *Checker {
 	k := &Checker{m: m, invs: m.Invariants()}
 	k.last = make([]engine.StateID, len(k.invs))
+	k.due = make([]int, len(k.invs))
 	k.Reset()
 	return k
 }
@@ -84,6 +91,7 @@ func NewChecker(m *engine.Machine) *Checker {
 func (k *Checker) Reset() {
 	for i := range k.last {
 		k.last[i] = engine.NoID
+		k.due[i] = -1
 	}
 	k.Violations = k.Violations[:0]
 	k.Count = 0
@@ -94,6 +102,10 @@ func (k *Checker) Observe(st *Step) {
 	k.builtins(st)
 	for i := range k.invs {
 		inv := &k.invs[i]
+		if inv.Kind == engine.InvWithin {
+			k.within(st, i, inv)
+			continue
+		}
 		if inv.Kind != engine.InvAllowed {
 			if !k.m.Holds(inv, st.After) {
 				what := "no longer holds"
@@ -120,6 +132,32 @@ func (k *Checker) Observe(st *Step) {
 				fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)))
 		}
 	}
+}
+
+// within arms an InvWithin invariant when its trigger holds, disarms it
+// when its goal holds, and reports it when the turn is past its bound.
+func (k *Checker) within(st *Step, i int, inv *engine.Invariant) {
+	trigger, goal := k.m.Within(inv, st.After)
+	switch {
+	case k.due[i] >= 0 && goal:
+		k.due[i] = -1
+	case k.due[i] >= 0 && st.Turn > k.due[i]:
+		k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("not reached within %d turns (due by turn %d)", inv.Turns, k.due[i]))
+		k.due[i] = -1
+	}
+	if k.due[i] < 0 && trigger && !goal {
+		k.due[i] = st.Turn + inv.Turns
+	}
+}
+
+// EndOfTurn checks what can only be judged between turns: a dead end.
+func (k *Checker) EndOfTurn(turn int, c *engine.Config) {
+	if !k.m.DeadEnd(c) {
+		return
+	}
+	st := &Step{Turn: turn, Before: c, After: c, Result: &engine.Result{}}
+	k.report(st, DeadEnd, engine.Pos{}, engine.NoID, "", k.m.StateName(c.State),
+		fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", k.m.StateName(c.State)))
 }
 
 // builtins checks the built-in invariants that need no declaration.

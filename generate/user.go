@@ -156,6 +156,9 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 			out.Recorded = append(out.Recorded, t)
 		}
 		out.Turns++
+		if err == nil {
+			p.checker.EndOfTurn(d.Turn, &d.Cfg)
+		}
 		if t.Role == "cancel" {
 			out.Cancelled = true
 		}
@@ -183,7 +186,6 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	}
 	return out
 }
-
 
 func hasExternal(m *engine.Machine) bool {
 	for i := 0; i < m.NumActions(); i++ {

@@ -145,6 +145,9 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		case t.Event != nil:
 			err = d.Inject(eventOf(m, t.Event))
 		}
+		if err == nil {
+			checker.EndOfTurn(d.Turn, &d.Cfg)
+		}
 		if err == nil && t.Expect != nil {
 			res.Failures = append(res.Failures, check(d, t.Expect)...)
 		}

@@ -79,6 +79,14 @@ type stateYAML struct {
 	Failed      bool               `yaml:"failed"`
 }
 
+// withinYAML is "within N turns after X, Y".
+type withinYAML struct {
+	Pos   engine.Pos
+	Turns int  `yaml:"turns,required"`
+	After Expr `yaml:"after,required"`
+	Then  Expr `yaml:"then,required"`
+}
+
 type timeoutYAML struct {
 	Pos   engine.Pos
 	After Duration  `yaml:"after,required"`
@@ -136,6 +144,7 @@ type invariantYAML struct {
 	Description        string           `yaml:"description"`
 	Always             Expr             `yaml:"always"`
 	Never              Expr             `yaml:"never"`
+	Within             *withinYAML      `yaml:"within"`
 	AllowedTransitions Entries[StrList] `yaml:"allowed_transitions"`
 	Transparent        StrList          `yaml:"transparent"`
 	Contradiction      string           `yaml:"contradiction"`
@@ -409,6 +418,10 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 			set++
 			d.Kind, d.Expr = engine.InvNever, iv.Never.engine()
 		}
+		if w := iv.Within; w != nil {
+			set++
+			d.Kind, d.Expr, d.Then, d.Turns = engine.InvWithin, w.After.engine(), w.Then.engine(), w.Turns
+		}
 		if len(iv.AllowedTransitions) > 0 {
 			set++
 			d.Kind = engine.InvAllowed
@@ -424,7 +437,7 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 			}
 		}
 		if set != 1 {
-			return nil, &Error{Pos: iv.Pos, Msg: fmt.Sprintf("invariant %q needs exactly one of always, never or allowed_transitions", iv.Name.Value)}
+			return nil, &Error{Pos: iv.Pos, Msg: fmt.Sprintf("invariant %q needs exactly one of always, never, within or allowed_transitions", iv.Name.Value)}
 		}
 		def.Invariants = append(def.Invariants, d)
 	}
