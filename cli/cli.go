@@ -30,6 +30,7 @@ Usage:
   simctl run PATH... [--seed N] [--out DIR] [--only TAG] [-v]
   simctl lint PATH...
   simctl replay FILE.scenario.yaml [-v]
+  simctl explore PATH... [--depth D] [--max-states N] [--emit-scenarios DIR]
 
 A PATH is a suite folder (one holding machine.yaml) or a folder of suites.
 Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input.
@@ -53,8 +54,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		status, err = lintCmd(args[1:], stdout)
 	case "replay":
 		status, err = replayCmd(args[1:], stdout)
+	case "explore":
+		status, err = exploreCmd(args[1:], stdout)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint or replay; see simctl help)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay or explore; see simctl help)", args[0])}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simctl: %s\n", oneLine(err.Error()))

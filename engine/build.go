@@ -56,6 +56,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.compileStates()
 	b.compileOverrides()
 	if !b.failed() {
+		b.idleStates()
 		b.tables()
 		b.reachability()
 	}
@@ -990,6 +991,29 @@ func (b *builder) reachability() {
 	for i := range m.states {
 		if !reached[i] {
 			b.warnf(m.states[i].pos, "state %q is unreachable from the initial state", m.states[i].path)
+		}
+	}
+}
+
+// idleStates marks the states a conversation rests in between tasks, and
+// the external actions whose failure the machine handles.
+func (b *builder) idleStates() {
+	m := b.m
+	m.idle = make([]bool, len(m.states))
+	if len(b.d.IdleStates) == 0 {
+		m.idle[m.initial] = true
+	}
+	for _, n := range b.d.IdleStates {
+		if s := b.resolveState(n.Name, n.Pos, "idle_states"); s != NoID {
+			for _, x := range m.subtree(s) {
+				m.idle[x] = true
+			}
+		}
+	}
+	m.failable = make([]bool, len(m.exts))
+	for i := range m.trans {
+		if t := &m.trans[i]; !t.always && t.override == "" && t.trig.kind == FailedEvent {
+			m.failable[t.trig.id] = true
 		}
 	}
 }

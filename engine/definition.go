@@ -44,6 +44,10 @@ type Definition struct {
 	Timers     []TimerDef
 	Flows      []FlowDef
 	Intents    []NameDef
+	// IdleStates are where a conversation rests when no task is under way
+	// (default: the initial state); liveness checks count reaching one, with
+	// no flow and no fork active, as the task ending.
+	IdleStates []NameDef
 	// CorrectionIntents are the intents by which a user corrects a slot
 	// already filled; the slot_overwrite invariant allows them to change it.
 	CorrectionIntents []NameDef

@@ -163,6 +163,8 @@ type Machine struct {
 	alwaysTab [][]TransID // [state]
 
 	invariants []Invariant
+	idle       []bool // by state
+	failable   []bool // by external action: the machine handles its failure somewhere
 	overrides  []override
 	params     map[string]Value
 }
@@ -184,6 +186,15 @@ func (m *Machine) IsOverride(t TransID) bool { return m.trans[t].override != "" 
 
 // Name returns the machine's name.
 func (m *Machine) Name() string { return m.name }
+
+// IsIdle reports whether c rests with no task under way: in an idle state
+// (or final), with no flow and no fork active.
+func (m *Machine) IsIdle(c *Config) bool {
+	return c.Final || (m.idle[c.State] && c.FlowDepth == 0 && c.NBranch == 0)
+}
+
+// HandlesFailure reports whether some transition takes failed:x.
+func (m *Machine) HandlesFailure(x ExtID) bool { return m.failable[x] }
 
 // Initial returns the leaf state a conversation starts in.
 func (m *Machine) Initial() StateID { return m.initial }

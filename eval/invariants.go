@@ -87,6 +87,27 @@ func NewChecker(m *engine.Machine) *Checker {
 	return k
 }
 
+// PathState is the part of a checker that depends on the path taken so far
+// (the last state each allowed-transition table saw, the bound of each armed
+// within invariant): an explorer saves it with each configuration.
+type PathState struct {
+	Last []engine.StateID
+	Due  []int
+}
+
+// Save returns a copy of the checker's path state.
+func (k *Checker) Save() PathState {
+	return PathState{Last: append([]engine.StateID(nil), k.last...), Due: append([]int(nil), k.due...)}
+}
+
+// Restore sets the checker's path state and clears its violations.
+func (k *Checker) Restore(p PathState) {
+	copy(k.last, p.Last)
+	copy(k.due, p.Due)
+	k.Violations = k.Violations[:0]
+	k.Count = 0
+}
+
 // Reset starts a new conversation.
 func (k *Checker) Reset() {
 	for i := range k.last {

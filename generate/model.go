@@ -347,3 +347,18 @@ func (mo *Model) correction(slot, value string) string {
 	r := strings.NewReplacer("{slot}", slot, "{value}", value)
 	return r.Replace(mo.phrases["correction"])
 }
+
+// SlotValues returns, per slot, the values simulated users give it: the
+// goals' values first, then values derived from validators and entities.
+func (mo *Model) SlotValues() map[engine.SlotID][]string {
+	out := map[engine.SlotID][]string{}
+	for _, g := range mo.goals {
+		for i, s := range g.slots {
+			out[s] = append(out[s], g.values[i]...)
+		}
+	}
+	for s, xs := range mo.slotValues {
+		out[s] = append(out[s], xs...)
+	}
+	return out
+}

@@ -199,8 +199,7 @@ func hasExternal(m *engine.Machine) bool {
 // idle reports whether the conversation is back where it started, with
 // nothing under way.
 func (p *Player) idle() bool {
-	c := &p.d.Cfg
-	return c.State == p.mo.m.Initial() && c.FlowDepth == 0 && c.NBranch == 0
+	return p.mo.m.IsIdle(&p.d.Cfg)
 }
 
 // turn decides and plays what the user does for act, agenda-style: start

@@ -22,6 +22,7 @@ type machineFile struct {
 	Tags              StrList                `yaml:"tags"`
 	Intents           StrList                `yaml:"intents"`
 	CorrectionIntents StrList                `yaml:"correction_intents"`
+	IdleStates        StrList                `yaml:"idle_states"`
 	Slots             Entries[slotYAML]      `yaml:"slots"`
 	Counters          Entries[counterYAML]   `yaml:"counters"`
 	Timers            Entries[Duration]      `yaml:"timers"`
@@ -332,6 +333,9 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 	}
 	for _, s := range f.Intents {
 		def.Intents = append(def.Intents, engine.NameDef{Name: s.Value, Pos: s.Pos})
+	}
+	for _, s := range f.IdleStates {
+		def.IdleStates = append(def.IdleStates, engine.NameDef{Name: s.Value, Pos: s.Pos})
 	}
 	for _, s := range f.CorrectionIntents {
 		def.CorrectionIntents = append(def.CorrectionIntents, engine.NameDef{Name: s.Value, Pos: s.Pos})

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/simctl/simctl/explore"
+)
+
+// exploreCmd model-checks each suite (and variant) breadth-first to a depth
+// and prints, as TLC does, the states generated and distinct, the depth
+// reached, the queue left and the rate; then coverage and every finding with
+// the length of its shortest path.
+func exploreCmd(args []string, w io.Writer) (int, error) {
+	fs := newFlags("explore")
+	depth := fs.Int("depth", 8, "explore every path of at most this many events")
+	maxStates := fs.Int("max-states", explore.DefaultMaxStates, "stop after this many distinct configurations")
+	emit := fs.String("emit-scenarios", "", "write scenarios covering every reachable transition (and each finding) to this folder")
+	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	if *depth < 0 || *maxStates < 1 {
+		return 0, &usageError{"--depth must be 0 or more and --max-states 1 or more"}
+	}
+	suites, err := loadSuites(fs.Args())
+	if err != nil {
+		return 0, err
+	}
+	status := ExitOK
+	var results []*explore.Result
+	for _, s := range suites {
+		for _, v := range s.Variants {
+			start := time.Now()
+			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates})
+			if err != nil {
+				return 0, err
+			}
+			res.Seconds = time.Since(start).Seconds()
+			results = append(results, res)
+			if printExplore(w, res) {
+				status = ExitFailed
+			}
+		}
+	}
+	if *emit != "" {
+		n, err := explore.EmitScenarios(*emit, results)
+		if err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(w, "wrote %d scenarios to %s\n", n, *emit)
+	}
+	return status, nil
+}
+
+// printExplore prints one search and reports whether it found a failure
+// (a violation that is not a known contradiction, a dead end, a livelock).
+func printExplore(w io.Writer, r *explore.Result) bool {
+	name := r.Suite
+	if r.Variant != "default" {
+		name += " [" + r.Variant + "]"
+	}
+	fmt.Fprintf(w, "explore %s\n", name)
+	fmt.Fprintf(w, "  %d states generated, %d distinct states, depth %d, %d states left on queue\n", r.Generated, r.Distinct, r.Depth, r.Queue)
+	switch {
+	case r.Stopped != "":
+		fmt.Fprintf(w, "  %s\n", r.Stopped)
+	case r.Complete:
+		fmt.Fprintf(w, "  complete: every reachable configuration was explored\n")
+	default:
+		fmt.Fprintf(w, "  bounded: explored to depth %d\n", r.Depth)
+	}
+	cov, total := r.Covered()
+	fmt.Fprintf(w, "  transitions covered: %d of %d\n", cov, total)
+	failed := false
+	for _, f := range r.Findings {
+		label := "FAIL "
+		if f.Known != "" {
+			label = "KNOWN"
+		} else {
+			failed = true
+		}
+		fmt.Fprintf(w, "  %s %s: shortest path %d events: %s\n", label, f.Kind, r.PathLen(f.Node), f.Violation.Msg)
+	}
+	if len(r.Findings) == 0 {
+		fmt.Fprintf(w, "  no violations, dead ends or livelocks\n")
+	}
+	return failed
+}

@@ -1,0 +1,97 @@
+package explore
+
+import (
+	"sort"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/generate"
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// Invalid is the value the explorer offers beside the known good ones, so
+// that validation failures are explored too.
+const Invalid = "???"
+
+// alphabet builds the suite's finite user-act alphabet for machine m: every
+// intent bare; every intent carrying each known value (the values slots take
+// after the NLU, and an invalid one); correction intents also carrying each
+// value as the entity named after each slot.
+func alphabet(s *spec.Suite, m *engine.Machine) []engine.Event {
+	vals := knownValues(s, m)
+	var evs []engine.Event
+	base := engine.Event{Kind: engine.UserEvent, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
+	for i := range m.Intents() {
+		id := engine.IntentID(i)
+		e := base
+		e.Intent = id
+		evs = append(evs, e)
+		for _, v := range vals.all {
+			e := base
+			e.Intent, e.Value, e.Text = id, v, v
+			evs = append(evs, e)
+		}
+		if !m.IsCorrection(id) {
+			continue
+		}
+		for _, slot := range vals.slots {
+			eid, ok := m.EntityID(m.SlotName(slot))
+			if !ok {
+				continue
+			}
+			for _, v := range vals.per[slot] {
+				e := base
+				e.Intent, e.Value, e.Text = id, v, v
+				e.AddEntity(eid, engine.TextValue(v))
+				evs = append(evs, e)
+			}
+		}
+	}
+	return evs
+}
+
+type values struct {
+	all   []string
+	slots []engine.SlotID
+	per   map[engine.SlotID][]string
+}
+
+// knownValues gathers, per slot, up to two values the machine would receive
+// for it (from the simulated users' model, normalised through the stub NLU),
+// and the union of them with Invalid.
+func knownValues(s *spec.Suite, m *engine.Machine) values {
+	v := values{per: map[engine.SlotID][]string{}}
+	stub := sim.NewStub(s.NLU, m)
+	mo, err := generate.NewModel(s, m)
+	seen := map[string]bool{}
+	add := func(slot engine.SlotID, x string) {
+		x = stub.Normalize(slot, x)
+		for _, y := range v.per[slot] {
+			if y == x {
+				return
+			}
+		}
+		if len(v.per[slot]) >= 2 {
+			return
+		}
+		v.per[slot] = append(v.per[slot], x)
+		if !seen[x] {
+			seen[x] = true
+			v.all = append(v.all, x)
+		}
+	}
+	if err == nil {
+		for slot, xs := range mo.SlotValues() {
+			for _, x := range xs {
+				add(slot, x)
+			}
+		}
+	}
+	for slot := range v.per {
+		v.slots = append(v.slots, slot)
+	}
+	sort.Slice(v.slots, func(i, j int) bool { return v.slots[i] < v.slots[j] })
+	sort.Strings(v.all)
+	v.all = append(v.all, Invalid)
+	return v
+}

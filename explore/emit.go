@@ -1,0 +1,202 @@
+package explore
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// Cover returns a small set of nodes whose shortest paths together take
+// every transition the search took: the shortest path to each transition's
+// first occurrence are the candidates, and a greedy cover picks, again and
+// again, the one taking the most transitions not yet covered (ties: the
+// shorter path, then the earlier node).
+func (r *Result) Cover() []int32 {
+	type cand struct {
+		node  int32
+		takes map[engine.TransID]bool
+	}
+	seen := map[int32]bool{}
+	var cands []cand
+	for _, n := range r.firstTaken {
+		if n < 0 || seen[n] {
+			continue
+		}
+		seen[n] = true
+		c := cand{node: n, takes: map[engine.TransID]bool{}}
+		var cfg engine.Config
+		var scratch engine.Result
+		r.m.Start(&cfg, 0, &scratch)
+		for _, e := range r.path(n) {
+			taken, _ := r.replay(&cfg, e, &scratch)
+			for _, t := range taken {
+				c.takes[t] = true
+			}
+		}
+		cands = append(cands, c)
+	}
+	sort.Slice(cands, func(i, j int) bool { return cands[i].node < cands[j].node })
+	covered := map[engine.TransID]bool{}
+	var out []int32
+	for {
+		best, bestGain := -1, 0
+		for i, c := range cands {
+			gain := 0
+			for t := range c.takes {
+				if !covered[t] {
+					gain++
+				}
+			}
+			if gain > bestGain || (gain == bestGain && gain > 0 && r.nodes[c.node].depth < r.nodes[cands[best].node].depth) {
+				best, bestGain = i, gain
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		for t := range cands[best].takes {
+			covered[t] = true
+		}
+		out = append(out, cands[best].node)
+	}
+}
+
+// EmitScenarios writes, for each search, scenarios that together cover
+// every transition it took, and one per finding, into dir. It returns how
+// many it wrote. Each file is written to a temporary name and renamed.
+func EmitScenarios(dir string, results []*Result) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range results {
+		for i, node := range r.Cover() {
+			name := fmt.Sprintf("explore-%s-%s-cover-%d", r.Suite, r.Variant, i+1)
+			desc := fmt.Sprintf("simctl explore: a shortest path covering transitions (%d events)", r.PathLen(node))
+			if err := r.writeScenario(dir, name, desc, node); err != nil {
+				return n, err
+			}
+			n++
+		}
+		for _, f := range r.Findings {
+			name := fmt.Sprintf("explore-%s-%s-%s", r.Suite, r.Variant, f.Kind)
+			desc := fmt.Sprintf("simctl explore: the shortest path to %s (%d events): %s", f.Kind, r.PathLen(f.Node), f.Violation.Msg)
+			if err := r.writeScenario(dir, name, desc, f.Node); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// writeScenario writes the path to node as a scenario: each user act an
+// event turn (failed actions listed under fail:), each timer a wait of
+// exactly the time to its deadline, each branch step an entry of the
+// schedule of the turn it belongs to.
+func (r *Result) writeScenario(dir, name, desc string, node int32) error {
+	var b strings.Builder
+	suite := r.suiteDir
+	if abs, err := filepath.Abs(r.suiteDir); err == nil {
+		if base, err := filepath.Abs(dir); err == nil {
+			if rel, err := filepath.Rel(base, abs); err == nil {
+				suite = rel
+			}
+		}
+	}
+	fmt.Fprintf(&b, "# Written by simctl explore. Replay: simctl replay <this file>\n")
+	fmt.Fprintf(&b, "name: %s\n", name)
+	fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(filepath.ToSlash(suite)))
+	fmt.Fprintf(&b, "description: %s\n", strconv.Quote(desc))
+	b.WriteString("tags: [explored]\n")
+	if len(r.assign) > 0 {
+		b.WriteString("parameters:\n")
+		keys := make([]string, 0, len(r.assign))
+		for k := range r.assign {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %s: %s\n", k, strconv.Quote(r.assign[k]))
+		}
+	}
+	b.WriteString("turns:\n")
+	var cfg engine.Config
+	var scratch engine.Result
+	r.m.Start(&cfg, 0, &scratch)
+	turns := 0
+	var schedule []string
+	flush := func() {
+		if len(schedule) > 0 {
+			fmt.Fprintf(&b, "    schedule: [%s]\n", strings.Join(schedule, ", "))
+			schedule = nil
+		}
+	}
+	for _, e := range r.path(node) {
+		before := cfg
+		_, failed := r.replay(&cfg, e, &scratch)
+		switch {
+		case e.event >= 0:
+			flush()
+			ev := r.alpha[e.event]
+			fmt.Fprintf(&b, "  - event: {intent: %s", strconv.Quote(r.m.Intents()[ev.Intent]))
+			if ev.Value != "" {
+				fmt.Fprintf(&b, ", value: %s", strconv.Quote(ev.Value))
+			}
+			if ev.NEnt > 0 {
+				b.WriteString(", entities: {")
+				for i := 0; i < int(ev.NEnt); i++ {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "%s: %s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
+				}
+				b.WriteString("}")
+			}
+			b.WriteString("}\n")
+			turns++
+		case e.event == edgeTimer:
+			flush()
+			t, _ := r.m.NextTimer(&before)
+			fmt.Fprintf(&b, "  - wait: %dms\n", t.Deadline-before.Now)
+			turns++
+		default:
+			schedule = append(schedule, strconv.Itoa(int(edgeBranch-e.event)))
+			continue
+		}
+		if len(failed) > 0 {
+			names := make([]string, len(failed))
+			for i, x := range failed {
+				names[i] = r.m.ExtName(x)
+			}
+			fmt.Fprintf(&b, "    fail: [%s]\n", strings.Join(names, ", "))
+		}
+	}
+	flush()
+	if turns == 0 {
+		b.WriteString("  - wait: 0ms\n")
+	}
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name+".scenario.yaml"))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

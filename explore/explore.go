@@ -1,0 +1,272 @@
+// Package explore model-checks a dialogue machine: a breadth-first search
+// over its configurations up to a depth, in the manner of TLC. The events
+// at each configuration are the suite's finite user-act alphabet (every
+// intent, bare or carrying each known value or an invalid one), the next
+// pending timer firing, and, while a fork's branches can step, each
+// runnable branch (so every order in which branches take turns and finish is
+// enumerated); every external action an event sets off may succeed or fail.
+// Every invariant is checked on every step; the shortest path to each
+// violation, dead end and livelock is kept and can be written as a
+// replayable scenario; coverage of transitions and guard outcomes is
+// counted. Explore is the entry point.
+package explore
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/spec"
+)
+
+// Options bound a search.
+type Options struct {
+	Depth     int // the deepest level explored
+	MaxStates int // distinct configurations at most; 0: DefaultMaxStates
+}
+
+// DefaultMaxStates caps a search that no option bounds: about 400 MB.
+const DefaultMaxStates = 2_000_000
+
+// Edge kinds below 0; 0 and up index the user alphabet.
+const (
+	edgeTimer  = -1 // the next pending timer fires
+	edgeBranch = -2 // -2-i: fork branch i steps
+	edgeStart  = -1000
+)
+
+// edge is how a node was reached from its parent: the event, and which of
+// the external actions it set off failed (bit k: the k-th invocation).
+type edge struct {
+	event int32
+	fails uint32
+}
+
+type node struct {
+	parent int32
+	depth  int32
+	in     edge
+	good   bool // final, or idle (back at the start with nothing under way)
+}
+
+// Finding is a violation, dead end or livelock with the node it was first
+// seen at (the shortest path to it).
+type Finding struct {
+	Kind      string // an invariant name, "dead_end" or "livelock"
+	Node      int32
+	Violation eval.Violation
+	Known     string // the invariant's contradiction note, if any
+}
+
+// Result is what a search found.
+type Result struct {
+	Suite, Variant string
+	suiteDir       string
+	assign         map[string]string
+	m              *engine.Machine
+	alpha          []engine.Event
+	nodes          []node
+
+	Generated int // successors computed
+	Distinct  int
+	Depth     int // deepest level reached
+	Queue     int // frontier size when the search stopped
+	Complete  bool
+	Stopped   string // why the search stopped early, if it did
+	// Seconds is the wall time taken, measured by the caller.
+	Seconds float64
+
+	Findings []Finding
+	Coverage *eval.Coverage
+	// firstTaken is, per transition, the node at which it was first taken
+	// (-1: never), for shortest covering paths.
+	firstTaken []int32
+}
+
+// Machine returns the machine explored.
+func (r *Result) Machine() *engine.Machine { return r.m }
+
+// searchState is what the visited set keys: the configuration with time
+// made relative, and the checker's path state.
+type searchState struct {
+	cfg  engine.Config
+	path eval.PathState
+}
+
+// fingerprint hashes a configuration without its absolute time: timers
+// count from now and are ranked by firing order; the last utterance does
+// not matter to what can happen next.
+func fingerprint(c *engine.Config, ps eval.PathState) uint64 {
+	n := *c
+	n.Now, n.TimerSeq, n.LastSay = 0, 0, 0
+	var ts []engine.Timer
+	for _, t := range n.Timers {
+		if t.Active {
+			t.Deadline -= c.Now
+			ts = append(ts, t)
+		}
+	}
+	// Rank by (deadline, seq), keeping ids, in a canonical slot order.
+	for i := 1; i < len(ts); i++ {
+		for j := i; j > 0 && (ts[j].Deadline < ts[j-1].Deadline || (ts[j].Deadline == ts[j-1].Deadline && ts[j].Seq < ts[j-1].Seq)); j-- {
+			ts[j], ts[j-1] = ts[j-1], ts[j]
+		}
+	}
+	n.Timers = [engine.MaxTimers]engine.Timer{}
+	for i, t := range ts {
+		t.Seq = uint32(i + 1)
+		n.Timers[i] = t
+	}
+	h := n.Hash()
+	for _, s := range ps.Last {
+		h = (h ^ uint64(s)) * 1099511628211
+	}
+	for _, d := range ps.Due {
+		rel := d
+		h = (h ^ uint64(uint32(rel))) * 1099511628211
+	}
+	return h
+}
+
+// Explore searches machine v of suite s breadth-first.
+func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
+	m := v.Machine
+	if opts.MaxStates <= 0 {
+		opts.MaxStates = DefaultMaxStates
+	}
+	x := newExplorer(s, m)
+	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m)}
+	res.firstTaken = make([]int32, m.NumTransitions())
+	for i := range res.firstTaken {
+		res.firstTaken[i] = -1
+	}
+	x.res = res
+
+	var root searchState
+	var r engine.Result
+	if err := m.Start(&root.cfg, 0, &r); err != nil {
+		return nil, fmt.Errorf("%s: the machine fails at its start: %v", s.Name, err)
+	}
+	x.checker.Reset()
+	x.observe(0, nil, &engine.Config{}, &root.cfg, &r, 0)
+	root.path = x.checker.Save()
+	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
+	visited := map[uint64]int32{fingerprint(&root.cfg, root.path): 0}
+	frontier := []searchState{root}
+	frontierIdx := []int32{0}
+	// edges (from, to) for the livelock analysis.
+	var from, to []int32
+	full := true
+	for depth := 0; len(frontier) > 0; depth++ {
+		res.Depth = depth
+		if depth >= opts.Depth {
+			full = false
+			res.Queue = len(frontier)
+			break
+		}
+		var next []searchState
+		var nextIdx []int32
+		for fi := range frontier {
+			cur := &frontier[fi]
+			ci := frontierIdx[fi]
+			succ := x.successors(cur, ci)
+			// Nothing moves it and it is not final: a dead end (also when
+			// fork branches wait for something that never comes).
+			if len(succ) == 0 && !cur.cfg.Final && !hasTimer(m, &cur.cfg) {
+				res.add(Finding{Kind: eval.DeadEnd, Node: ci, Violation: eval.Violation{Invariant: eval.DeadEnd, Turn: depth,
+					Msg:   fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", m.StateName(cur.cfg.State)),
+					After: m.Describe(&cur.cfg)}})
+			}
+			for _, sc := range succ {
+				res.Generated++
+				fp := fingerprint(&sc.st.cfg, sc.st.path)
+				if j, ok := visited[fp]; ok {
+					from, to = append(from, ci), append(to, j)
+					continue
+				}
+				if len(res.nodes) >= opts.MaxStates {
+					res.Stopped = fmt.Sprintf("stopped at %d distinct configurations (--max-states); raise it or lower --depth", opts.MaxStates)
+					full = false
+					res.Queue = len(frontier) - fi + len(next)
+					frontier = nil
+					break
+				}
+				ni := int32(len(res.nodes))
+				res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: x.isGood(&sc.st.cfg)})
+				visited[fp] = ni
+				from, to = append(from, ci), append(to, ni)
+				x.record(ni, sc.firstIdx)
+				for _, f := range sc.findings {
+					f.Node = ni
+					res.add(f)
+				}
+				if sc.stop {
+					continue
+				}
+				next = append(next, sc.st)
+				nextIdx = append(nextIdx, ni)
+			}
+			if frontier == nil {
+				break
+			}
+		}
+		if frontier == nil {
+			break
+		}
+		frontier, frontierIdx = next, nextIdx
+	}
+	res.Distinct = len(res.nodes)
+	res.Complete = full && res.Stopped == ""
+	x.livelocks(from, to, full, opts.Depth)
+	return res, nil
+}
+
+// add keeps the first (shallowest) finding of each kind.
+func (r *Result) add(f Finding) {
+	for _, g := range r.Findings {
+		if g.Kind == f.Kind {
+			return
+		}
+	}
+	r.Findings = append(r.Findings, f)
+}
+
+// Path returns the edges from the root to node n.
+func (r *Result) path(n int32) []edge {
+	var out []edge
+	for ; n > 0; n = r.nodes[n].parent {
+		out = append(out, r.nodes[n].in)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// PathLen returns the number of events on the shortest path to node n.
+func (r *Result) PathLen(n int32) int { return int(r.nodes[n].depth) }
+
+// Covered returns how many transitions were taken, and how many there are.
+func (r *Result) Covered() (int, int) {
+	n := 0
+	for _, c := range r.Coverage.Trans {
+		if c > 0 {
+			n++
+		}
+	}
+	return n, len(r.Coverage.Trans)
+}
+
+// Rate returns distinct configurations per second.
+func (r *Result) Rate() float64 {
+	if r.Seconds <= 0 {
+		return math.Inf(1)
+	}
+	return float64(r.Distinct) / r.Seconds
+}
+
+func hasTimer(m *engine.Machine, c *engine.Config) bool {
+	_, ok := m.NextTimer(c)
+	return ok
+}

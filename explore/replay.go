@@ -1,0 +1,65 @@
+package explore
+
+import (
+	"github.com/simctl/simctl/engine"
+)
+
+// replay applies edge e to c the way the search did, and returns the
+// transitions taken and the invoked actions that failed, in order.
+func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken []engine.TransID, failed []engine.ExtID) {
+	m := r.m
+	var ev engine.Event
+	switch {
+	case e.event >= 0:
+		ev = r.alpha[e.event]
+		ev.At = c.Now
+	case e.event == edgeTimer:
+		t, _ := m.NextTimer(c)
+		ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}
+	default:
+		i := int(edgeBranch - e.event)
+		ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}
+	}
+	var queue []pending
+	bit := uint(0)
+	step := func(ev *engine.Event) {
+		if err := m.Step(c, ev, scratch); err != nil || !scratch.Handled {
+			return
+		}
+		for _, s := range scratch.Steps {
+			if s.Trans != engine.NoID {
+				taken = append(taken, s.Trans)
+			}
+		}
+		for i := range scratch.Effects {
+			if x := &scratch.Effects[i]; x.Kind == engine.EffInvoke {
+				queue = append(queue, pending{ext: x.Ext, branch: x.Branch})
+			}
+		}
+	}
+	step(&ev)
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		var res engine.Event
+		m.InvokeIn(c, p.ext, p.branch, c.Now, &res)
+		if bit < maxChoiceBits && e.fails&(1<<bit) != 0 {
+			res = engine.Event{Kind: engine.FailedEvent, Ext: p.ext, At: c.Now, Branch: p.branch, Timer: engine.NoID}
+			failed = append(failed, p.ext)
+		}
+		bit++
+		step(&res)
+	}
+	return taken, failed
+}
+
+// ConfigAt rebuilds the configuration of node n by replaying its path.
+func (r *Result) ConfigAt(n int32) *engine.Config {
+	var c engine.Config
+	var scratch engine.Result
+	r.m.Start(&c, 0, &scratch)
+	for _, e := range r.path(n) {
+		r.replay(&c, e, &scratch)
+	}
+	return &c
+}
