@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
@@ -41,12 +42,18 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 	return suites, nil
 }
 
+// runMaxStates caps the exploration inside simctl run, which should stay a
+// matter of seconds; simctl explore searches further.
+const runMaxStates = 100_000
+
 type runOptions struct {
-	seed     int64
-	generate int
-	out      string
-	only     []string
-	verbose  bool
+	seed         int64
+	generate     int
+	exploreDepth int // -1: each suite's explore_depth
+	maxStates    int
+	out          string
+	only         []string
+	verbose      bool
 	// files, when set, limits the run to these scenario files.
 	files map[string]bool
 }
@@ -59,6 +66,8 @@ func runCmd(args []string, stdout io.Writer) (int, error) {
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print a turn-by-turn trace of every scenario")
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
+	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
+	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -158,8 +167,8 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	run := &reports.Run{Seed: o.seed, Generate: o.generate}
 	if o.files != nil {
-		// A replay of chosen files generates nothing.
-		run.Generate, o.generate = 0, 0
+		// A replay of chosen files generates and explores nothing.
+		run.Generate, o.generate, o.exploreDepth = 0, 0, 0
 	}
 	var total tally
 	tags := map[string]*[2]int{} // tag -> passing, total
@@ -190,6 +199,15 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		}
 		if o.generate > 0 {
 			if err := generated(s, rs, o, w, &t); err != nil {
+				return 0, err
+			}
+		}
+		depth := o.exploreDepth
+		if depth < 0 {
+			depth = s.ExploreDepth
+		}
+		if depth > 0 {
+			if err := explored(s, rs, depth, o.maxStates, w, &t); err != nil {
 				return 0, err
 			}
 		}
@@ -335,6 +353,44 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 			fmt.Fprintf(w, "         %s\n", f.Violation)
 			fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
 		}
+	}
+	return nil
+}
+
+// explored runs the bounded exploration of each variant of s, prints its
+// line and findings, and adds it to the report; a finding that is not a
+// known contradiction fails the run.
+func explored(s *spec.Suite, rs *reports.Suite, depth, maxStates int, w io.Writer, t *tally) error {
+	for _, v := range s.Variants {
+		res, err := explore.Explore(s, v, explore.Options{Depth: depth, MaxStates: maxStates})
+		if err != nil {
+			return err
+		}
+		cov, total := res.Covered()
+		e := reports.Exploration{Variant: v.Name, Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct,
+			Complete: res.Complete, Stopped: res.Stopped, Covered: cov, Transitions: total}
+		name := "explored"
+		if len(s.Variants) > 1 {
+			name += " [" + v.Name + "]"
+		}
+		how := fmt.Sprintf("to depth %d", res.Depth)
+		if res.Complete {
+			how = "completely"
+		}
+		fmt.Fprintf(w, "  %-46s %s: %d distinct states, %d transitions of %d\n", name, how, res.Distinct, cov, total)
+		if res.Stopped != "" {
+			fmt.Fprintf(w, "         %s\n", res.Stopped)
+		}
+		for _, f := range res.Findings {
+			e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known})
+			if f.Known != "" {
+				continue
+			}
+			t.fail++
+			fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Kind, res.PathLen(f.Node), f.Violation.Msg)
+			fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, depth)
+		}
+		rs.Explored = append(rs.Explored, e)
 	}
 	return nil
 }

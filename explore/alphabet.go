@@ -16,7 +16,9 @@ const Invalid = "???"
 // alphabet builds the suite's finite user-act alphabet for machine m: every
 // intent bare; every intent carrying each known value (the values slots take
 // after the NLU, and an invalid one); correction intents also carrying each
-// value as the entity named after each slot.
+// value as the entity named after each slot; and what the stub NLU makes of
+// every utterance in the suite's scenarios and users.yaml, for machines
+// whose guards read the text itself.
 func alphabet(s *spec.Suite, m *engine.Machine) []engine.Event {
 	vals := knownValues(s, m)
 	var evs []engine.Event
@@ -47,7 +49,46 @@ func alphabet(s *spec.Suite, m *engine.Machine) []engine.Event {
 			}
 		}
 	}
-	return evs
+	return append(evs, utterances(s, m, evs)...)
+}
+
+// utterances parses the suite's own utterances with its stub NLU, keeping
+// the events not already in the alphabet.
+func utterances(s *spec.Suite, m *engine.Machine, have []engine.Event) []engine.Event {
+	stub := sim.NewStub(s.NLU, m)
+	var texts []string
+	for _, sc := range s.Scenarios {
+		for _, t := range sc.Turns {
+			if t.User != nil {
+				texts = append(texts, t.User.Value)
+			}
+		}
+	}
+	if s.Users != nil {
+		for _, g := range s.Users.Goals {
+			if g.Say != "" {
+				texts = append(texts, g.Say)
+			}
+		}
+	}
+	sort.Strings(texts)
+	seen := map[engine.Event]bool{}
+	for _, e := range have {
+		seen[e] = true
+	}
+	var out []engine.Event
+	for _, t := range texts {
+		var ev engine.Event
+		if stub.Parse(t, 0, &ev) != nil || ev.Intent == engine.NoID {
+			continue
+		}
+		ev.Timer, ev.Ext = engine.NoID, engine.NoID
+		if !seen[ev] {
+			seen[ev] = true
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 type values struct {

@@ -184,10 +184,12 @@ func scenarioYAML(s *spec.Suite, v *spec.Variant, opts Options, f Failure, turns
 	fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(filepath.ToSlash(suite)))
 	fmt.Fprintf(&b, "description: %s\n", strconv.Quote(fmt.Sprintf("breaks %s at turn %d: %s", f.Invariant, f.Violation.Turn, f.Violation.Msg)))
 	fmt.Fprintf(&b, "tags: [generated]\n")
-	if len(v.Assign) > 0 {
+	// Pin every parameter, so that the scenario runs in this variant only.
+	if len(s.Def.Params) > 0 {
 		b.WriteString("parameters:\n")
-		for _, k := range sortedKeys(v.Assign) {
-			fmt.Fprintf(&b, "  %s: %s\n", k, strconv.Quote(v.Assign[k]))
+		for _, p := range s.Def.Params {
+			val, _ := v.Machine.Param(p.Name)
+			fmt.Fprintf(&b, "  %s: %s\n", p.Name, strconv.Quote(val.String()))
 		}
 	}
 	b.WriteString("turns:\n")

@@ -32,6 +32,30 @@ type Suite struct {
 	// variant; Failures the shrunk conversation of each invariant broken.
 	Generated []generate.Metrics
 	Failures  []GenFailure
+	// Explored summarises the bounded exploration of each variant.
+	Explored []Exploration
+}
+
+// Exploration is one variant's bounded exploration.
+type Exploration struct {
+	Variant     string           `json:"variant"`
+	Depth       int              `json:"depth"`
+	Generated   int              `json:"states_generated"`
+	Distinct    int              `json:"distinct_states"`
+	Complete    bool             `json:"complete"`
+	Stopped     string           `json:"stopped,omitempty"`
+	Covered     int              `json:"transitions_covered"`
+	Transitions int              `json:"transitions"`
+	Findings    []ExploreFinding `json:"findings,omitempty"`
+}
+
+// ExploreFinding is a violation, dead end or livelock the exploration found,
+// with the length of the shortest path to it.
+type ExploreFinding struct {
+	Kind    string `json:"kind"`
+	Path    int    `json:"shortest_path"`
+	Message string `json:"message"`
+	Known   string `json:"known,omitempty"`
 }
 
 // GenFailure is a generated failure with its verdict: Known when its

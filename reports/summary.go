@@ -27,19 +27,19 @@ func FailureFile(name string) string {
 // GeneratedRow is one line of generated.csv: the outcomes of the generated
 // conversations of one suite and variant.
 type GeneratedRow struct {
-	Suite            string  `csv:"suite"`
-	Variant          string  `csv:"variant"`
-	Conversations    int     `csv:"conversations"`
-	Successes        int     `csv:"successes"`
-	SuccessRate      float64 `csv:"success_rate"`
-	MeanTurnsToDone  float64 `csv:"mean_turns_to_completion"`
-	MeanTurns        float64 `csv:"mean_turns"`
-	Escalations      int     `csv:"escalations"`
-	EscalationRate   float64 `csv:"escalation_rate"`
-	Cancellations    int     `csv:"cancellations"`
-	CancellationRate float64 `csv:"cancellation_rate"`
-	Violating        int     `csv:"violating_conversations"`
-	Violations       int     `csv:"violations"`
+	Suite            string  `csv:"suite" json:"suite"`
+	Variant          string  `csv:"variant" json:"variant"`
+	Conversations    int     `csv:"conversations" json:"conversations"`
+	Successes        int     `csv:"successes" json:"successes"`
+	SuccessRate      float64 `csv:"success_rate" json:"success_rate"`
+	MeanTurnsToDone  float64 `csv:"mean_turns_to_completion" json:"mean_turns_to_completion"`
+	MeanTurns        float64 `csv:"mean_turns" json:"mean_turns"`
+	Escalations      int     `csv:"escalations" json:"escalations"`
+	EscalationRate   float64 `csv:"escalation_rate" json:"escalation_rate"`
+	Cancellations    int     `csv:"cancellations" json:"cancellations"`
+	CancellationRate float64 `csv:"cancellation_rate" json:"cancellation_rate"`
+	Violating        int     `csv:"violating_conversations" json:"violating_conversations"`
+	Violations       int     `csv:"violations" json:"violations"`
 }
 
 // round keeps four decimals, so that rates print the same everywhere.
@@ -113,6 +113,7 @@ type SuiteSummary struct {
 	Transitions        int              `json:"transitions"`
 	Generated          []GeneratedRow   `json:"generated,omitempty"`
 	GeneratedFailures  []FailureSummary `json:"generated_failures,omitempty"`
+	Explored           []Exploration    `json:"explored,omitempty"`
 }
 
 // FailureSummary is one generated failure in summary.json.
@@ -166,6 +167,14 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 				Index: f.Index, Turns: f.Turns, ShrunkTurns: f.ShrunkTurns, File: filepath.ToSlash(FailureFile(f.Name))})
 			if f.Known == "" {
 				sum.Status = "fail"
+			}
+		}
+		ss.Explored = s.Explored
+		for _, e := range s.Explored {
+			for _, f := range e.Findings {
+				if f.Known == "" {
+					sum.Status = "fail"
+				}
 			}
 		}
 		sum.Totals.Scenarios += ss.Scenarios.Scenarios

@@ -37,7 +37,7 @@ func WriteAll(dir string, run *Run) error {
 		err = install(dir, outs)
 	}
 	if err == nil {
-		err = removeStale(dir, outs)
+		err = removeStale(dir, run, outs)
 	}
 	if err != nil {
 		// Deepest first; os.Remove leaves a folder that is not empty.
@@ -90,9 +90,18 @@ func render(run *Run) ([]output, error) {
 	return outs, nil
 }
 
-// removeStale deletes failure scenarios an earlier run left in the output
-// folder: after a run, failures/ holds exactly this run's failures.
-func removeStale(dir string, outs []output) error {
+// removeStale deletes what an earlier run left in the output folder that
+// this run replaces: a generated.csv when this run generated nothing, and,
+// after a run that generated conversations, failure scenarios it did not
+// write (so failures/ holds exactly this run's failures; a run that did not
+// generate leaves them, so that replaying one does not delete it).
+func removeStale(dir string, run *Run, outs []output) error {
+	if run.Generate == 0 {
+		if err := os.Remove(filepath.Join(dir, GeneratedCSV)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
 	keep := map[string]bool{}
 	for _, o := range outs {
 		keep[filepath.Clean(o.name)] = true

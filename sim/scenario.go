@@ -175,13 +175,31 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		res.Failures = append(res.Failures, Failure{Pos: sc.MaxTurnsPos, Turn: d.Turn, What: "max turns",
 			Got: fmt.Sprint(d.Turn), Want: fmt.Sprintf("at most %d", sc.MaxTurns)})
 	}
-	res.Status = verdict(res, sc)
+	res.Status = verdict(res, sc, contradictions(m))
 	return res
 }
 
-// verdict weighs failures and violations against known_violations.
-func verdict(res *ScenarioResult, sc *spec.Scenario) Status {
+// contradictions returns the invariants the machine marks as known
+// contradictions in its source documents.
+func contradictions(m *engine.Machine) map[string]bool {
+	out := map[string]bool{}
+	for _, inv := range m.Invariants() {
+		if inv.Contradiction != "" {
+			out[inv.Name] = true
+		}
+	}
+	return out
+}
+
+// verdict weighs failures and violations against known_violations and the
+// machine's contradiction notes: breaking an invariant the machine marks as
+// a contradiction in its documents is known, listed or not (so a generated
+// failure replays with the verdict it had); a listed violation must happen.
+func verdict(res *ScenarioResult, sc *spec.Scenario, contradiction map[string]bool) Status {
 	known := map[string]bool{}
+	for k := range contradiction {
+		known[k] = true
+	}
 	for _, k := range sc.KnownViolations {
 		known[k.Value] = true
 	}

@@ -10,14 +10,17 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
 // The format pages in docs/ print a complete example suite. These specs keep
-// them honest: the example suite under docs/examples must load cleanly and
-// every scenario in it must pass, and every ```yaml block of a page whose
-// first line is "# file: NAME" must be the example file NAME, byte for byte.
+// them honest: the example suite under docs/examples must load cleanly,
+// every scenario in it must pass, its simulated users (users.yaml) must
+// reach their goal in generated conversations, and every ```yaml block of a
+// page whose first line is "# file: NAME" must be the example file NAME,
+// byte for byte.
 
 const (
 	docsDir    = "../docs"
@@ -43,6 +46,20 @@ var _ = Describe("the format documentation", func() {
 		}
 	})
 
+	It("has simulated users that reach their goal without breaking an invariant", func() {
+		s, err := spec.Load(exampleDir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Users).NotTo(BeNil(), "%s has no users.yaml", exampleDir)
+		met, fails, err := generate.Run(s, s.Variants[0], generate.Options{Seed: 1, From: 0, To: 200})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(met.Conversations).To(Equal(200))
+		Expect(met.Successes).To(BeNumerically(">", 0))
+		// docs/users-format.md says the example breaks no invariant.
+		for _, f := range fails {
+			Expect(f.Invariant).To(BeEmpty(), "conversation %d: %s\n%s", f.Index, f.Violation, f.Scenario)
+		}
+	})
+
 	DescribeTable("prints the example files verbatim",
 		func(c shownFiles) {
 			page := filepath.Join(docsDir, c.page)
@@ -63,11 +80,12 @@ var _ = Describe("the format documentation", func() {
 		Entry("nlu-format.md", shownFiles{page: "nlu-format.md", files: []string{"nlu.yaml"}}),
 		Entry("scenario-format.md", shownFiles{page: "scenario-format.md",
 			files: []string{"happy.scenario.yaml", "retry.scenario.yaml", "interruptions.scenario.yaml"}}),
+		Entry("users-format.md", shownFiles{page: "users-format.md", files: []string{"users.yaml"}}),
 	)
 
 	It("prints every example file on some page", func() {
 		shown := map[string]bool{}
-		for _, page := range []string{"machine-format.md", "nlu-format.md", "scenario-format.md"} {
+		for _, page := range []string{"machine-format.md", "nlu-format.md", "scenario-format.md", "users-format.md"} {
 			blocks, err := fileBlocks(filepath.Join(docsDir, page))
 			Expect(err).NotTo(HaveOccurred())
 			for name := range blocks {

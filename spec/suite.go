@@ -39,7 +39,9 @@ type Suite struct {
 	Users     *Users // nil: the suite has no users.yaml
 	Scenarios []*Scenario
 	MaxTurns  int
-	Tags      map[string]bool
+	// ExploreDepth is the depth of the exploration simctl run does (0: none).
+	ExploreDepth int
+	Tags         map[string]bool
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
 }
@@ -63,6 +65,10 @@ func (v *Variant) Matches(pins Entries[string]) bool {
 	}
 	return true
 }
+
+// DefaultExploreDepth is how deep simctl run explores a suite that does not
+// say (machine.yaml explore_depth).
+const DefaultExploreDepth = 3
 
 // BuiltinInvariants are checked on every suite; scenarios may list them in
 // known_violations. Package eval implements them.
@@ -226,6 +232,13 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 	}
 	if s.MaxTurns == 0 {
 		s.MaxTurns = 50
+	}
+	s.ExploreDepth = DefaultExploreDepth
+	if mf.ExploreDepth != nil {
+		if *mf.ExploreDepth < 0 {
+			return nil, &Error{Pos: mf.Pos, Msg: "explore_depth must be 0 (no exploration) or more"}
+		}
+		s.ExploreDepth = *mf.ExploreDepth
 	}
 	return s, nil
 }
