@@ -35,6 +35,18 @@ func (inv *Invariant) Allows(from, to StateID) bool {
 // Transparent reports whether the table looks through state s.
 func (inv *Invariant) Transparent(s StateID) bool { return inv.transparent[s] }
 
+// Condition compiles a boolean expression against the machine, as guards
+// are, for checks made from outside a step (a simulated user's success).
+func (m *Machine) Condition(x Expr) (func(*Config) bool, error) {
+	xc := newExprCompiler(m)
+	c, err := xc.compile(x, Bool)
+	if err != nil {
+		return nil, err
+	}
+	f := c.b
+	return func(cfg *Config) bool { return f(evalEnv{m: m, c: cfg, ev: &noEvent}) }, nil
+}
+
 // Within evaluates an InvWithin invariant's trigger and goal on c.
 func (m *Machine) Within(inv *Invariant, c *Config) (trigger, goal bool) {
 	e := evalEnv{m: m, c: c, ev: &noEvent}

@@ -51,6 +51,7 @@ var defaultBehaviour = [numKinds]float64{
 type goal struct {
 	name    string
 	say     string
+	success func(*engine.Config) bool
 	intent  engine.IntentID
 	weight  float64
 	slots   []engine.SlotID
@@ -100,7 +101,18 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 			mo.maxTurns = u.MaxTurns
 		}
 		for _, g := range u.Goals {
+			if !forVariant(g, s, m) {
+				continue
+			}
 			cg := goal{name: g.Name, weight: g.Weight, say: g.Say}
+			if g.Success.Src != "" {
+				// Compiled again for this variant's machine.
+				check, err := m.Condition(engine.Expr{Src: g.Success.Src, Pos: g.Success.Pos})
+				if err != nil {
+					return nil, err
+				}
+				cg.success = check
+			}
 			cg.intent, _ = m.IntentID(g.Intent.Value)
 			for _, e := range g.Slots {
 				id, _ := m.SlotID(e.Key)
@@ -133,6 +145,27 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	}
 	mo.defaultPhrases()
 	return mo, nil
+}
+
+// forVariant reports whether goal g applies to the variant machine m
+// belongs to: a goal naming variants applies where the machine's parameters
+// match one of them.
+func forVariant(g spec.Goal, s *spec.Suite, m *engine.Machine) bool {
+	if len(g.Variants) == 0 {
+		return true
+	}
+	name := ""
+	for _, v := range s.Variants {
+		if v.Machine == m {
+			name = v.Name
+		}
+	}
+	for _, v := range g.Variants {
+		if v.Value == name {
+			return true
+		}
+	}
+	return false
 }
 
 // deriveIntentPhrases takes, for every intent, a phrase the stub NLU maps

@@ -99,7 +99,10 @@ func (w *watcher) Observe(st *eval.Step) {
 	}
 }
 
-func (w *watcher) achieved(needAction bool) bool {
+func (w *watcher) achieved(needAction bool, c *engine.Config, g *goal) bool {
+	if g.success != nil {
+		return g.success(c)
+	}
 	for _, f := range w.filled {
 		if !f {
 			return false
@@ -162,8 +165,11 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		if t.Role == "cancel" {
 			out.Cancelled = true
 		}
-		if !out.Success && p.w.achieved(needAction) {
+		if !out.Success && p.w.achieved(needAction, &d.Cfg, g) {
 			out.Success, out.SuccessTurn = true, out.Turns
+			// Agenda empty: the user has what they came for and stops.
+			out.Ended = true
+			break
 		}
 	}
 	if err == nil && !out.Ended && (d.Cfg.Final || (requested && p.idle())) {

@@ -36,6 +36,15 @@ type Goal struct {
 	Weight  float64           `yaml:"weight"`
 	Slots   Entries[[]string] `yaml:"slots"`
 	Invalid Entries[[]string] `yaml:"invalid"`
+	// Success, when given, is the condition (an expression over the
+	// machine, like a guard) that says the task is done; by default every
+	// goal slot must have been filled with the goal's value and, if the
+	// machine has external actions, one of them done.
+	Success Expr `yaml:"success"`
+	// Variants limits the goal to these variants (all when empty).
+	Variants StrList `yaml:"variants"`
+	// Check is Success compiled against the default variant.
+	Check func(*engine.Config) bool `yaml:"-"`
 }
 
 // Behaviour gives, for each way a user strays from the agenda, the chance
@@ -107,6 +116,13 @@ func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
 		if g.Name == "" {
 			g.Name = g.Intent.Value
 		}
+		if g.Success.Src != "" {
+			check, err := m.Condition(g.Success.engine())
+			if err != nil {
+				return nil, toSpecError(err)
+			}
+			g.Check = check
+		}
 		for _, set := range []Entries[[]string]{g.Slots, g.Invalid} {
 			for _, e := range set {
 				if _, ok := m.SlotID(e.Key); !ok {
@@ -128,4 +144,11 @@ func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
 		}
 	}
 	return u, nil
+}
+
+func toSpecError(err error) error {
+	if e, ok := err.(*engine.Error); ok {
+		return &Error{Pos: e.Pos, Msg: e.Msg}
+	}
+	return err
 }
