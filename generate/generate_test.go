@@ -100,3 +100,27 @@ var _ = Describe("generated conversations", func() {
 		Expect(met.Successes).To(BeNumerically(">", 0))
 	})
 })
+
+var _ = Describe("generated conversations on several workers", func() {
+	It("give the same metrics, failures and coverage as one worker", func() {
+		s := load("../scenarios/soni")
+		v := s.Variants[0]
+		one := eval.NewCoverage(v.Machine)
+		m1, f1, err := generate.Run(s, v, generate.Options{Seed: 9, From: 0, To: 400, Observers: []sim.Observer{one}})
+		Expect(err).NotTo(HaveOccurred())
+		many := eval.NewCoverage(v.Machine)
+		m3, f3, err := generate.Run(s, v, generate.Options{Seed: 9, From: 0, To: 400, Workers: 3,
+			Fork: func() ([]sim.Observer, func()) {
+				c := eval.NewCoverage(v.Machine)
+				return []sim.Observer{c}, func() { many.Add(c) }
+			}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m3).To(Equal(m1))
+		Expect(many).To(Equal(one))
+		Expect(len(f3)).To(Equal(len(f1)))
+		for i := range f1 {
+			Expect(f3[i].Index).To(Equal(f1[i].Index))
+			Expect(f3[i].Scenario).To(Equal(f1[i].Scenario))
+		}
+	})
+})

@@ -3,6 +3,7 @@ package generate
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -23,8 +24,20 @@ type Options struct {
 	// MaxShrinks bounds the conversations tried while shrinking one
 	// failure.
 	MaxShrinks int
-	// Observers see every step of every conversation (coverage).
+	// Observers see every step of every conversation (coverage); with
+	// more than one worker, use Fork instead.
 	Observers []sim.Observer
+	// Workers plays the range on this many goroutines; results are the same
+	// as with one (conversations are independent, and each is a function of
+	// the seed and its index).
+	Workers int
+	// Fork, with Workers > 1, gives each worker its own observers, and a
+	// join that folds them into the caller's; joins run in worker order
+	// after every worker has finished.
+	Fork func() (observers []sim.Observer, join func())
+	// Stop, when it returns true, stops the run before the next
+	// conversation; the metrics then cover the conversations played.
+	Stop func() bool
 }
 
 // Metrics are the outcomes of the generated conversations of one suite
@@ -64,22 +77,92 @@ type Failure struct {
 	// Name and Scenario are the scenario file's name and content.
 	Name     string
 	Scenario []byte
+	ord      int // position among its conversation's violations
 }
 
 // Run plays conversations From..To-1 of suite s in variant v, checking
 // every invariant on every step. For each invariant broken, the first
 // conversation that broke it is shrunk and returned as a scenario.
 func Run(s *spec.Suite, v *spec.Variant, opts Options) (Metrics, []Failure, error) {
+	if opts.Workers <= 1 || opts.To-opts.From < 2 {
+		return runRange(s, v, opts, opts.Observers)
+	}
+	// Contiguous index ranges, one per worker; merged below exactly as one
+	// worker would have produced them.
+	w := min(opts.Workers, opts.To-opts.From)
+	type part struct {
+		met   Metrics
+		fails []Failure
+		err   error
+		join  func()
+	}
+	parts := make([]part, w)
+	done := make(chan struct{})
+	for i := 0; i < w; i++ {
+		o := opts
+		o.From = opts.From + (opts.To-opts.From)*i/w
+		o.To = opts.From + (opts.To-opts.From)*(i+1)/w
+		var obs []sim.Observer
+		if opts.Fork != nil {
+			obs, parts[i].join = opts.Fork()
+		}
+		go func(i int, o Options, obs []sim.Observer) {
+			defer func() { done <- struct{}{} }()
+			parts[i].met, parts[i].fails, parts[i].err = runRange(s, v, o, obs)
+		}(i, o, obs)
+	}
+	for i := 0; i < w; i++ {
+		<-done
+	}
+	met := Metrics{Suite: s.Name, Variant: v.Name}
+	var failures []Failure
+	for _, p := range parts {
+		if p.err != nil {
+			return met, nil, p.err
+		}
+		if p.join != nil {
+			p.join()
+		}
+		met.Add(p.met)
+		failures = append(failures, p.fails...)
+	}
+	return met, firstPerInvariant(failures), nil
+}
+
+// firstPerInvariant keeps, per invariant, the failure of the lowest
+// conversation index, ordered as one pass over the indices finds them.
+func firstPerInvariant(fs []Failure) []Failure {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Index != fs[j].Index {
+			return fs[i].Index < fs[j].Index
+		}
+		return fs[i].ord < fs[j].ord
+	})
+	seen := map[string]bool{}
+	var out []Failure
+	for _, f := range fs {
+		if !seen[f.Invariant] {
+			seen[f.Invariant] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Observer) (Metrics, []Failure, error) {
 	met := Metrics{Suite: s.Name, Variant: v.Name}
 	mo, err := NewModel(s, v.Machine)
 	if err != nil {
 		return met, nil, err
 	}
 	stub := sim.NewStub(s.NLU, v.Machine)
-	p := NewPlayer(mo, stub, opts.Observers...)
+	p := NewPlayer(mo, stub, observers...)
 	var failures []Failure
 	seen := map[string]bool{}
 	for k := opts.From; k < opts.To; k++ {
+		if opts.Stop != nil && opts.Stop() {
+			break
+		}
 		conv := mo.Sample(opts.Seed, k)
 		seed := mix(uint64(opts.Seed), uint64(k)^0xa5a5)
 		out := p.Play(conv, seed)
@@ -99,12 +182,14 @@ func Run(s *spec.Suite, v *spec.Variant, opts Options) (Metrics, []Failure, erro
 			met.Violating++
 			met.Violations += out.ViolationCount
 		}
-		for _, viol := range out.Violations {
+		for i, viol := range out.Violations {
 			if seen[viol.Invariant] {
 				continue
 			}
 			seen[viol.Invariant] = true
-			failures = append(failures, shrink(p, s, v, opts, conv, seed, k, out.Turns, viol))
+			f := shrink(p, s, v, opts, conv, seed, k, out.Turns, viol)
+			f.ord = i
+			failures = append(failures, f)
 		}
 	}
 	return met, failures, nil
@@ -129,6 +214,8 @@ func shrink(p *Player, s *spec.Suite, v *spec.Variant, opts Options, conv Conver
 	if limit <= 0 {
 		limit = 5000
 	}
+	p.quiet(true)
+	defer p.quiet(false)
 	best := conv
 	// Acts after the last turn played cannot matter.
 	if turns < len(best.Acts) {

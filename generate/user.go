@@ -55,6 +55,17 @@ type Player struct {
 	w       watcher
 	// Record keeps the turns taken, for writing scenarios.
 	Record bool
+	all    []sim.Observer
+}
+
+// quiet detaches the caller's observers (coverage, latency), so that the
+// conversations played while shrinking do not count as part of the run.
+func (p *Player) quiet(on bool) {
+	if on {
+		p.d.Observers = p.all[:2]
+	} else {
+		p.d.Observers = p.all
+	}
 }
 
 // NewPlayer returns a player for the model's machine. extra observers (say,
@@ -63,6 +74,7 @@ func NewPlayer(mo *Model, stub *sim.Stub, extra ...sim.Observer) *Player {
 	p := &Player{mo: mo, stub: stub, d: sim.NewDriver(mo.m, stub, stub), checker: eval.NewChecker(mo.m)}
 	p.w.m = mo.m
 	p.d.Observers = append([]sim.Observer{p.checker, &p.w}, extra...)
+	p.all = p.d.Observers
 	return p
 }
 
