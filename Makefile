@@ -5,8 +5,17 @@ OUT     ?= out
 SEED    ?= 1
 BIN     := bin/simctl
 PKGS    := ./...
+# Fuzzing time per target: `make fuzz` for a long run, `make fuzz-short`
+# (CI, after make test) for a short one.
+FUZZTIME       ?= 5m
+FUZZTIME_SHORT ?= 8s
+# The native Go fuzz targets, as package:Target. Each runs from its seed
+# corpus under the package's testdata/fuzz/Target; a failing input is
+# written there too and becomes a regression case of go test.
+FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
+	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs
 
-.PHONY: all build run test vet bench peers clean
+.PHONY: all build run test vet bench fuzz fuzz-short peers clean
 
 all: build
 
@@ -21,6 +30,17 @@ vet:
 
 test: vet
 	$(GO) test -race -count=1 $(PKGS)
+
+# Fuzzing is not part of make test, which stays fast and deterministic.
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
+
+fuzz-short:
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT)
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
 # conversations through the driver.

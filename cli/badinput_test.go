@@ -43,6 +43,9 @@ turns:
     expect: {state: done}
 `
 
+// goodCassette is a valid cassette line for validMachine.
+const goodCassette = `{"state":"idle","text":"hello","intent":{"name":"hello","confidence":1},"entities":[],"latency_ms":12}` + "\n"
+
 // badCase is one malformed input: the files of a suite folder (SUITE in
 // args), the arguments, and the exact error line simctl must print.
 type badCase struct {
@@ -228,6 +231,56 @@ var _ = Describe("bad input", func() {
 			args:  []string{"SUITE"},
 			want:  `simctl: SUITE/users.yaml:2:3: behaviour probabilities add up to 1.2, more than 1`,
 		}),
+		Entry("latency: a negative duration", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  nlu: {fixed: -200ms}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:20:16: duration -200ms is negative`,
+		}),
+		Entry("latency: a uniform range whose minimum is above its maximum", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  validation: {uniform: [500ms, 200ms]}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:20:25: uniform: minimum 500ms is more than maximum 200ms`,
+		}),
+		Entry("latency: an unknown distribution", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  nlu: {gamma: [1ms, 2ms]}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:20:9: unknown distribution "gamma" (expected one of: fixed, uniform, normal, lognormal, empirical)`,
+		}),
+		Entry("latency: two distributions at once", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  nlu: {fixed: 1ms, uniform: [1ms, 2ms]}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:20:8: expected a distribution: a mapping with one of fixed, uniform, normal, lognormal, empirical, such as {uniform: [200ms, 500ms]}, got a mapping`,
+		}),
+		Entry("latency: an unknown state", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  states:\n    talkin: {fixed: 10ms}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:21:5: unknown state "talkin" (states: done, idle, talking)`,
+		}),
+		Entry("latency: an unknown action", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  actions:\n    lookup: {fixed: 10ms}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:21:5: latency actions: unknown action "lookup" (actions: none)`,
+		}),
+		Entry("an unknown action kind", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "actions:\n  lookup: {kind: tool}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:20:18: action "lookup": unknown kind "tool" (expected one of: action, llm, synthesis)`,
+		}),
+		Entry("an unknown state cost", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "  talking:\n    waits: true\n", "  talking:\n    waits: true\n    cost: validate\n")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:15:11: state "talking": unknown cost "validate" (expected: validation)`,
+		}),
+		Entry("an SLO that does not parse", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  nlu: {fixed: 200ms}\nslo: [\"p95 turn latncy <= 1s\"]\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:21:17: slo "p95 turn latncy <= 1s": expected "latency" or a turn number (1 or more) after turn, got "latncy"`,
+		}),
+		Entry("an SLO without a latency model", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "slo: [max turn latency <= 1s]\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:19:7: slo: needs a latency: section (without a latency model every turn takes no time)`,
+		}),
 		Entry("a negative --generate", badCase{
 			files: suite(nil),
 			args:  []string{"SUITE", "--generate", "-5"},
@@ -243,11 +296,67 @@ var _ = Describe("bad input", func() {
 			args:  []string{"SUITE", "--only", "nope"},
 			want:  `simctl: --only: unknown tag "nope" (known tags: happy, disambiguation, correction, retry, fork-merge, timeout, cancel, confirmation, error, escalation, off-topic, validation, direct-mapping, contradiction, generated, explored)`,
 		}),
+		// NLU cassettes and noise (docs/cassette-format.md, docs/nlu-format.md).
+		Entry("a cassette line that is not JSON", badCase{
+			files: suite(map[string]string{"nlu.cassette.jsonl": goodCassette + `{"state":"idle","text":"hi",` + "\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.cassette.jsonl:2:29: invalid JSON: unexpected end of line`,
+		}),
+		Entry("a cassette line missing a field", badCase{
+			files: suite(map[string]string{"nlu.cassette.jsonl": goodCassette + `{"state":"talking","text":"bye","intent":{"name":"bye","confidence":1},"entities":[]}` + "\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.cassette.jsonl:2:1: missing required field "latency_ms"`,
+		}),
+		Entry("a cassette confidence outside [0,1]", badCase{
+			files: suite(map[string]string{"nlu.cassette.jsonl": goodCassette + `{"state":"talking","text":"bye","intent":{"name":"bye","confidence":1.2},"entities":[],"latency_ms":3}` + "\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.cassette.jsonl:2:69: intent.confidence: 1.2 is outside [0,1]`,
+		}),
+		Entry("a cassette intent the machine does not declare", badCase{
+			files: suite(map[string]string{"nlu.cassette.jsonl": goodCassette + `{"state":"talking","text":"bye","intent":{"name":"goodbye","confidence":1},"entities":[],"latency_ms":3}` + "\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.cassette.jsonl:2:42: intent.name: unknown intent "goodbye" (the machine declares: hello, bye)`,
+		}),
+		Entry("two cassette records for the same utterance in the same state", badCase{
+			files: suite(map[string]string{"nlu.cassette.jsonl": goodCassette + goodCassette}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.cassette.jsonl:2:1: duplicate record for text "hello" in state idle (first on line 1)`,
+		}),
+		Entry("nlu.yaml noise confusing an unknown intent", badCase{
+			files: suite(map[string]string{"nlu.yaml": "noise:\n  confusion:\n    hello: {hi: 1}\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/nlu.yaml:3:13: noise: confusion: unknown intent "hi" (the machine declares: hello, bye)`,
+		}),
+		Entry("an --nlu-noise outside [0,1]", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--generate", "5", "--nlu-noise", "1.5"},
+			want:  `simctl: --nlu-noise takes an error rate from 0 to 1, got 1.5`,
+		}),
+		Entry("an --nlu-noise-sweep rate that is not a number", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--generate", "5", "--nlu-noise-sweep", "0,lots"},
+			want:  `simctl: --nlu-noise-sweep takes error rates from 0 to 1, got "lots"`,
+		}),
+		Entry("an --nlu-noise without --generate", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--nlu-noise", "0.1"},
+			want:  `simctl: --nlu-noise applies to generated conversations: give their number with --generate N`,
+		}),
+		Entry("an --nlu-noise-sweep without --generate", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--nlu-noise-sweep", "0,0.1"},
+			want:  `simctl: --nlu-noise-sweep plays generated conversations: give their number with --generate N`,
+		}),
+		Entry("an unknown --nlu-fallback", badCase{
+			files: suite(nil),
+			args:  []string{"SUITE", "--nlu-fallback", "rules"},
+			want:  `simctl: --nlu-fallback: unknown fallback "rules" (want stub, or none for strict replay)`,
+		}),
 	)
 
 	It("rejects an unknown command", func() {
 		var stdout, stderr bytes.Buffer
 		Expect(cli.Main([]string{"rnu"}, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
-		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint, replay or explore; see simctl help)\n"))
+		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint, replay, explore, graph or record; see simctl help)\n"))
 	})
 })

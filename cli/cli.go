@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +15,10 @@ import (
 
 // Exit statuses.
 const (
-	ExitOK       = 0
-	ExitFailed   = 1 // a scenario or invariant failed
-	ExitBadInput = 2 // bad input: a file, a flag or a path
+	ExitOK          = 0
+	ExitFailed      = 1   // a scenario or invariant failed
+	ExitBadInput    = 2   // bad input: a file, a flag or a path
+	ExitInterrupted = 130 // SIGINT or SIGTERM stopped the run; the report written is marked incomplete
 )
 
 // usageError is a mistake on the command line.
@@ -31,6 +33,8 @@ Usage:
   simctl lint PATH...
   simctl replay FILE.scenario.yaml [-v]
   simctl explore PATH... [--depth D] [--max-states N] [--emit-scenarios DIR]
+  simctl record PATH... --nlu-url URL [--overwrite] [--generate N] [--timeout 5s] [--retries 3]
+  simctl graph SUITE [--format dot|mermaid] [--coverage FILE]
 
 A PATH is a suite folder (one holding machine.yaml) or a folder of suites.
 Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input.
@@ -38,6 +42,12 @@ Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input.
 
 // Main runs simctl with args (without the program name).
 func Main(args []string, stdout, stderr io.Writer) int {
+	return MainContext(context.Background(), args, stdout, stderr)
+}
+
+// MainContext is Main that stops early, writing what it finished, when
+// ctx is cancelled (cmd/simctl cancels it on SIGINT and SIGTERM).
+func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, usage)
 		if len(args) == 0 {
@@ -49,15 +59,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	status := ExitOK
 	switch args[0] {
 	case "run":
-		status, err = runCmd(args[1:], stdout)
+		status, err = runCmd(ctx, args[1:], stdout, stderr)
 	case "lint":
 		status, err = lintCmd(args[1:], stdout)
 	case "replay":
 		status, err = replayCmd(args[1:], stdout)
 	case "explore":
 		status, err = exploreCmd(args[1:], stdout)
+	case "record":
+		status, err = recordCmd(args[1:], stdout)
+	case "graph":
+		status, err = graphCmd(args[1:], stdout)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay or explore; see simctl help)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay, explore, graph or record; see simctl help)", args[0])}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simctl: %s\n", oneLine(err.Error()))

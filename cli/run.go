@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -42,11 +43,19 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 	return suites, nil
 }
 
+// interrupted reports whether a signal asked the run to stop.
+func (o runOptions) interrupted() bool { return o.ctx != nil && o.ctx.Err() != nil }
+
 // runMaxStates caps the exploration inside simctl run, which should stay a
 // matter of seconds; simctl explore searches further.
 const runMaxStates = 100_000
 
 type runOptions struct {
+	ctx          context.Context
+	stderr       io.Writer
+	quiet        bool
+	workers      int
+	prog         *progress
 	seed         int64
 	generate     int
 	exploreDepth int // -1: each suite's explore_depth
@@ -54,13 +63,21 @@ type runOptions struct {
 	out          string
 	only         []string
 	verbose      bool
+	// measureEngine times the engine's steps with the wall clock
+	// (--measure-engine); wall is the current suite's clock.
+	measureEngine bool
+	wall          *sim.WallClock
 	// files, when set, limits the run to these scenario files.
 	files map[string]bool
+	// nlu holds --nlu-fallback, --nlu-noise and --nlu-noise-sweep (noise.go).
+	nlu nluFlags
 }
 
-func runCmd(args []string, stdout io.Writer) (int, error) {
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("run")
-	var o runOptions
+	o := runOptions{ctx: ctx, stderr: stderr}
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress reports on stderr")
+	fs.IntVar(&o.workers, "workers", 1, "play generated conversations on this many goroutines (same results as 1)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
@@ -68,11 +85,19 @@ func runCmd(args []string, stdout io.Writer) (int, error) {
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
+	o.nlu.register(fs, true)
+	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
 	if o.generate < 0 {
 		return 0, &usageError{"--generate takes a number of conversations, 0 or more"}
+	}
+	if err := o.nlu.check(o.generate); err != nil {
+		return 0, err
+	}
+	if o.workers < 1 {
+		return 0, &usageError{"--workers takes a number of goroutines, 1 or more"}
 	}
 	suites, err := loadTargets(fs.Args(), &o)
 	if err != nil {
@@ -165,7 +190,14 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 // execute runs the selected scenarios of every suite, prints one line per
 // scenario and a summary, and writes the reports.
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
-	run := &reports.Run{Seed: o.seed, Generate: o.generate}
+	run := &reports.Run{Seed: o.seed, Generate: o.generate, Out: o.out}
+	if o.generate > 0 {
+		total := 0
+		for _, s := range suites {
+			total += o.generate * len(s.Variants)
+		}
+		o.prog = newProgress(o.stderr, int64(total), o.quiet)
+	}
 	if o.files != nil {
 		// A replay of chosen files generates and explores nothing.
 		run.Generate, o.generate, o.exploreDepth = 0, 0, 0
@@ -174,15 +206,24 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	tags := map[string]*[2]int{} // tag -> passing, total
 	for _, s := range suites {
 		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine)}
+		o.wall = prepareLatency(s, rs, o)
+		describeSuite(s, rs) // reporthooks.go
 		var t tally
 		fmt.Fprintf(w, "suite %s (%s)\n", s.Name, s.Dir)
 		for _, sc := range s.Scenarios {
 			if !selected(sc, o) {
 				continue
 			}
+			if o.interrupted() {
+				run.Incomplete = true
+				break
+			}
 			for _, v := range s.VariantsFor(sc) {
-				r := sim.RunScenario(s, sc, sim.Options{Trace: o.verbose, Observers: []sim.Observer{rs.Coverage},
-					Variant: v, Seed: o.seed})
+				opts := sim.Options{Trace: o.verbose, Observers: []sim.Observer{rs.Coverage},
+					Variant: v, Seed: o.seed, Latency: rs.Latency[v.Name], Wall: o.wall}
+				opts.NLU = o.nlu.scripted()
+				r := sim.RunScenario(s, sc, opts)
+				keepTrace(s, sc, opts, r) // reporthooks.go: failing scenarios carry their trace
 				rs.Scenarios = append(rs.Scenarios, r)
 				t.add(r.Status)
 				for _, tag := range r.Tags {
@@ -202,6 +243,9 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				return 0, err
 			}
 		}
+		if err := noiseSweep(s, rs, o, w); err != nil {
+			return 0, err
+		}
 		depth := o.exploreDepth
 		if depth < 0 {
 			depth = s.ExploreDepth
@@ -211,14 +255,23 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				return 0, err
 			}
 		}
+		latencyReport(s, rs, o, w, &t)
 		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
+	}
+	o.prog.finish()
+	if o.interrupted() {
+		run.Incomplete = true
 	}
 	if o.out != "" {
 		if err := reports.WriteAll(o.out, run); err != nil {
 			return 0, err
 		}
+	}
+	if run.Incomplete {
+		fmt.Fprintf(w, "interrupted: the report covers only the work finished before the signal\n")
+		return ExitInterrupted, nil
 	}
 	fmt.Fprintf(w, "tags (passed/scenarios): %s\n", tagSummary(tags))
 	fmt.Fprintf(w, "seed %d: %d scenarios in %d suites: %s\n", o.seed, total.n(), len(suites), total)
@@ -327,11 +380,19 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 	}
 	for _, v := range s.Variants {
 		met, fails, err := generate.Run(s, v, generate.Options{Seed: o.seed, From: 0, To: o.generate,
-			FailuresDir: filepath.Join(o.out, reports.FailuresDir), Observers: []sim.Observer{rs.Coverage}})
+			FailuresDir: filepath.Join(o.out, reports.FailuresDir), Observers: []sim.Observer{generatedCoverage(s, rs)}, Wall: o.wall,
+			Workers: o.workers, Stop: o.interrupted, Progress: o.prog.add, NLU: o.nlu.generated(),
+			Fork: func() ([]sim.Observer, func()) {
+				c := eval.NewCoverage(v.Machine)
+				return []sim.Observer{c}, func() { generatedCoverage(s, rs).Add(c) }
+			}})
 		if err != nil {
 			return err
 		}
 		rs.Generated = append(rs.Generated, met)
+		if l := rs.Latency[v.Name]; l != nil {
+			l.Merge(met.Latency)
+		}
 		name := "generated"
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
@@ -366,6 +427,7 @@ func explored(s *spec.Suite, rs *reports.Suite, depth, maxStates int, w io.Write
 		if err != nil {
 			return err
 		}
+		addExplored(s, rs, res) // reporthooks.go
 		cov, total := res.Covered()
 		e := reports.Exploration{Variant: v.Name, Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct,
 			Complete: res.Complete, Stopped: res.Stopped, Covered: cov, Transitions: total}
@@ -415,7 +477,11 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "", "folder for reports (none by default)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", true, "print the turn-by-turn trace")
+	o.nlu.register(fs, false)
 	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	if err := o.nlu.check(0); err != nil {
 		return 0, err
 	}
 	if fs.NArg() != 1 {

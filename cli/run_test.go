@@ -114,7 +114,7 @@ var _ = Describe("simctl lint", func() {
 var _ = Describe("simctl run --generate", func() {
 	It("holds every invariant of the seed suites over 2000 generated conversations each, or reports the documents' contradictions as known", func() {
 		out := filepath.Join(GinkgoT().TempDir(), "out")
-		code, stdout, stderr := run(out, "run", "../scenarios", "--generate", "2000", "--seed", "1", "--out", out)
+		code, stdout, stderr := run(out, "run", "../scenarios", "--generate", "2000", "--seed", "1", "--quiet", "--out", out)
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK), stdout)
 		Expect(stdout).NotTo(ContainSubstring("FAIL"))

@@ -122,7 +122,7 @@ var _ = Describe("the CI matrix example", func() {
 		for _, st := range wf.Jobs["shard"].Steps {
 			runs = append(runs, st.Run)
 		}
-		Expect(strings.Join(runs, "\n")).To(MatchRegexp(regexp.QuoteMeta("--shard ${{ matrix.shard }}/"+strconv.Itoa(len(shards)))))
+		Expect(strings.Join(runs, "\n")).To(MatchRegexp(regexp.QuoteMeta("--shard ${{ matrix.shard }}/" + strconv.Itoa(len(shards)))))
 		Expect(wf.Jobs["merge"].Needs).To(Equal("shard"))
 		runs = nil
 		for _, st := range wf.Jobs["merge"].Steps {

@@ -13,6 +13,8 @@ type builder struct {
 	// stateOf maps an index of d.States to its state id, or NoID when
 	// declareStates rejected it; ids shift past a rejected state.
 	stateOf []StateID
+	// tooManyTrans is set once MaxTransitions has been reported.
+	tooManyTrans bool
 }
 
 func (b *builder) add(e *Error) {
@@ -48,6 +50,9 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	if b.m.maxChain <= 0 {
 		b.m.maxChain = DefaultMaxChain
 	}
+	if d.MaxChain > MaxChainLimit {
+		b.errf(d.Pos, "max_chain is %d, more than the %d allowed", d.MaxChain, MaxChainLimit)
+	}
 	b.symbols()
 	b.declareStates()
 	b.stateTimers()
@@ -75,6 +80,30 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		return nil, b.diags
 	}
 	return b.m, b.diags
+}
+
+// Limits on what a definition may declare. Ids are 16-bit, and some build
+// tables grow with the square of the number of states, so without them a
+// short file could make Build run for minutes or exhaust memory; the
+// largest seed suites are far below them (32 states, 17 intents).
+const (
+	MaxStates      = 1024
+	MaxTransitions = 8192
+	MaxIntents     = 1024
+	// MaxNames bounds each of timers, flows, actions, validators,
+	// parameters and entity names.
+	MaxNames      = 1024
+	MaxInvariants = 64
+)
+
+// upTo returns the first limit items of a declaration list and reports the
+// rest as one error, at the first item past the limit.
+func upTo[T any](b *builder, kind string, items []T, limit int, pos func(T) Pos) []T {
+	if len(items) <= limit {
+		return items
+	}
+	b.errf(pos(items[limit]), "too many %s: %d (at most %d)", kind, len(items), limit)
+	return items[:limit]
 }
 
 func (b *builder) failed() bool {
@@ -130,7 +159,7 @@ func (b *builder) symbols() {
 	for _, v := range builtinValidators {
 		m.validators = append(m.validators, &validator{name: v, fn: builtinValidatorFuncs[v]})
 	}
-	for _, vd := range d.Validators {
+	for _, vd := range upTo(b, "validators", d.Validators, MaxNames, func(v ValidatorDef) Pos { return v.Pos }) {
 		if _, builtin := builtinValidatorFuncs[vd.Name]; builtin {
 			b.errf(vd.Pos, "validator %q is a builtin validator; choose another name", vd.Name)
 			continue
@@ -175,7 +204,7 @@ func (b *builder) symbols() {
 		m.counters = append(m.counters, counter{name: cd.Name, pos: cd.Pos, limit: cd.Limit})
 	}
 	seen := map[string]Pos{}
-	for _, td := range d.Timers {
+	for _, td := range upTo(b, "timers", d.Timers, MaxNames, func(t TimerDef) Pos { return t.Pos }) {
 		if !b.checkName("timer", td.Name, td.Pos, seen) {
 			continue
 		}
@@ -186,7 +215,7 @@ func (b *builder) symbols() {
 		m.timers = append(m.timers, timer{name: td.Name, pos: td.Pos, afterMS: td.AfterMS})
 	}
 	seen = map[string]Pos{}
-	for _, fd := range d.Flows {
+	for _, fd := range upTo(b, "flows", d.Flows, MaxNames, func(f FlowDef) Pos { return f.Pos }) {
 		if !b.checkName("flow", fd.Name, fd.Pos, seen) {
 			continue
 		}
@@ -207,7 +236,7 @@ func (b *builder) symbols() {
 		m.flows = append(m.flows, f)
 	}
 	seen = map[string]Pos{}
-	for _, in := range d.Intents {
+	for _, in := range upTo(b, "intents", d.Intents, MaxIntents, func(n NameDef) Pos { return n.Pos }) {
 		if !b.checkName("intent", in.Name, in.Pos, seen) {
 			continue
 		}
@@ -225,7 +254,7 @@ func (b *builder) symbols() {
 		m.correction[id] = true
 	}
 	seen = map[string]Pos{}
-	for _, ed := range d.Actions {
+	for _, ed := range upTo(b, "actions", d.Actions, MaxNames, func(e ExternalDef) Pos { return e.Pos }) {
 		if !b.checkName("action", ed.Name, ed.Pos, seen) {
 			continue
 		}
@@ -240,7 +269,7 @@ func (b *builder) params(names map[string]Pos) {
 	m, d := b.m, b.d
 	m.params = map[string]Value{}
 	declared := map[string]bool{}
-	for _, p := range d.Params {
+	for _, p := range upTo(b, "parameters", d.Params, MaxNames, func(p ParamDef) Pos { return p.Pos }) {
 		if !b.checkName("parameter", p.Name, p.Pos, names) {
 			continue
 		}
@@ -310,8 +339,8 @@ func (b *builder) declareStates() {
 		b.errf(d.Pos, "machine %q has no states", d.Name)
 		return
 	}
-	if len(d.States) >= NoID {
-		b.errf(d.Pos, "too many states: %d", len(d.States))
+	if len(d.States) > MaxStates {
+		b.errf(d.States[MaxStates].Pos, "too many states: %d (at most %d)", len(d.States), MaxStates)
 		return
 	}
 	byPath := map[string]StateID{}
@@ -455,7 +484,12 @@ func (b *builder) compileExts() {
 			}
 			c, err := b.xc.compile(o.Expr, want)
 			b.add(err)
-			e.outputs = append(e.outputs, extOutput{entity: b.m.entity(o.Name), x: c})
+			eid, ok := b.m.entity(o.Name)
+			if !ok {
+				b.errf(ed.Pos, "action %q: too many entity names (at most %d)", ed.Name, MaxNames)
+				continue
+			}
+			e.outputs = append(e.outputs, extOutput{entity: eid, x: c})
 		}
 	}
 }
@@ -561,9 +595,12 @@ func (b *builder) compileStates() {
 					b.errf(td.Pos, "fork %q: a join transition needs a target", s.path)
 					continue
 				}
-				fi.join = append(fi.join, TransID(len(m.trans)))
-				b.transition(id, td, true)
-				m.trans[len(m.trans)-1].join = true
+				n := len(m.trans)
+				if b.transition(id, td, true); len(m.trans) == n {
+					continue
+				}
+				fi.join = append(fi.join, TransID(n))
+				m.trans[n].join = true
 			}
 			if len(fi.join) == 0 {
 				b.errf(sd.Fork.Pos, "fork %q needs at least one join transition", s.path)
@@ -702,10 +739,22 @@ func (b *builder) checkRegion(src StateID, td TransitionDef, t *transition) {
 	}
 }
 
+// roomForTransition reports whether another transition (or override) fits
+// under MaxTransitions; the first that does not is reported.
+func (b *builder) roomForTransition(pos Pos) bool {
+	if len(b.m.trans) < MaxTransitions {
+		return true
+	}
+	if !b.tooManyTrans {
+		b.tooManyTrans = true
+		b.errf(pos, "too many transitions (at most %d)", MaxTransitions)
+	}
+	return false
+}
+
 func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 	m := b.m
-	if len(m.trans) >= NoID-1 {
-		b.errf(td.Pos, "too many transitions")
+	if !b.roomForTransition(td.Pos) {
 		return
 	}
 	t := transition{pos: td.Pos, source: src, always: always, target: NoID, domain: NoID, guardSrc: td.Guard.Src}
@@ -1032,6 +1081,9 @@ func (b *builder) compileOverrides() {
 		if od.Name == "" {
 			b.errf(od.Pos, "override needs a name")
 			continue
+		}
+		if !b.roomForTransition(od.Pos) {
+			break
 		}
 		seen[od.Name] = od.Pos
 		if od.Target == "" {

@@ -166,11 +166,18 @@ func exprError(x Expr, err error) *Error {
 	return &Error{Pos: pos, Msg: fmt.Sprintf("in expression %q: %s", x.Src, msg)}
 }
 
+// MaxExprLen bounds the length of one expression; the longest in the seed
+// suites is under 700 bytes.
+const MaxExprLen = 4096
+
 // compile parses, checks and compiles x. want is the required result kind,
 // or Empty for any of text, number or bool.
 func (xc *exprCompiler) compile(x Expr, want ValueKind) (compiled, *Error) {
 	if strings.TrimSpace(x.Src) == "" {
 		return compiled{}, &Error{Pos: x.Pos, Msg: "empty expression"}
+	}
+	if len(x.Src) > MaxExprLen {
+		return compiled{}, &Error{Pos: x.Pos, Msg: fmt.Sprintf("expression is %d bytes long, more than the %d allowed", len(x.Src), MaxExprLen)}
 	}
 	tree, err := checker.ParseCheck(x.Src, xc.conf)
 	if err != nil {
@@ -392,7 +399,10 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 	if inner, ok := n.Node.(*ast.MemberNode); ok {
 		if id, ok := inner.Node.(*ast.IdentifierNode); ok && id.Value == "event" {
 			if p, ok := inner.Property.(*ast.StringNode); ok && p.Value == "entities" {
-				eid := b.xc.m.entity(prop.Value)
+				eid, ok := b.xc.m.entity(prop.Value)
+				if !ok {
+					return b.fail(n, "too many entity names (at most %d)", MaxNames)
+				}
 				return compiled{kind: Text, s: func(e evalEnv) string {
 					v, _ := e.ev.Entity(eid)
 					return v.Str

@@ -68,7 +68,7 @@ func (b *builder) compileInvariants() {
 	m := b.m
 	seen := map[string]Pos{}
 	n := len(m.states)
-	for _, d := range b.d.Invariants {
+	for _, d := range upTo(b, "invariants", b.d.Invariants, MaxInvariants, func(d InvariantDef) Pos { return d.Pos }) {
 		if prev, dup := seen[d.Name]; dup {
 			b.errf(d.Pos, "duplicate invariant %q (first declared at %s)", d.Name, prev)
 			continue

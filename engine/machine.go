@@ -10,6 +10,11 @@ import (
 // it reports a runaway chain.
 const DefaultMaxChain = 100
 
+// MaxChainLimit is the largest max_chain a machine may set: a runaway chain
+// records every step it takes, so an unbounded max_chain would let a loop
+// of always: transitions exhaust memory before it is reported.
+const MaxChainLimit = 10_000
+
 type state struct {
 	name     string
 	path     string
@@ -419,10 +424,14 @@ func (m *Machine) entitySlot(id EntityID) SlotID {
 // EntityName returns an entity's name.
 func (m *Machine) EntityName(id EntityID) string { return m.entities[id] }
 
-// entity interns an entity name at build time.
-func (m *Machine) entity(name string) EntityID {
+// entity interns an entity name at build time; it fails past MaxNames
+// names.
+func (m *Machine) entity(name string) (EntityID, bool) {
 	if id, ok := m.entityIDs[name]; ok {
-		return id
+		return id, true
+	}
+	if len(m.entities) >= MaxNames {
+		return NoID, false
 	}
 	id := EntityID(len(m.entities))
 	m.entities = append(m.entities, name)
@@ -432,7 +441,7 @@ func (m *Machine) entity(name string) EntityID {
 		s = NoID
 	}
 	m.entSlots = append(m.entSlots, s)
-	return id
+	return id, true
 }
 
 func (m *Machine) validator(name string) *validator {

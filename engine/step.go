@@ -63,7 +63,9 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 // Step advances c by one event, in place. Copy c first to keep the
 // configuration before the step. r is reset and then filled with the trace
 // and effects; r.Handled is false when no transition took the event, which
-// leaves c unchanged apart from the clock.
+// leaves c unchanged apart from the clock and what the event itself consumes
+// or delivers: a timer that fell due is no longer pending, a fork branch's
+// awaited result is consumed, and an action's outputs land in their slots.
 //
 // A timer event must carry the timer's deadline as At; a timer that is not
 // pending (cancelled, or already fired) is ignored.
@@ -73,6 +75,15 @@ func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 		return m.rtErr(c, Pos{}, "event at %dms is before the current time %dms", ev.At, c.Now)
 	}
 	if c.Final {
+		// A final configuration takes no transition, but a timer left
+		// pending when it was reached still falls due: its event at its
+		// deadline consumes it, as in any other state, or a caller firing
+		// due timers would be handed the same one for ever.
+		if ev.Kind == TimerEvent {
+			if i := c.timerIndex(ev.Timer); i >= 0 && c.Timers[i].Deadline == ev.At {
+				c.Timers[i] = Timer{}
+			}
+		}
 		c.Now = ev.At
 		return nil
 	}
@@ -515,6 +526,10 @@ func (c *Config) timerIndex(id TimerID) int {
 	return -1
 }
 
+// maxDurationMS bounds a computed timer duration (about 30,000 years), so
+// that the deadline cannot overflow.
+const maxDurationMS = 1e15
+
 // run performs actions in order, appending their ids and effects to r.
 func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 	c := e.c
@@ -601,7 +616,14 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		case ActStart:
 			after := m.timers[a.timer].afterMS
 			if a.hasX {
-				after = int64(a.x.n(e))
+				// A computed duration that is negative (or not a number)
+				// would put the deadline before the clock, where the timer
+				// could never fire and would block every later event.
+				d := a.x.n(e)
+				if !(d >= 0 && d < maxDurationMS) {
+					return m.rtErr(c, a.pos, "start %s: %gms is not a duration", m.timers[a.timer].name, d)
+				}
+				after = int64(d)
 			}
 			i := c.timerIndex(a.timer)
 			if i < 0 {

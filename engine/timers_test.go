@@ -153,3 +153,107 @@ func mustTimer(m *engine.Machine, name string) engine.TimerID {
 	ExpectWithOffset(1, ok).To(BeTrue(), "got no timer %q, want one", name)
 	return id
 }
+
+var _ = Describe("timers after the conversation ended", func() {
+	var (
+		m   *engine.Machine
+		cfg engine.Config
+		res engine.Result
+	)
+
+	// A timer started on the way into a final state is still pending when
+	// the conversation ends (found by the timer laws in laws_test.go).
+	BeforeEach(func() {
+		var err error
+		m, err = et.New("ended", "idle").
+			Intents("go").
+			Timer("t0", 200).
+			State("idle", et.Waits(), et.On("go", "done", et.Start("t0"))).
+			State("done", et.Final()).
+			Build()
+		Expect(err).NotTo(HaveOccurred())
+		cfg, res = engine.Config{}, engine.Result{}
+		Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+		ev, err := et.ParseEvent(m, &cfg, "go@100")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		Expect(cfg.Final).To(BeTrue())
+	})
+
+	It("consumes a timer that falls due, without taking a transition, so it does not fire twice", func() {
+		t, ok := m.NextTimer(&cfg)
+		Expect(ok).To(BeTrue(), "got no pending timer, want t0")
+		Expect(t.Deadline).To(Equal(int64(300)))
+		ev := engine.Event{Kind: engine.TimerEvent, Timer: mustTimer(m, "t0"), At: 300}
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		Expect(res.Handled).To(BeFalse())
+		Expect(cfg.Now).To(Equal(int64(300)))
+		t, ok = m.NextTimer(&cfg)
+		Expect(ok).To(BeFalse(), "got timer %s@%d still pending after it fired, want none", m.TimerName(t.ID), t.Deadline)
+	})
+
+	It("lets a driver's loop over due timers end", func() {
+		fired := 0
+		for t, ok := m.NextTimer(&cfg); ok && fired < 10; t, ok = m.NextTimer(&cfg) {
+			ev := engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline}
+			Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+			fired++
+		}
+		Expect(fired).To(Equal(1))
+	})
+
+	It("still ignores the timer's event off its deadline", func() {
+		before := cfg
+		ev := engine.Event{Kind: engine.TimerEvent, Timer: mustTimer(m, "t0"), At: 250}
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		Expect(res.Handled).To(BeFalse())
+		before.Now = 250
+		Expect(cfg).To(Equal(before))
+	})
+})
+
+var _ = Describe("timer durations from expressions", func() {
+	var (
+		m   *engine.Machine
+		cfg engine.Config
+		res engine.Result
+	)
+
+	// The duration is "100 - 150 * n": 100ms, then -50ms, which would put
+	// the deadline before the clock (found by the timer laws in
+	// laws_test.go).
+	BeforeEach(func() {
+		var err error
+		m, err = et.New("computed", "idle").
+			Intents("go").
+			Counter("n", 0).
+			Timer("t0", 1000).
+			State("idle", et.Waits(),
+				et.On("go", "", et.StartAfter("t0", "100 - 150 * n"), et.Incr("n"))).
+			Build()
+		Expect(err).NotTo(HaveOccurred())
+		cfg, res = engine.Config{}, engine.Result{}
+		Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+	})
+
+	It("start a timer that falls due after the expression's milliseconds", func() {
+		ev, err := et.ParseEvent(m, &cfg, "go@20")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		t, ok := m.NextTimer(&cfg)
+		Expect(ok).To(BeTrue())
+		Expect(t.Deadline).To(Equal(int64(120)))
+	})
+
+	It("reject a negative duration instead of arming a timer that could never fire", func() {
+		ev, err := et.ParseEvent(m, &cfg, "go@20")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		ev, err = et.ParseEvent(m, &cfg, "go@50")
+		Expect(err).NotTo(HaveOccurred())
+		err = m.Step(&cfg, &ev, &res)
+		var rt *engine.RuntimeError
+		Expect(errors.As(err, &rt)).To(BeTrue(), "got %v, want a *engine.RuntimeError", err)
+		Expect(rt.Msg).To(ContainSubstring("start t0: -50ms is not a duration"))
+	})
+})

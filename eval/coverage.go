@@ -3,19 +3,27 @@ package eval
 import "github.com/simctl/simctl/engine"
 
 // Coverage counts, for one machine, how often each transition was taken,
-// each state entered, and each guard seen true and false.
+// each state entered, each guard seen true and false, each intent received
+// and each slot filled.
 type Coverage struct {
 	Trans      []int64
 	States     []int64
 	GuardTrue  []int64
 	GuardFalse []int64
+	// Intents counts, per intent id, the user events with that intent the
+	// machine stepped on (parsed utterances, direct slot mapping, injected
+	// events); Slots counts, per slot id, the steps after which the slot
+	// held a new, non-empty value.
+	Intents []int64
+	Slots   []int64
 }
 
 // NewCoverage returns zeroed counters sized for m.
 func NewCoverage(m *engine.Machine) *Coverage {
 	n := m.NumTransitions()
 	return &Coverage{Trans: make([]int64, n), States: make([]int64, m.NumStates()),
-		GuardTrue: make([]int64, n), GuardFalse: make([]int64, n)}
+		GuardTrue: make([]int64, n), GuardFalse: make([]int64, n),
+		Intents: make([]int64, len(m.Intents())), Slots: make([]int64, len(m.Slots()))}
 }
 
 // Observe implements sim.Observer.
@@ -36,16 +44,32 @@ func (c *Coverage) Observe(st *Step) {
 			c.GuardFalse[g.Trans]++
 		}
 	}
+	if ev := st.Event; ev != nil && ev.Kind == engine.UserEvent && int(ev.Intent) < len(c.Intents) {
+		c.Intents[ev.Intent]++
+	}
+	if st.Before != nil && st.After != nil {
+		for i := range c.Slots {
+			if a := st.After.Slots[i]; !a.IsEmpty() && a != st.Before.Slots[i] {
+				c.Slots[i]++
+			}
+		}
+	}
 }
 
 // Add folds another coverage of the same machine into c.
 func (c *Coverage) Add(o *Coverage) {
-	for i := range c.Trans {
-		c.Trans[i] += o.Trans[i]
-		c.GuardTrue[i] += o.GuardTrue[i]
-		c.GuardFalse[i] += o.GuardFalse[i]
-	}
-	for i := range c.States {
-		c.States[i] += o.States[i]
+	add(c.Trans, o.Trans)
+	add(c.GuardTrue, o.GuardTrue)
+	add(c.GuardFalse, o.GuardFalse)
+	add(c.States, o.States)
+	add(c.Intents, o.Intents)
+	add(c.Slots, o.Slots)
+}
+
+// add sums src into dst, as far as both reach (a Coverage built by hand may
+// leave the intent and slot counters out).
+func add(dst, src []int64) {
+	for i := range min(len(dst), len(src)) {
+		dst[i] += src[i]
 	}
 }

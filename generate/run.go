@@ -38,6 +38,14 @@ type Options struct {
 	// Stop, when it returns true, stops the run before the next
 	// conversation; the metrics then cover the conversations played.
 	Stop func() bool
+	// NLU chooses the cassette or the stub, and the NLU noise; each
+	// conversation reseeds the noise from its own seed (noise.go).
+	NLU sim.NLUOptions
+	// Progress, when set, hears of every finished conversation (from any
+	// worker's goroutine).
+	Progress func(conversations, violating int)
+	// Wall, when set, times the engine's steps with the wall clock.
+	Wall *sim.WallClock
 }
 
 // Metrics are the outcomes of the generated conversations of one suite
@@ -52,6 +60,9 @@ type Metrics struct {
 	Cancellations     int
 	Violating         int // conversations that broke at least one invariant
 	Violations        int
+	// Latency aggregates the turns' latencies under the suite's latency
+	// model; nil when the suite has none. Shrinking replays add nothing.
+	Latency *eval.Latency
 }
 
 // Add folds another slice of the same suite and variant into m.
@@ -64,6 +75,12 @@ func (m *Metrics) Add(o Metrics) {
 	m.Cancellations += o.Cancellations
 	m.Violating += o.Violating
 	m.Violations += o.Violations
+	if o.Latency != nil {
+		if m.Latency == nil {
+			m.Latency = eval.NewLatency()
+		}
+		m.Latency.Merge(o.Latency)
+	}
 }
 
 // Failure is the first conversation that broke an invariant, shrunk.
@@ -157,6 +174,11 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 	}
 	stub := sim.NewStub(s.NLU, v.Machine)
 	p := NewPlayer(mo, stub, observers...)
+	p.useNLU(opts.NLU.For(s, v.Machine, stub, 0))
+	p.d.Latency, p.d.Wall = s.Latency, opts.Wall
+	if s.Latency != nil {
+		met.Latency = eval.NewLatency()
+	}
 	var failures []Failure
 	seen := map[string]bool{}
 	for k := opts.From; k < opts.To; k++ {
@@ -165,7 +187,9 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 		}
 		conv := mo.Sample(opts.Seed, k)
 		seed := mix(uint64(opts.Seed), uint64(k)^0xa5a5)
+		p.d.LatencyOut = met.Latency
 		out := p.Play(conv, seed)
+		p.d.LatencyOut = nil
 		met.Conversations++
 		met.Turns += out.Turns
 		if out.Success {
@@ -181,6 +205,13 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 		if out.ViolationCount > 0 {
 			met.Violating++
 			met.Violations += out.ViolationCount
+		}
+		if opts.Progress != nil {
+			v := 0
+			if out.ViolationCount > 0 {
+				v = 1
+			}
+			opts.Progress(1, v)
 		}
 		for i, viol := range out.Violations {
 			if seen[viol.Invariant] {
@@ -284,6 +315,8 @@ func scenarioYAML(s *spec.Suite, v *spec.Variant, opts Options, f Failure, turns
 		switch {
 		case t.IsWait:
 			fmt.Fprintf(&b, "  - wait: %dms\n", t.WaitMS)
+		case t.Parsed != nil:
+			writeParsed(&b, v.Machine, t.Parsed)
 		case t.Intent != "":
 			fmt.Fprintf(&b, "  - event: {intent: %s}\n", strconv.Quote(t.Intent))
 		default:

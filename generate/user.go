@@ -31,6 +31,9 @@ type Turn struct {
 	WaitMS   int64
 	IsWait   bool
 	Schedule []int // the fork branches picked, in order
+	// Parsed is the event the machine got for User when the NLU noise
+	// changed the parse (noise.go); the turn is written as that event.
+	Parsed *engine.Event
 }
 
 // Outcome is what happened in a played conversation.
@@ -148,6 +151,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	}
 	p.w.reset(g.slots, want)
 	d.Rand = newRand(seed)
+	p.resetNoise(seed)
 	needAction := mo.m.NumActions() > 0 && hasExternal(mo.m)
 	err := d.Start(0)
 	requested := false
@@ -166,6 +170,11 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		}
 		var t Turn
 		t, requested, err = p.turn(act, g, values, requested)
+		if p.noisyTurn(&t) {
+			// The machine did not hear what the user said: the user's
+			// cooperation does not bind it (bounded liveness).
+			cooperative = false
+		}
 		if err == nil && p.Record {
 			t.Schedule = append([]int(nil), d.Picks...)
 			out.Recorded = append(out.Recorded, t)

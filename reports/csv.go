@@ -108,7 +108,7 @@ func scenarioRows(suites []*Suite) []ScenarioRow {
 func transitionRows(suites []*Suite) []TransitionRow {
 	rows := []TransitionRow{}
 	for _, s := range suites {
-		m, cov := s.Machine, s.Coverage
+		m, cov := s.Machine, played(s)
 		for i := range m.NumTransitions() {
 			t := m.Transition(engine.TransID(i))
 			rows = append(rows, TransitionRow{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,20 +17,31 @@ import (
 var templates embed.FS
 
 // page is parsed once; html/template escapes every string it prints for
-// its context, so names, descriptions, utterances and bot text taken from
-// user files cannot inject markup.
-var page = template.Must(template.ParseFS(templates, "report.html.tmpl"))
+// its context (text, attributes, the inline SVG of the state graph), so
+// names, descriptions, utterances and bot text taken from user files
+// cannot inject markup. Only the gonum charts reach the page as markup
+// (template.HTML), and svgo escapes their text (charts.go).
+var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	// pct prints a rate (0.835) as a percentage with one decimal (83.5%).
+	"pct": func(rate float64) string { return strconv.FormatFloat(100*rate, 'f', 1, 64) + "%" },
+}).ParseFS(templates, "report.html.tmpl"))
 
 // WriteHTML writes report.html for run: one self-contained page (inline
-// CSS, no scripts, nothing fetched) with an overview, and for each suite its
-// scenarios, its failures with replay commands, and its transition
-// coverage. docs/reports.md lists the sections and their ids.
+// CSS and SVG, no scripts, nothing fetched) with an overview, and for each
+// suite its scenarios, its failures with their turns, traces and replay
+// commands, its state graph, its coverage, its invariants, its generated
+// conversations, its exploration and its latency. docs/reports.md lists the
+// sections and their ids.
 func WriteHTML(w io.Writer, run *Run) error {
 	suites, err := ordered(run)
 	if err != nil {
 		return err
 	}
-	if err := page.Execute(w, newPageView(run.Seed, suites)); err != nil {
+	p, err := newPageView(run, suites)
+	if err != nil {
+		return err
+	}
+	if err := page.Execute(w, p); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	return nil
@@ -39,10 +51,13 @@ func WriteHTML(w io.Writer, run *Run) error {
 // here so that the template only walks slices.
 
 type pageView struct {
-	Seed    int64
-	Verdict string // pass or fail
-	Totals  tally
-	Suites  []suiteView
+	Seed       int64
+	Verdict    string // pass or fail
+	Incomplete bool
+	Generate   int
+	Totals     tally
+	Suites     []suiteView
+	Rows       []overviewRow
 }
 
 type tally struct {
@@ -61,17 +76,41 @@ func (t *tally) add(s sim.Status) {
 	}
 }
 
+// overviewRow is one suite and variant in the overview.
+type overviewRow struct {
+	Suite, Variant, Dir string
+	Link, FailuresLink  string
+	Tally               tally
+	Generated           string // success rate of generated conversations, or ""
+	GeneratedFailures   int    // not known
+	Findings            int    // exploration findings not known
+	SLOFailed           int    // latency objectives not met
+	Holds, Known, Broke int    // invariants
+	Verdict             string
+}
+
 type suiteView struct {
-	Name, Dir                  string
-	ID, FailuresID, CoverageID string
-	Tally                      tally
-	Scenarios                  []scenarioView
-	Failing                    []failingView
-	Transitions                []transitionView
-	Uncovered                  []transitionView
-	Covered                    int
-	Percent                    string
-	StatesEntered, States      int
+	Name, Dir string
+	ID, FailuresID, CoverageID, GraphID, InvariantsID,
+	GeneratedID, ExploredID, LatencyID string
+	Tally                 tally
+	Scenarios             []scenarioView
+	Failing               []failingView
+	Transitions           []transitionView
+	Uncovered             []transitionView
+	Covered               int
+	Percent               string
+	StatesEntered, States int
+	HasGenerated          bool // the run generated or explored: show the per-source columns
+	HasExplored           bool
+	Items                 []coverageTable
+	Graph                 *graphView
+	Invariants            []InvariantRow
+	Generated             []GeneratedRow
+	GenFailures           []genFailureView
+	Explored              []exploreView
+	Latency               []latencyView
+	SLOs                  []sloView
 }
 
 type scenarioView struct {
@@ -86,12 +125,20 @@ type scenarioView struct {
 type failingView struct {
 	ID                      string
 	Name, Description, File string
+	Variant                 string
 	Status                  string
 	Failures                []failureView
 	Violations              []violationView
 	Error                   string
 	Replay                  string
+	Turns                   []turnView
+	Later                   []failureView // failed expectations on the whole conversation
 	Trace                   []sim.TraceLine
+}
+
+type turnView struct {
+	sim.TurnRecord
+	Failed []failureView
 }
 
 type failureView struct {
@@ -117,10 +164,41 @@ type transitionView struct {
 	Trigger, Guard, Spec  string
 	Count                 int64
 	GuardTrue, GuardFalse int64
+	Scripted, Generated   int64
+	Explored              int64
+	Sources               string
 }
 
-func newPageView(seed int64, suites []*Suite) *pageView {
-	p := &pageView{Seed: seed, Verdict: "pass"}
+// coverageTable is the coverage of one kind of item besides transitions.
+type coverageTable struct {
+	Kind, Title     string
+	Verb            string // what an uncovered item never was: entered, received, …
+	ShowExplored    bool   // the exploration ran and counts such items (not tags)
+	Covered, Total  int
+	Percent         string
+	Rows, Uncovered []CoverageRow
+}
+
+type genFailureView struct {
+	ID                        string
+	Variant, Invariant        string
+	Known                     string
+	Message                   string
+	Turn, Index               int
+	Turns, ShrunkTurns        int
+	File, Href, Replay        string
+	Violation                 string
+	Before, After, Transition string
+}
+
+type exploreView struct {
+	Exploration
+	How    string
+	Replay string
+}
+
+func newPageView(run *Run, suites []*Suite) (*pageView, error) {
+	p := &pageView{Seed: run.Seed, Verdict: "pass", Incomplete: run.Incomplete, Generate: run.Generate}
 	ids := newIDs()
 	// Section ids first, so that they keep their documented form whatever
 	// the scenario names are.
@@ -128,13 +206,17 @@ func newPageView(seed int64, suites []*Suite) *pageView {
 	for i, s := range suites {
 		slug := slugify(s.Name)
 		p.Suites[i] = suiteView{Name: s.Name, Dir: s.Dir, ID: ids.take("suite-" + slug),
-			FailuresID: ids.take("failures-" + slug), CoverageID: ids.take("coverage-" + slug)}
+			FailuresID: ids.take("failures-" + slug), CoverageID: ids.take("coverage-" + slug),
+			GraphID: ids.take("graph-" + slug), InvariantsID: ids.take("invariants-" + slug),
+			GeneratedID: ids.take("generated-" + slug), ExploredID: ids.take("explored-" + slug),
+			LatencyID: ids.take("latency-" + slug)}
 	}
 	for i, s := range suites {
 		v := &p.Suites[i]
+		several := len(variants(s)) > 1
 		for _, r := range s.Scenarios {
 			name := r.Scenario
-			if r.Variant != "" && r.Variant != "default" {
+			if several || (r.Variant != "" && r.Variant != "default") {
 				name += " [" + r.Variant + "]"
 			}
 			sv := scenarioView{Name: name, Description: r.Description, File: r.File, Status: statusClass(r.Status),
@@ -150,19 +232,118 @@ func newPageView(seed int64, suites []*Suite) *pageView {
 			p.Totals.add(r.Status)
 		}
 		addCoverage(v, s)
+		v.Graph = newGraphView(s, v.GraphID)
+		v.Invariants = invariantRows(s)
+		for _, m := range s.Generated {
+			v.Generated = append(v.Generated, generatedRow(m))
+		}
+		for _, f := range s.Failures {
+			v.GenFailures = append(v.GenFailures, newGenFailureView(run, f, ids.take("failure-"+slugify(f.Name))))
+		}
+		for _, e := range s.Explored {
+			how := fmt.Sprintf("to depth %d", e.Depth)
+			if e.Complete {
+				how = "completely"
+			}
+			v.Explored = append(v.Explored, exploreView{Exploration: e, How: how, Replay: replayExplore(s, e)})
+		}
+		lat, err := suiteLatencyViews(s)
+		if err != nil {
+			return nil, err
+		}
+		v.Latency = lat
+		v.SLOs = suiteSLOViews(s)
+		rows := overviewRows(s, v)
+		p.Rows = append(p.Rows, rows...)
 	}
-	if p.Totals.Fail > 0 {
-		p.Verdict = "fail"
+	for _, r := range p.Rows {
+		if r.Verdict == "fail" {
+			p.Verdict = "fail"
+		}
 	}
-	return p
+	return p, nil
+}
+
+// overviewRows gives one line per variant of suite s, with its verdict:
+// fail when a scenario failed, generated conversations or the exploration
+// broke an invariant other than a known contradiction, or a latency
+// objective was not met.
+func overviewRows(s *Suite, v *suiteView) []overviewRow {
+	var rows []overviewRow
+	vs := variants(s)
+	for _, name := range vs {
+		r := overviewRow{Suite: s.Name, Dir: s.Dir, Link: v.ID, FailuresLink: v.FailuresID, Verdict: "pass"}
+		if len(vs) > 1 || name != "default" {
+			r.Variant = name
+		}
+		for _, sc := range s.Scenarios {
+			if sc.Variant == name || (sc.Variant == "" && name == vs[0]) {
+				r.Tally.add(sc.Status)
+			}
+		}
+		for _, g := range s.Generated {
+			if g.Variant == name {
+				r.Generated = strconv.FormatFloat(100*ratio(g.Successes, g.Conversations), 'f', 1, 64) + "%"
+			}
+		}
+		for _, f := range s.Failures {
+			if f.Variant == name && f.Known == "" {
+				r.GeneratedFailures++
+			}
+		}
+		for _, e := range s.Explored {
+			if e.Variant != name {
+				continue
+			}
+			for _, f := range e.Findings {
+				if f.Known == "" {
+					r.Findings++
+				}
+			}
+		}
+		for _, inv := range v.Invariants {
+			if inv.Variant != name {
+				continue
+			}
+			switch inv.Status {
+			case InvHolds:
+				r.Holds++
+			case InvKnown:
+				r.Known++
+			default:
+				r.Broke++
+			}
+		}
+		for _, slo := range v.SLOs {
+			if slo.Variant == name && slo.Status == "fail" {
+				r.SLOFailed++
+			}
+		}
+		if r.Tally.Fail > 0 || r.GeneratedFailures > 0 || r.Findings > 0 || r.SLOFailed > 0 {
+			r.Verdict = "fail"
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 func newFailingView(r *sim.ScenarioResult) failingView {
-	f := failingView{Name: r.Scenario, Description: r.Description, File: r.File, Status: statusClass(r.Status),
-		Error: r.Error, Replay: "simctl replay " + shellQuote(r.File), Trace: r.Trace}
+	f := failingView{Name: r.Scenario, Description: r.Description, File: r.File, Variant: r.Variant, Status: statusClass(r.Status),
+		Error: r.Error, Replay: replayScenario(r.File), Trace: r.Trace}
+	for _, t := range r.TurnLog {
+		f.Turns = append(f.Turns, turnView{TurnRecord: t})
+	}
+	// A failure belongs to the row of its turn, unless it is about the
+	// whole conversation (final state, max turns, a listed violation that
+	// did not happen), which is checked after the last turn.
 	for _, x := range r.Failures {
-		f.Failures = append(f.Failures, failureView{Pos: x.Pos.String(), Turn: x.Turn, What: x.What,
-			Got: x.Got, Want: x.Want, HasGotWant: x.Got != "" || x.Want != ""})
+		fv := failureView{Pos: x.Pos.String(), Turn: x.Turn, What: x.What, Got: x.Got, Want: x.Want, HasGotWant: x.Got != "" || x.Want != ""}
+		f.Failures = append(f.Failures, fv)
+		if isConversationCheck(x) || x.Turn < 1 || x.Turn > len(f.Turns) {
+			f.Later = append(f.Later, fv)
+			continue
+		}
+		f.Turns[x.Turn-1].Failed = append(f.Turns[x.Turn-1].Failed, fv)
 	}
 	for _, x := range r.Violations {
 		vv := violationView{Invariant: x.Invariant, Turn: x.Turn, Msg: x.Msg, Before: x.Before, After: x.After,
@@ -170,9 +351,7 @@ func newFailingView(r *sim.ScenarioResult) failingView {
 		if x.Pos != (engine.Pos{}) {
 			vv.Pos = x.Pos.String()
 		}
-		if x.From != "" || x.To != "" {
-			vv.FromTo = x.From + " → " + x.To
-		}
+		vv.FromTo = fromTo(x.From, x.To)
 		f.Violations = append(f.Violations, vv)
 		// package sim reports a runtime error as a violation of the
 		// built-in runtime_error invariant too; say it once.
@@ -183,10 +362,50 @@ func newFailingView(r *sim.ScenarioResult) failingView {
 	return f
 }
 
+// fromTo describes where a violation happened: "a → b", "in b", or "".
+func fromTo(from, to string) string {
+	switch {
+	case from != "":
+		return from + " → " + to
+	case to != "":
+		return "in " + to
+	}
+	return ""
+}
+
+// isConversationCheck reports whether a failed expectation is about the
+// whole conversation rather than one turn.
+func isConversationCheck(f sim.Failure) bool {
+	return f.What == "final state" || f.What == "max turns" || strings.HasPrefix(f.What, "known violation ")
+}
+
+func newGenFailureView(run *Run, f GenFailure, id string) genFailureView {
+	g := genFailureView{ID: id, Variant: f.Variant, Invariant: f.Invariant, Known: f.Known, Message: f.Violation.Msg,
+		Turn: f.Violation.Turn, Index: f.Index, Turns: f.Turns, ShrunkTurns: f.ShrunkTurns,
+		File: filepath.ToSlash(FailureFile(f.Name)), Href: filepath.ToSlash(FailureFile(f.Name)),
+		Replay: replayGenerated(run, f), Violation: f.Violation.String(), Before: f.Violation.Before, After: f.Violation.After}
+	g.Transition = fromTo(f.Violation.From, f.Violation.To)
+	return g
+}
+
 func addCoverage(v *suiteView, s *Suite) {
+	rows := coverageRows(s)
+	v.HasGenerated = s.GeneratedCoverage != nil
+	v.HasExplored = s.ExploredCoverage != nil
+	byID := map[int]CoverageRow{}
+	for _, c := range rows {
+		if c.Kind == KindTransition {
+			byID[c.ID] = c
+		}
+	}
 	for _, row := range transitionRows([]*Suite{s}) {
+		c := byID[row.Transition]
 		t := transitionView{ID: row.Transition, From: row.From, To: row.To, Trigger: row.Trigger, Guard: row.Guard,
-			Spec: row.Spec, Count: row.Count, GuardTrue: row.GuardTrue, GuardFalse: row.GuardFalse}
+			Spec: row.Spec, Count: row.Count, GuardTrue: row.GuardTrue, GuardFalse: row.GuardFalse,
+			Scripted: c.Scripted, Generated: c.Generated, Explored: c.Explored, Sources: c.Sources}
+		if t.From == "" {
+			t.From = anyState
+		}
 		v.Transitions = append(v.Transitions, t)
 		if t.Count == 0 {
 			v.Uncovered = append(v.Uncovered, t)
@@ -195,11 +414,33 @@ func addCoverage(v *suiteView, s *Suite) {
 		}
 	}
 	v.Percent = percent(v.Covered, len(v.Transitions))
-	v.States = len(s.Coverage.States)
-	for _, n := range s.Coverage.States {
-		if n > 0 {
-			v.StatesEntered++
+	for _, kind := range []struct{ kind, title, verb string }{
+		{KindState, "States entered", "entered"}, {KindIntent, "Intents received", "received"},
+		{KindSlot, "Slots filled", "filled"}, {KindGuardTrue, "Guards seen true", "true"},
+		{KindGuardFalse, "Guards seen false", "false"}, {KindTag, "Scenario tags", "carried by a scenario run"},
+	} {
+		t := coverageTable{Kind: kind.kind, Title: kind.title, Verb: kind.verb,
+			ShowExplored: v.HasExplored && kind.kind != KindTag}
+		for _, c := range rows {
+			if c.Kind != kind.kind {
+				continue
+			}
+			t.Rows = append(t.Rows, c)
+			t.Total++
+			switch {
+			case c.Count > 0:
+				t.Covered++
+			case kind.kind != KindTag:
+				// Tags are declared nowhere in particular: the table's
+				// red rows say enough.
+				t.Uncovered = append(t.Uncovered, c)
+			}
 		}
+		t.Percent = percent(t.Covered, t.Total)
+		if kind.kind == KindState {
+			v.StatesEntered, v.States = t.Covered, t.Total
+		}
+		v.Items = append(v.Items, t)
 	}
 }
 

@@ -9,16 +9,23 @@ import (
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/generate"
+	"github.com/simctl/simctl/latency"
 	"github.com/simctl/simctl/sim"
 )
 
 // Run is everything one `simctl run` produced.
 type Run struct {
 	Seed int64
+	// Incomplete marks a run a signal stopped: the reports cover only the
+	// work finished before it.
+	Incomplete bool
 	// Generate is the number of generated conversations per suite and
 	// variant (0: none).
 	Generate int
 	Suites   []*Suite // sorted by name
+	// Out is the output folder as given (--out), for the replay commands
+	// of generated failures; empty: commands name them relative to it.
+	Out string
 }
 
 // Suite is one suite's results.
@@ -34,6 +41,33 @@ type Suite struct {
 	Failures  []GenFailure
 	// Explored summarises the bounded exploration of each variant.
 	Explored []Exploration
+
+	// Coverage by source and what coverage.csv, invariants.csv and the
+	// page need besides the machine. Coverage above counts the scripted
+	// scenarios only; GeneratedCoverage the generated conversations (nil:
+	// none), ExploredCoverage the explorations (nil: none). Def gives the
+	// positions of intents and slots (nil: unknown), Tags the tags the
+	// suite's scenarios may carry, Variants the variant names in
+	// machine.yaml order (empty: taken from the results).
+	GeneratedCoverage *eval.Coverage
+	ExploredCoverage  *eval.Coverage
+	Def               *engine.Definition
+	Tags              []string
+	Variants          []string
+
+	// Latency aggregates, by variant, the turn latencies of the suite's
+	// scripted and generated conversations under its latency model (nil:
+	// the suite has none); latency.csv is written from it. SLOs are its
+	// objectives judged after the run, in machine.yaml order, variant by
+	// variant. EngineWall is the engine's measured wall-clock cost (simctl
+	// run --measure-engine; nil: not measured).
+	Latency    map[string]*eval.Latency
+	SLOs       []latency.Verdict
+	EngineWall *EngineWall
+
+	// Noise holds an NLU noise sweep's measurements, by variant then rate
+	// (simctl run --nlu-noise-sweep; noise.go).
+	Noise []NoisePoint
 }
 
 // Exploration is one variant's bounded exploration.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocarina/gocsv"
 
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
 )
 
@@ -62,15 +63,20 @@ func generatedRows(run *Run) ([]GeneratedRow, error) {
 	rows := []GeneratedRow{}
 	for _, s := range suites {
 		for _, m := range s.Generated {
-			rows = append(rows, GeneratedRow{Suite: m.Suite, Variant: m.Variant, Conversations: m.Conversations,
-				Successes: m.Successes, SuccessRate: ratio(m.Successes, m.Conversations),
-				MeanTurnsToDone: ratio(m.TurnsToCompletion, m.Successes), MeanTurns: ratio(m.Turns, m.Conversations),
-				Escalations: m.Escalations, EscalationRate: ratio(m.Escalations, m.Conversations),
-				Cancellations: m.Cancellations, CancellationRate: ratio(m.Cancellations, m.Conversations),
-				Violating: m.Violating, Violations: m.Violations})
+			rows = append(rows, generatedRow(m))
 		}
 	}
 	return rows, nil
+}
+
+// generatedRow is the generated.csv row of one suite and variant.
+func generatedRow(m generate.Metrics) GeneratedRow {
+	return GeneratedRow{Suite: m.Suite, Variant: m.Variant, Conversations: m.Conversations,
+		Successes: m.Successes, SuccessRate: ratio(m.Successes, m.Conversations),
+		MeanTurnsToDone: ratio(m.TurnsToCompletion, m.Successes), MeanTurns: ratio(m.Turns, m.Conversations),
+		Escalations: m.Escalations, EscalationRate: ratio(m.Escalations, m.Conversations),
+		Cancellations: m.Cancellations, CancellationRate: ratio(m.Cancellations, m.Conversations),
+		Violating: m.Violating, Violations: m.Violations}
 }
 
 // WriteGeneratedCSV writes generated.csv.
@@ -89,11 +95,16 @@ func WriteGeneratedCSV(w io.Writer, run *Run) error {
 
 // Summary is summary.json: the run's verdict and totals for machines.
 type Summary struct {
-	Seed     int64          `json:"seed"`
-	Status   string         `json:"status"` // pass or fail
-	Generate int            `json:"generate"`
-	Totals   Tally          `json:"totals"`
-	Suites   []SuiteSummary `json:"suites"`
+	Seed   int64  `json:"seed"`
+	Status string `json:"status"` // pass or fail
+	// Incomplete is true when a signal stopped the run before it finished.
+	Incomplete bool           `json:"incomplete,omitempty"`
+	Generate   int            `json:"generate"`
+	Totals     Tally          `json:"totals"`
+	Suites     []SuiteSummary `json:"suites"`
+	// EngineWallClock sums the suites' engine_wall_clock; present only
+	// with simctl run --measure-engine.
+	EngineWallClock *engineWallJSON `json:"engine_wall_clock,omitempty"`
 }
 
 // Tally counts scenario verdicts.
@@ -114,6 +125,12 @@ type SuiteSummary struct {
 	Generated          []GeneratedRow   `json:"generated,omitempty"`
 	GeneratedFailures  []FailureSummary `json:"generated_failures,omitempty"`
 	Explored           []Exploration    `json:"explored,omitempty"`
+	// Latency, SLOs and EngineWallClock: see reports/latency.go.
+	Latency         []LatencySummary `json:"latency,omitempty"`
+	SLOs            []SLOSummary     `json:"slo,omitempty"`
+	EngineWallClock *engineWallJSON  `json:"engine_wall_clock,omitempty"`
+	// Noise is the NLU noise sweep, by variant then rate (noise.go).
+	Noise []NoiseRow `json:"noise,omitempty"`
 }
 
 // FailureSummary is one generated failure in summary.json.
@@ -133,14 +150,15 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 	if err != nil {
 		return err
 	}
-	sum := Summary{Seed: run.Seed, Status: "pass", Generate: run.Generate, Suites: []SuiteSummary{}}
+	sum := Summary{Seed: run.Seed, Status: "pass", Generate: run.Generate, Incomplete: run.Incomplete, Suites: []SuiteSummary{}}
 	gen, err := generatedRows(run)
 	if err != nil {
 		return err
 	}
+	var wall *EngineWall
 	for _, s := range suites {
 		ss := SuiteSummary{Name: s.Name, Dir: filepath.ToSlash(s.Dir), Transitions: len(s.Coverage.Trans)}
-		for _, n := range s.Coverage.Trans {
+		for _, n := range played(s).Trans {
 			if n > 0 {
 				ss.TransitionsCovered++
 			}
@@ -177,12 +195,27 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 				}
 			}
 		}
+		var sloFailed bool
+		ss.Latency, ss.SLOs, sloFailed = latencySummaries(s)
+		if sloFailed {
+			sum.Status = "fail"
+		}
+		if s.EngineWall != nil {
+			ss.EngineWallClock = s.EngineWall.json()
+			if wall == nil {
+				wall = &EngineWall{}
+			}
+			wall.Steps += s.EngineWall.Steps
+			wall.NS += s.EngineWall.NS
+		}
+		ss.Noise = suiteNoiseRows(s)
 		sum.Totals.Scenarios += ss.Scenarios.Scenarios
 		sum.Totals.Pass += ss.Scenarios.Pass
 		sum.Totals.Known += ss.Scenarios.Known
 		sum.Totals.Fail += ss.Scenarios.Fail
 		sum.Suites = append(sum.Suites, ss)
 	}
+	sum.EngineWallClock = wall.json()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/simctl/simctl/eval"
 )
 
 // The files WriteAll writes.
@@ -18,11 +20,13 @@ const (
 	ReportHTML     = "report.html"
 )
 
-// WriteAll writes scenarios.csv, transitions.csv and report.html into dir,
-// creating dir if needed.
+// WriteAll writes every report (scenarios.csv, transitions.csv,
+// coverage.csv, turns.csv, invariants.csv, failures.csv, junit.xml,
+// summary.json, report.html, and with generated conversations generated.csv
+// and failures/) into dir, creating dir if needed.
 //
 // Every report is rendered in memory first, then written to a temporary
-// file in dir, and only when all three are on disk are they renamed into
+// file in dir, and only when all of them are on disk are they renamed into
 // place. On any error WriteAll removes its temporary files, the reports it
 // already renamed and the folders it created, so a failed call leaves no
 // half-written output. (A report of the same name from an earlier call that
@@ -65,12 +69,29 @@ func render(run *Run) ([]output, error) {
 		{TransitionsCSV, func(b *bytes.Buffer, r *Run) error { return WriteTransitionsCSV(b, r) }},
 		{ReportHTML, func(b *bytes.Buffer, r *Run) error { return WriteHTML(b, r) }},
 		{SummaryJSON, func(b *bytes.Buffer, r *Run) error { return WriteSummaryJSON(b, r) }},
+		{CoverageCSV, func(b *bytes.Buffer, r *Run) error { return WriteCoverageCSV(b, r) }},
+		{TurnsCSV, func(b *bytes.Buffer, r *Run) error { return WriteTurnsCSV(b, r) }},
+		{InvariantsCSV, func(b *bytes.Buffer, r *Run) error { return WriteInvariantsCSV(b, r) }},
+		{FailuresCSV, func(b *bytes.Buffer, r *Run) error { return WriteFailuresCSV(b, r) }},
+		{JUnitXML, func(b *bytes.Buffer, r *Run) error { return WriteJUnitXML(b, r) }},
 	}
 	if run != nil && run.Generate > 0 {
 		writers = append(writers, struct {
 			name  string
 			write func(*bytes.Buffer, *Run) error
 		}{GeneratedCSV, func(b *bytes.Buffer, r *Run) error { return WriteGeneratedCSV(b, r) }})
+	}
+	if hasLatency(run) {
+		writers = append(writers, struct {
+			name  string
+			write func(*bytes.Buffer, *Run) error
+		}{LatencyCSV, func(b *bytes.Buffer, r *Run) error { return WriteLatencyCSV(b, r) }})
+	}
+	if hasNoise(run) {
+		writers = append(writers, struct {
+			name  string
+			write func(*bytes.Buffer, *Run) error
+		}{NoiseCSV, func(b *bytes.Buffer, r *Run) error { return WriteNoiseCSV(b, r) }})
 	}
 	outs := make([]output, len(writers))
 	for i, w := range writers {
@@ -96,6 +117,12 @@ func render(run *Run) ([]output, error) {
 // write (so failures/ holds exactly this run's failures; a run that did not
 // generate leaves them, so that replaying one does not delete it).
 func removeStale(dir string, run *Run, outs []output) error {
+	if err := removeStaleLatency(dir, run); err != nil {
+		return err
+	}
+	if err := removeStaleNoise(dir, run); err != nil {
+		return err
+	}
 	if run.Generate == 0 {
 		if err := os.Remove(filepath.Join(dir, GeneratedCSV)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -232,10 +259,15 @@ func check(s *Suite) error {
 	case s.Coverage == nil:
 		return errors.New("no coverage")
 	}
-	c, nt, ns := s.Coverage, s.Machine.NumTransitions(), s.Machine.NumStates()
-	if len(c.Trans) != nt || len(c.GuardTrue) != nt || len(c.GuardFalse) != nt || len(c.States) != ns {
-		return fmt.Errorf("coverage does not match the machine (%d transitions and %d states, coverage of %d and %d)",
-			nt, ns, len(c.Trans), len(c.States))
+	nt, ns := s.Machine.NumTransitions(), s.Machine.NumStates()
+	for _, c := range []*eval.Coverage{s.Coverage, s.GeneratedCoverage, s.ExploredCoverage} {
+		if c == nil {
+			continue // only Coverage is required, and checked above
+		}
+		if len(c.Trans) != nt || len(c.GuardTrue) != nt || len(c.GuardFalse) != nt || len(c.States) != ns {
+			return fmt.Errorf("coverage does not match the machine (%d transitions and %d states, coverage of %d and %d)",
+				nt, ns, len(c.Trans), len(c.States))
+		}
 	}
 	for i, r := range s.Scenarios {
 		if r == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/latency"
 )
 
 // Observer sees every engine step a Driver takes: the configuration before
@@ -34,6 +35,10 @@ type TurnInfo struct {
 	Invoked   []engine.ExtID
 	Escalated bool
 	Steps     int // transitions taken
+	// Latency is what the turn's own chain took under the suite's latency
+	// model, in virtual milliseconds: for a user or event turn its response
+	// time, for a wait what the timers it fired set off; 0 without a model.
+	Latency int64
 }
 
 // Driver runs one conversation at a time. It is not safe for concurrent
@@ -65,6 +70,21 @@ type Driver struct {
 	// so that a generated conversation can be written with its schedule.
 	Picks []int
 
+	// Latency is the machine's latency model; nil: turns take no virtual
+	// time and the clock moves only in waits. Costs are drawn from Rand.
+	Latency *latency.Model
+	// LatencyOut, when set (with Latency), aggregates every turn's latency.
+	LatencyOut *eval.Latency
+	// Wall, when set, times every engine step with the wall clock (simctl
+	// run --measure-engine). It changes nothing else, but what it measures
+	// differs from run to run: keep it out of reproducible output.
+	Wall *WallClock
+
+	acct      costs
+	entered   []engine.StateID
+	domains   []engine.StateID // by transition; see enteredBy
+	fixedRand *rand.Rand
+
 	obs   eval.Step
 	prev  engine.Config
 	ev    engine.Event
@@ -81,13 +101,26 @@ func (d *Driver) Start(at int64) error {
 	d.Turn = 0
 	d.beginTurn()
 	d.prev = engine.Config{}
-	if err := d.M.Start(&d.Cfg, at, &d.Res); err != nil {
+	d.fixedRand = nil
+	var err error
+	if d.Wall != nil {
+		start := d.Wall.start()
+		err = d.M.Start(&d.Cfg, at, &d.Res)
+		d.Wall.stop(start)
+	} else {
+		err = d.M.Start(&d.Cfg, at, &d.Res)
+	}
+	if err != nil {
 		return err
 	}
 	if err := d.after(nil, 0); err != nil {
 		return err
 	}
-	return d.runBranches()
+	if err := d.runBranches(); err != nil {
+		return err
+	}
+	// What the machine does at the start is no turn, but takes time.
+	return d.endTurn(false)
 }
 
 // maxBranchSteps bounds the branch steps of one turn, so that branches
@@ -149,8 +182,10 @@ func (d *Driver) beginTurn() {
 	d.Info.Invoked = d.Info.Invoked[:0]
 	d.Info.Escalated = false
 	d.Info.Steps = 0
+	d.Info.Latency = 0
 	d.BranchSteps = 0
 	d.Picks = d.Picks[:0]
+	d.acct.reset()
 }
 
 // User plays one user utterance at the current virtual time. In a state
@@ -176,15 +211,21 @@ func (d *Driver) User(text string) error {
 		d.ev.At = c.Now
 		d.NLUCalls++
 	}
+	if d.Latency != nil {
+		d.chargeNLU(d.Info.Skipped)
+	}
 	d.Info.Intent = d.ev.Intent
 	if d.ev.Intent == engine.NoID {
 		// Not understood: the machine has no transition for it.
-		return nil
+		return d.endTurn(true)
 	}
 	if err := d.step(&d.ev, 0); err != nil {
 		return err
 	}
-	return d.runBranches()
+	if err := d.runBranches(); err != nil {
+		return err
+	}
+	return d.endTurn(true)
 }
 
 // Inject plays a parsed user event, bypassing the NLU.
@@ -197,35 +238,40 @@ func (d *Driver) Inject(ev engine.Event) error {
 	if err := d.step(&d.ev, 0); err != nil {
 		return err
 	}
-	return d.runBranches()
+	if err := d.runBranches(); err != nil {
+		return err
+	}
+	return d.endTurn(true)
 }
 
 // Wait advances the virtual clock by ms, firing every timer that falls due
 // on the way in (deadline, sequence) order, each exactly at its deadline.
+// Under a latency model, what a timer sets off takes time, which may carry
+// the clock past the end of the wait.
 func (d *Driver) Wait(ms int64) error {
 	d.Turn++
 	d.beginTurn()
-	target := d.Cfg.Now + ms
-	for {
-		t, ok := d.M.NextTimer(&d.Cfg)
-		if !ok || t.Deadline > target {
-			break
-		}
-		d.ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline}
-		if err := d.step(&d.ev, 0); err != nil {
-			return err
-		}
-		if err := d.runBranches(); err != nil {
-			return err
-		}
+	if err := d.elapse(d.Cfg.Now + ms); err != nil {
+		return err
 	}
-	d.Cfg.Now = target
+	if d.Latency != nil {
+		d.Info.Latency = d.acct.total()
+		d.record(false, 0)
+	}
 	return nil
 }
 
 func (d *Driver) step(ev *engine.Event, depth int) error {
 	d.prev = d.Cfg
-	if err := d.M.Step(&d.Cfg, ev, &d.Res); err != nil {
+	var err error
+	if d.Wall != nil {
+		start := d.Wall.start()
+		err = d.M.Step(&d.Cfg, ev, &d.Res)
+		d.Wall.stop(start)
+	} else {
+		err = d.M.Step(&d.Cfg, ev, &d.Res)
+	}
+	if err != nil {
 		// The transitions taken before the error still count for
 		// coverage and traces.
 		d.notify(ev)
@@ -274,6 +320,9 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 			invoke[n], branch[n] = e.Ext, e.Branch
 			n++
 		}
+	}
+	if d.Latency != nil {
+		d.charge()
 	}
 	d.notify(ev)
 	if n > 0 && depth >= maxInvokeDepth {

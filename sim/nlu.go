@@ -10,7 +10,9 @@ import (
 )
 
 // NLU turns an utterance, in the context of the current state, into a user
-// event. Implementations: the rule-based Stub, and later cassette replay.
+// event. Implementations: the rule-based Stub, cassette replay (Replay),
+// recording from a live server (Recorder) and the noise model (Noisy) in
+// front of either.
 type NLU interface {
 	// Parse fills ev with the parsed event. ev.Intent is engine.NoID when
 	// nothing was understood.
@@ -37,6 +39,7 @@ type stubRule struct {
 }
 
 type stubEntity struct {
+	name     string
 	id       engine.EntityID
 	known    bool
 	synonyms []synonym
@@ -78,7 +81,7 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 	for i := range n.Entities {
 		e := &n.Entities[i]
 		id, known := m.EntityID(e.Key)
-		se := stubEntity{id: id, known: known, rule: &e.Value}
+		se := stubEntity{name: e.Key, id: id, known: known, rule: &e.Value}
 		for _, v := range e.Value.Values {
 			se.synonyms = append(se.synonyms, synonym{lower: strings.ToLower(v.Key), value: v.Key})
 			for _, syn := range v.Value {
@@ -148,22 +151,7 @@ func matchesAny(r *spec.IntentRule, text string) bool {
 func (s *Stub) extract(text, lower string, ev *engine.Event) {
 	for i := range s.entities {
 		e := &s.entities[i]
-		val, ok := "", false
-		if e.rule.Compiled != nil {
-			if m := e.rule.Compiled.FindStringSubmatch(text); m != nil {
-				val, ok = m[0], true
-				if len(m) > 1 {
-					val = m[1]
-				}
-			}
-		} else {
-			for _, syn := range e.synonyms {
-				if containsWord(lower, syn.lower) {
-					val, ok = syn.value, true
-					break
-				}
-			}
-		}
+		val, _, _, ok := s.findEntity(i, text, lower)
 		if !ok {
 			continue
 		}
@@ -174,6 +162,32 @@ func (s *Stub) extract(text, lower string, ev *engine.Event) {
 			ev.AddEntity(e.id, engine.TextValue(val))
 		}
 	}
+}
+
+// findEntity applies entity rule i to the trimmed text (and its lower-cased
+// form) and returns the value found and where it was found, in characters.
+func (s *Stub) findEntity(i int, text, lower string) (val string, start, end int, ok bool) {
+	e := &s.entities[i]
+	runes := utf8.RuneCountInString
+	if e.rule.Compiled != nil {
+		m := e.rule.Compiled.FindStringSubmatchIndex(text)
+		switch {
+		case m == nil:
+			return "", 0, 0, false
+		case len(m) > 2 && m[2] < 0:
+			// The group took no part in the match: an empty value.
+			return "", runes(text[:m[0]]), runes(text[:m[0]]), true
+		case len(m) > 2:
+			return text[m[2]:m[3]], runes(text[:m[2]]), runes(text[:m[3]]), true
+		}
+		return text[m[0]:m[1]], runes(text[:m[0]]), runes(text[:m[1]]), true
+	}
+	for _, syn := range e.synonyms {
+		if at := wordIndex(lower, syn.lower); at >= 0 {
+			return syn.value, runes(lower[:at]), runes(lower[:at+len(syn.lower)]), true
+		}
+	}
+	return "", 0, 0, false
 }
 
 // HasMarker reports whether text carries an intent marker ("cancel",
@@ -211,18 +225,22 @@ func containsAnyWord(text string, words []string) bool {
 // containsWord reports whether w occurs in text at word boundaries: the
 // characters around it are not letters, digits or underscores (so "¡odio"
 // contains "odio").
-func containsWord(text, w string) bool {
+func containsWord(text, w string) bool { return wordIndex(text, w) >= 0 }
+
+// wordIndex returns the byte offset of the first occurrence of w in text at
+// word boundaries, or -1.
+func wordIndex(text, w string) int {
 	for from := 0; ; {
 		i := strings.Index(text[from:], w)
 		if i < 0 {
-			return false
+			return -1
 		}
 		i += from
 		end := i + len(w)
 		before, _ := utf8.DecodeLastRuneInString(text[:i])
 		after, _ := utf8.DecodeRuneInString(text[end:])
 		if (i == 0 || !isWordRune(before)) && (end == len(text) || !isWordRune(after)) {
-			return true
+			return i
 		}
 		from = i + 1
 	}

@@ -74,6 +74,8 @@ type ScenarioResult struct {
 	Known          []string // known violations that did occur
 	Error          string   // engine runtime error, if any
 	Trace          []TraceLine
+	// TurnLog holds one record per turn played (turns.csv), always kept.
+	TurnLog []TurnRecord
 }
 
 // Options control a scenario run.
@@ -87,6 +89,14 @@ type Options struct {
 	// Seed is the run's seed; each scenario derives its own source from it
 	// and its names, so results do not depend on which scenarios run.
 	Seed int64
+	// NLU chooses the cassette or the stub, and the noise (cassette.go).
+	NLU NLUOptions
+	// Latency, when set, aggregates the turns' latencies under the suite's
+	// latency model (the suite's model applies either way; without one
+	// nothing is added).
+	Latency *eval.Latency
+	// Wall, when set, times the engine's steps with the wall clock.
+	Wall *WallClock
 }
 
 // SeedFor derives the seed of one conversation from the run's seed and the
@@ -112,9 +122,13 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 	}
 	m := v.Machine
 	stub := NewStub(s.NLU, m)
-	d := NewDriver(m, stub, stub)
 	seed := SeedFor(opts.Seed, s.Name, v.Name, sc.Name)
+	d := NewDriver(m, opts.NLU.For(s, m, stub, seed^noiseSeed), stub)
 	d.Rand = rand.New(rand.NewPCG(seed, seed>>1|1))
+	d.Latency, d.Wall = s.Latency, opts.Wall
+	if s.Latency != nil {
+		d.LatencyOut = opts.Latency
+	}
 	checker := eval.NewChecker(m)
 	res := &ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: sc.Name, File: sc.File, Description: sc.Description, Tags: sc.TagNames()}
 	d.Observers = append([]Observer{checker}, opts.Observers...)
@@ -145,6 +159,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		case t.Event != nil:
 			err = d.Inject(eventOf(m, t.Event))
 		}
+		res.TurnLog = append(res.TurnLog, recordTurn(d, t))
 		if err == nil {
 			checker.EndOfTurn(d.Turn, &d.Cfg)
 		}
@@ -159,6 +174,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 	res.Violations = append(res.Violations, checker.Violations...)
 	res.ViolationCount = checker.Count
 	if err != nil {
+		err = scenarioError(err, s.Name, sc.Name, d.Turn)
 		res.ViolationCount++
 		res.Error = err.Error()
 		res.Violations = append(res.Violations, eval.Violation{Invariant: "runtime_error", Turn: d.Turn, Msg: err.Error(),

@@ -9,7 +9,10 @@ package spec
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"sort"
@@ -29,6 +32,10 @@ const (
 	MaxFileSize = 4 << 20
 	MaxDepth    = 64
 	maxNodes    = 1 << 20
+	// maxAliasValues bounds the values that aliases (*name) add to a file
+	// when they are expanded: a few lines of anchors that alias each other
+	// would otherwise stand for billions of values.
+	maxAliasValues = 1 << 16
 )
 
 // Error is a problem in a file simctl reads, with its position.
@@ -93,14 +100,96 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, &Error{Pos: engine.Pos{File: file, Line: 1, Col: 1}, Msg: "file contains a NUL byte"}
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(file, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{Pos: engine.Pos{File: file, Line: 1, Col: 1}, Msg: "file is empty"}
 	}
+	// A second document (after ---) would otherwise be ignored silently.
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+	case err != nil:
+		return nil, yamlError(file, err)
+	default:
+		return nil, &Error{Pos: engine.Pos{File: file, Line: max(next.Line, 1), Col: max(next.Column, 1)},
+			Msg: "a second YAML document starts here; a file holds one"}
+	}
+	w := shapeWalker{file: file, sizes: map[*yaml.Node]shape{}, open: map[*yaml.Node]bool{}}
+	if _, err := w.walk(doc.Content[0], 1); err != nil {
+		return nil, err
+	}
 	return &doc, nil
+}
+
+// shape is the size (values) and height (levels) of a node with its
+// aliases expanded.
+type shape struct{ size, height int }
+
+// shapeWalker checks the node graph before it is decoded: no alias may
+// refer to a value that contains it (decoding it would never end), nesting
+// may not be deeper than MaxDepth levels counting what aliases bring in,
+// and aliases may not add more than maxAliasValues values. Anchored nodes
+// are measured once, so the walk is linear in the file.
+type shapeWalker struct {
+	file    string
+	sizes   map[*yaml.Node]shape // of anchored nodes walked
+	open    map[*yaml.Node]bool  // anchored nodes being walked
+	aliased int
+}
+
+func (w *shapeWalker) errf(n *yaml.Node, format string, args ...any) error {
+	return &Error{Pos: engine.Pos{File: w.file, Line: max(n.Line, 1), Col: max(n.Column, 1)}, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (w *shapeWalker) walk(n *yaml.Node, depth int) (shape, error) {
+	if n.Kind == yaml.AliasNode {
+		t := n.Alias
+		if t == nil {
+			return shape{1, 1}, nil // the decoder reports the unknown alias
+		}
+		if w.open[t] {
+			return shape{}, w.errf(n, "alias *%s refers to a value that contains it", n.Value)
+		}
+		s, ok := w.sizes[t]
+		if !ok {
+			var err error
+			if s, err = w.walk(t, depth); err != nil {
+				return shape{}, err
+			}
+		}
+		if depth+s.height-1 > MaxDepth {
+			return shape{}, w.errf(n, "nesting is deeper than %d levels (counting what alias *%s stands for)", MaxDepth, n.Value)
+		}
+		w.aliased += s.size
+		if w.aliased > maxAliasValues {
+			return shape{}, w.errf(n, "aliases expand to more than %d values", maxAliasValues)
+		}
+		return s, nil
+	}
+	if depth > MaxDepth {
+		return shape{}, w.errf(n, "nesting is deeper than %d levels", MaxDepth)
+	}
+	if n.Anchor != "" {
+		w.open[n] = true
+	}
+	s := shape{size: 1, height: 1}
+	for _, c := range n.Content {
+		cs, err := w.walk(c, depth+1)
+		if err != nil {
+			return shape{}, err
+		}
+		s.size += cs.size
+		s.height = max(s.height, cs.height+1)
+	}
+	if n.Anchor != "" {
+		delete(w.open, n)
+		w.sizes[n] = s
+	}
+	return s, nil
 }
 
 // yamlError turns a yaml.v3 syntax error into a positioned one-line error.
@@ -206,7 +295,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, depth int) error {
 			return err
 		}
 		f, perr := strconv.ParseFloat(s, 64)
-		if perr != nil {
+		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return d.errf(n, "expected a number, got %q", s)
 		}
 		v.SetFloat(f)

@@ -35,7 +35,10 @@ type machineFile struct {
 	Overrides         []overrideYAML         `yaml:"overrides"`
 	Parameters        Entries[paramYAML]     `yaml:"parameters"`
 	Variants          []variantYAML          `yaml:"variants"`
-	Pos               engine.Pos             `yaml:"-"`
+	Latency           *latencyYAML           `yaml:"latency"`
+	// SLO holds the objectives as written; latency.ParseSLO reads them.
+	SLO []Expr     `yaml:"slo"`
+	Pos engine.Pos `yaml:"-"`
 }
 
 type slotYAML struct {
@@ -62,6 +65,9 @@ type externalYAML struct {
 	Pos      engine.Pos
 	Succeeds Expr          `yaml:"succeeds"`
 	Outputs  Entries[Expr] `yaml:"outputs"`
+	// Kind (action, llm or synthesis) only chooses the action's default
+	// latency distribution.
+	Kind Str `yaml:"kind"`
 }
 
 type stateYAML struct {
@@ -79,6 +85,8 @@ type stateYAML struct {
 	Timeout     *timeoutYAML       `yaml:"timeout"`
 	Fork        *forkYAML          `yaml:"fork"`
 	Failed      bool               `yaml:"failed"`
+	// Cost marks a validation step for the latency model (validation).
+	Cost Str `yaml:"cost"`
 }
 
 // withinYAML is "within N turns after X, Y".

@@ -16,7 +16,9 @@ type NLU struct {
 	Markers    []string            `yaml:"markers"`
 	Intents    Entries[IntentRule] `yaml:"intents"`
 	Entities   Entries[EntityRule] `yaml:"entities"`
-	Pos        engine.Pos
+	// Noise describes how this NLU goes wrong under --nlu-noise (noise.go).
+	Noise *Noise `yaml:"noise"`
+	Pos   engine.Pos
 }
 
 // Fallback is the intent given to text no rule matches; the event's value
@@ -97,6 +99,9 @@ func LoadNLU(file string, data []byte, m *engine.Machine) (*NLU, error) {
 		if err := checkConfidence(f.Pos, f.Confidence); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkNoise(n.Noise, m); err != nil {
+		return nil, err
 	}
 	for i := range n.Entities {
 		e := &n.Entities[i]

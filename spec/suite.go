@@ -15,6 +15,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/latency"
 )
 
 // File names inside a suite folder.
@@ -34,8 +35,11 @@ type Suite struct {
 	Machine     *engine.Machine // the first variant's, for names and validation
 	// Variants are the parameter assignments the suite runs in; without
 	// parameters or variants: one, named "default".
-	Variants  []*Variant
-	NLU       *NLU   // nil: the suite has no nlu.yaml
+	Variants []*Variant
+	NLU      *NLU // nil: the suite has no nlu.yaml
+	// Cassette holds the recorded replies of a live NLU (*.cassette.jsonl);
+	// nil: the suite has none and talks to the stub rules.
+	Cassette  *Cassette
 	Users     *Users // nil: the suite has no users.yaml
 	Scenarios []*Scenario
 	MaxTurns  int
@@ -44,6 +48,10 @@ type Suite struct {
 	Tags         map[string]bool
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
+	// Latency is the machine's latency model (nil: turns take no time) and
+	// SLOs the objectives judged on it after a run.
+	Latency *latency.Model
+	SLOs    []latency.SLO
 }
 
 // Variant is one assignment of the machine's parameters, built.
@@ -137,6 +145,9 @@ func Load(dir string) (*Suite, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, &Error{Pos: engine.Pos{File: npath}, Msg: "cannot read NLU file"}
 	}
+	if s.Cassette, err = loadSuiteCassette(dir, s.Machine); err != nil {
+		return nil, err
+	}
 	upath := filepath.Join(dir, UsersFile)
 	if data, err := os.ReadFile(upath); err == nil {
 		if s.Users, err = LoadUsers(upath, data, s.Machine); err != nil {
@@ -197,6 +208,9 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 	}
 	s := &Suite{Name: mf.Machine, Description: mf.Description, Def: def, Machine: m, MaxTurns: mf.MaxTurns,
 		Tags: map[string]bool{}}
+	if s.Latency, s.SLOs, err = mf.latencyModel(m); err != nil {
+		return nil, err
+	}
 	if len(mf.Variants) == 0 {
 		s.Variants = []*Variant{{Name: "default", Pos: def.Pos, Machine: m}}
 	}
@@ -254,7 +268,12 @@ func Diagnostics(file string, data []byte) []*engine.Error {
 	if err != nil {
 		return []*engine.Error{toEngine(err)}
 	}
-	_, diags := engine.Build(def)
+	m, diags := engine.Build(def)
+	if diags.Err() == nil {
+		if _, _, err := mf.latencyModel(m); err != nil {
+			diags = append(diags, toEngine(err))
+		}
+	}
 	return diags
 }
 

@@ -1,6 +1,10 @@
 // Package enginetest helps tests of package engine and of its users: a small
 // fluent builder of engine.Definitions, and Run, which drives a machine
 // through a script of events and renders the trace as deterministic text.
+// For property tests it draws random valid machines (RandomMachine) and
+// random conversations (RandomMoves, played by Play), pairs them as a Case
+// with a gopter generator (GenCase), and renders a definition back as
+// builder code (GoSource) so that a failing case becomes a plain spec.
 package enginetest
 
 import (
@@ -62,6 +66,18 @@ func (b *Builder) Flow(name string, slots ...string) *Builder {
 // condition ("" for always).
 func (b *Builder) External(name, succeeds string) *Builder {
 	b.d.Actions = append(b.d.Actions, engine.ExternalDef{Name: name, Succeeds: engine.Expr{Src: succeeds}})
+	return b
+}
+
+// Output adds an output to the declared external action named action: on
+// success its stub reports the value of expr as entity name, which lands in
+// the slot of that name.
+func (b *Builder) Output(action, name, expr string) *Builder {
+	for i := range b.d.Actions {
+		if b.d.Actions[i].Name == action {
+			b.d.Actions[i].Outputs = append(b.d.Actions[i].Outputs, engine.OutputDef{Name: name, Expr: engine.Expr{Src: expr}})
+		}
+	}
 	return b
 }
 

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// progress reports how a long run goes, on stderr only and never into a
+// report (it reads the wall clock): on a terminal a bar redrawn in place,
+// elsewhere (CI) a plain line every few seconds, and nothing with --quiet.
+type progress struct {
+	w        io.Writer
+	tty      bool
+	total    int64
+	done     atomic.Int64
+	violated atomic.Int64
+	start    time.Time
+	stop     chan struct{}
+	wg       sync.WaitGroup
+}
+
+// newProgress starts reporting on w for a run of total conversations, or
+// returns nil (report nothing) when quiet or there is nothing to count.
+func newProgress(w io.Writer, total int64, quiet bool) *progress {
+	if quiet || total == 0 {
+		return nil
+	}
+	p := &progress{w: w, tty: isTerminal(w), total: total, start: time.Now(), stop: make(chan struct{})}
+	every := 5 * time.Second
+	if p.tty {
+		every = 200 * time.Millisecond
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				p.print(false)
+			case <-p.stop:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// add counts finished conversations; safe from any goroutine.
+func (p *progress) add(conversations, violating int) {
+	if p == nil {
+		return
+	}
+	p.done.Add(int64(conversations))
+	p.violated.Add(int64(violating))
+}
+
+// finish stops the reporter and prints a last line.
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	close(p.stop)
+	p.wg.Wait()
+	p.print(true)
+}
+
+func (p *progress) print(last bool) {
+	done, viol := p.done.Load(), p.violated.Load()
+	secs := time.Since(p.start).Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(done) / secs
+	}
+	left := "?"
+	if rate > 0 && done < p.total {
+		left = (time.Duration(float64(p.total-done) / rate * float64(time.Second))).Round(time.Second).String()
+	} else if done >= p.total {
+		left = "0s"
+	}
+	pct := 100 * float64(done) / float64(p.total)
+	if p.tty {
+		const width = 30
+		fill := int(pct / 100 * width)
+		bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
+		fmt.Fprintf(p.w, "\r[%s] %d/%d conversations  %.0f/s  %d violating  %s left ", bar, done, p.total, rate, viol, left)
+		if last {
+			fmt.Fprintln(p.w)
+		}
+		return
+	}
+	fmt.Fprintf(p.w, "progress: %d/%d conversations (%.0f%%), %.0f/s, %d violating, about %s left\n", done, p.total, pct, rate, viol, left)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
