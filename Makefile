@@ -15,7 +15,7 @@ FUZZTIME_SHORT ?= 8s
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs
 
-.PHONY: all build run test vet bench fuzz fuzz-short peers clean
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers clean
 
 all: build
 
@@ -41,6 +41,13 @@ fuzz:
 
 fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT)
+
+# The browser check of report.html: simctl run on the bundled suites, the
+# page opened in headless Chromium (Debian's, installed when missing) with
+# the network off; fails on a script error, a fetch or a missing section.
+# The screenshot stays in $(OUT)/e2e/report.png. See scripts/e2e.sh.
+e2e: build
+	E2E_DIR=$(OUT)/e2e SIMCTL=$(BIN) sh scripts/e2e.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
 # conversations through the driver.

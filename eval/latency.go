@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
 
 	"github.com/simctl/simctl/engine"
@@ -96,4 +98,45 @@ type Latency struct {
 	// NLUSavedMS the latency they would have cost (sampled).
 	NLUSkipped int64
 	NLUSavedMS int64
+}
+
+// histJSON is how a Hist travels between processes (a shard's result): its
+// distinct values with their counts, in increasing order, so that merging
+// shards gives exactly the histogram one process would have built.
+type histJSON struct {
+	Values []int64 `json:"values"`
+	Counts []int64 `json:"counts"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (h Hist) MarshalJSON() ([]byte, error) {
+	vals, counts := h.Values()
+	return json.Marshal(histJSON{Values: vals, Counts: counts})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (h *Hist) UnmarshalJSON(data []byte) error {
+	var j histJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	if len(j.Values) != len(j.Counts) {
+		return fmt.Errorf("histogram: %d values but %d counts", len(j.Values), len(j.Counts))
+	}
+	*h = Hist{}
+	for i, v := range j.Values {
+		if j.Counts[i] < 0 {
+			return fmt.Errorf("histogram: negative count for %d", v)
+		}
+		if h.counts == nil {
+			h.counts = map[int64]int64{}
+		}
+		h.counts[v] += j.Counts[i]
+		if h.n == 0 || v > h.max {
+			h.max = v
+		}
+		h.n += j.Counts[i]
+		h.sum += v * j.Counts[i]
+	}
+	return nil
 }

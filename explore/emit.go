@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,11 @@ func (r *Result) Cover() []int32 {
 		var cfg engine.Config
 		var scratch engine.Result
 		r.m.Start(&cfg, 0, &scratch)
+		for _, s := range scratch.Steps {
+			if s.Trans != engine.NoID {
+				c.takes[s.Trans] = true
+			}
+		}
 		for _, e := range r.path(n) {
 			taken, _ := r.replay(&cfg, e, &scratch)
 			for _, t := range taken {
@@ -130,8 +136,15 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 	var scratch engine.Result
 	r.m.Start(&cfg, 0, &scratch)
 	turns := 0
-	var schedule []string
+	// A turn is written once the branch steps that follow it are known:
+	// they are its schedule, and the actions failed on them are failed
+	// for the whole turn.
+	var schedule, fails []string
 	flush := func() {
+		if len(fails) > 0 {
+			fmt.Fprintf(&b, "    fail: [%s]\n", strings.Join(fails, ", "))
+			fails = nil
+		}
 		if len(schedule) > 0 {
 			fmt.Fprintf(&b, "    schedule: [%s]\n", strings.Join(schedule, ", "))
 			schedule = nil
@@ -145,6 +158,9 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 			flush()
 			ev := r.alpha[e.event]
 			fmt.Fprintf(&b, "  - event: {intent: %s", strconv.Quote(r.m.Intents()[ev.Intent]))
+			if ev.Text != "" {
+				fmt.Fprintf(&b, ", text: %s", strconv.Quote(ev.Text))
+			}
 			if ev.Value != "" {
 				fmt.Fprintf(&b, ", value: %s", strconv.Quote(ev.Value))
 			}
@@ -167,20 +183,17 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 			turns++
 		default:
 			schedule = append(schedule, strconv.Itoa(int(edgeBranch-e.event)))
-			continue
 		}
-		if len(failed) > 0 {
-			names := make([]string, len(failed))
-			for i, x := range failed {
-				names[i] = r.m.ExtName(x)
+		for _, x := range failed {
+			if name := r.m.ExtName(x); !slices.Contains(fails, name) {
+				fails = append(fails, name)
 			}
-			fmt.Fprintf(&b, "    fail: [%s]\n", strings.Join(names, ", "))
 		}
 	}
-	flush()
 	if turns == 0 {
 		b.WriteString("  - wait: 0ms\n")
 	}
+	flush()
 	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {
 		return err

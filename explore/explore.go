@@ -14,6 +14,7 @@ package explore
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -48,6 +49,12 @@ type node struct {
 	depth  int32
 	in     edge
 	good   bool // final, or idle (back at the start with nothing under way)
+	// stop: the engine failed on the way in; the node is not expanded.
+	stop bool
+	// witness: not a configuration of its own but an edge into one seen
+	// before, kept because it broke an invariant or took a transition for
+	// the first time, so that its path can be written out.
+	witness bool
 }
 
 // Finding is a violation, dead end or livelock with the node it was first
@@ -96,8 +103,10 @@ type searchState struct {
 
 // fingerprint hashes a configuration without its absolute time: timers
 // count from now and are ranked by firing order; the last utterance does
-// not matter to what can happen next.
-func fingerprint(c *engine.Config, ps eval.PathState) uint64 {
+// not matter to what can happen next. The checker's armed within-bounds
+// count from turn, the turn of the step that led to the configuration (its
+// depth), for the same reason.
+func fingerprint(c *engine.Config, ps eval.PathState, turn int) uint64 {
 	n := *c
 	n.Now, n.TimerSeq, n.LastSay = 0, 0, 0
 	var ts []engine.Timer
@@ -123,7 +132,10 @@ func fingerprint(c *engine.Config, ps eval.PathState) uint64 {
 		h = (h ^ uint64(s)) * 1099511628211
 	}
 	for _, d := range ps.Due {
-		rel := d
+		rel := -1
+		if d >= 0 {
+			rel = d - turn
+		}
 		h = (h ^ uint64(uint32(rel))) * 1099511628211
 	}
 	return h
@@ -152,11 +164,25 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	x.observe(0, nil, &engine.Config{}, &root.cfg, &r, 0)
 	root.path = x.checker.Save()
 	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
-	visited := map[uint64]int32{fingerprint(&root.cfg, root.path): 0}
+	// The transitions of the start (entries, the first eventless chain)
+	// are taken by every path; node 0 stands for them.
+	var startTaken []engine.TransID
+	for _, st := range r.Steps {
+		if st.Trans != engine.NoID {
+			startTaken = append(startTaken, st.Trans)
+		}
+	}
+	x.record(0, startTaken)
+	for _, v := range x.checker.Violations {
+		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
+	}
+	visited := map[uint64]int32{fingerprint(&root.cfg, root.path, 0): 0}
+	distinct := 1
 	frontier := []searchState{root}
 	frontierIdx := []int32{0}
-	// edges (from, to) for the livelock analysis.
+	// edges (from, to) for the livelock analysis, each pair once per level.
 	var from, to []int32
+	var targets []int32
 	full := true
 	for depth := 0; len(frontier) > 0; depth++ {
 		res.Depth = depth
@@ -178,14 +204,23 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 					Msg:   fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", m.StateName(cur.cfg.State)),
 					After: m.Describe(&cur.cfg)}})
 			}
-			for _, sc := range succ {
+			targets = targets[:0]
+			for si := range succ {
+				sc := &succ[si]
 				res.Generated++
-				fp := fingerprint(&sc.st.cfg, sc.st.path)
+				fp := fingerprint(&sc.st.cfg, sc.st.path, depth+1)
 				if j, ok := visited[fp]; ok {
-					from, to = append(from, ci), append(to, j)
+					targets = append(targets, j)
+					// An edge into a configuration seen before can still
+					// break an invariant or take a transition first.
+					if res.novel(sc) {
+						wi := int32(len(res.nodes))
+						res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: true, witness: true})
+						res.keep(wi, sc)
+					}
 					continue
 				}
-				if len(res.nodes) >= opts.MaxStates {
+				if distinct >= opts.MaxStates {
 					res.Stopped = fmt.Sprintf("stopped at %d distinct configurations (--max-states); raise it or lower --depth", opts.MaxStates)
 					full = false
 					res.Queue = len(frontier) - fi + len(next)
@@ -193,20 +228,18 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 					break
 				}
 				ni := int32(len(res.nodes))
-				res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: x.isGood(&sc.st.cfg)})
+				res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: x.isGood(&sc.st.cfg), stop: sc.stop})
+				distinct++
 				visited[fp] = ni
-				from, to = append(from, ci), append(to, ni)
-				x.record(ni, sc.firstIdx)
-				for _, f := range sc.findings {
-					f.Node = ni
-					res.add(f)
-				}
+				targets = append(targets, ni)
+				res.keep(ni, sc)
 				if sc.stop {
 					continue
 				}
 				next = append(next, sc.st)
 				nextIdx = append(nextIdx, ni)
 			}
+			from, to = addEdges(from, to, ci, targets)
 			if frontier == nil {
 				break
 			}
@@ -216,20 +249,69 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		}
 		frontier, frontierIdx = next, nextIdx
 	}
-	res.Distinct = len(res.nodes)
+	res.Distinct = distinct
 	res.Complete = full && res.Stopped == ""
 	x.livelocks(from, to, full, opts.Depth)
 	return res, nil
 }
 
-// add keeps the first (shallowest) finding of each kind.
-func (r *Result) add(f Finding) {
-	for _, g := range r.Findings {
-		if g.Kind == f.Kind {
-			return
+// addEdges appends the edges from node ci to each of targets, each target
+// once.
+func addEdges(from, to []int32, ci int32, targets []int32) ([]int32, []int32) {
+	slices.Sort(targets)
+	for k, t := range targets {
+		if k > 0 && targets[k-1] == t {
+			continue
+		}
+		from, to = append(from, ci), append(to, t)
+	}
+	return from, to
+}
+
+// novel reports whether successor sc broke an invariant not broken before
+// or took a transition not taken before.
+func (r *Result) novel(sc *successor) bool {
+	for _, t := range sc.firstIdx {
+		if r.firstTaken[t] < 0 {
+			return true
 		}
 	}
-	r.Findings = append(r.Findings, f)
+	for i := range sc.findings {
+		if !r.has(sc.findings[i].Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// keep records, for node n reached by successor sc, the transitions first
+// taken and the invariants first broken on the way.
+func (r *Result) keep(n int32, sc *successor) {
+	for _, t := range sc.firstIdx {
+		if r.firstTaken[t] < 0 {
+			r.firstTaken[t] = n
+		}
+	}
+	for _, f := range sc.findings {
+		f.Node = n
+		r.add(f)
+	}
+}
+
+func (r *Result) has(kind string) bool {
+	for i := range r.Findings {
+		if r.Findings[i].Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// add keeps the first (shallowest) finding of each kind.
+func (r *Result) add(f Finding) {
+	if !r.has(f.Kind) {
+		r.Findings = append(r.Findings, f)
+	}
 }
 
 // Path returns the edges from the root to node n.

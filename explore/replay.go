@@ -20,27 +20,29 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 		i := int(edgeBranch - e.event)
 		ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}
 	}
-	var queue []pending
 	bit := uint(0)
-	step := func(ev *engine.Event) {
+	// step applies one event and returns the actions it invoked.
+	step := func(ev *engine.Event) []pending {
 		if err := m.Step(c, ev, scratch); err != nil || !scratch.Handled {
-			return
+			return nil
 		}
 		for _, s := range scratch.Steps {
 			if s.Trans != engine.NoID {
 				taken = append(taken, s.Trans)
 			}
 		}
+		var inv []pending
 		for i := range scratch.Effects {
 			if x := &scratch.Effects[i]; x.Kind == engine.EffInvoke {
-				queue = append(queue, pending{ext: x.Ext, branch: x.Branch})
+				inv = append(inv, pending{ext: x.Ext, branch: x.Branch})
 			}
 		}
+		return inv
 	}
-	step(&ev)
+	// Results are delivered depth first, as the search did.
+	queue := step(&ev)
 	for len(queue) > 0 {
 		p := queue[0]
-		queue = queue[1:]
 		var res engine.Event
 		m.InvokeIn(c, p.ext, p.branch, c.Now, &res)
 		if bit < maxChoiceBits && e.fails&(1<<bit) != 0 {
@@ -48,7 +50,7 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 			failed = append(failed, p.ext)
 		}
 		bit++
-		step(&res)
+		queue = append(step(&res), queue[1:]...)
 	}
 	return taken, failed
 }

@@ -61,7 +61,12 @@ func (x *explorer) successors(cur *searchState, ci int32) []successor {
 				x.apply(cur, ev, int32(edgeBranch-i), depth)
 			}
 		}
-		return x.out
+		if len(x.out) > 0 {
+			return x.out
+		}
+		// Every runnable branch is stuck (no eventless transition of its
+		// state applies): as in a driver, the turn ends and the user or a
+		// timer moves the conversation on.
 	}
 	for ui := range x.alpha {
 		ev := x.alpha[ui]
@@ -112,12 +117,10 @@ func (x *explorer) resolve(st searchState, sc successor, inv []pending, bit uint
 			ev = engine.Event{Kind: engine.FailedEvent, Ext: p.ext, At: st2.cfg.Now, Branch: p.branch, Timer: engine.NoID}
 			sc2.in.fails |= 1 << bit
 		}
-		more, ok := x.step(&st2, &ev, depth, &sc2)
-		if !ok && !sc2.stop {
-			// Nobody handled the result: the configuration stands.
-			more = nil
-		}
-		x.resolve(st2, sc2, append(append([]pending(nil), rest...), more...), bit+1, depth)
+		more, _ := x.step(&st2, &ev, depth, &sc2)
+		// Results are delivered depth first, as a driver does: the actions
+		// a result sets off before the ones invoked after it.
+		x.resolve(st2, sc2, append(append([]pending(nil), more...), rest...), bit+1, depth)
 	}
 }
 
@@ -135,8 +138,18 @@ func (x *explorer) step(st *searchState, ev *engine.Event, depth int, sc *succes
 		return nil, false
 	}
 	if !x.r.Handled {
-		st.cfg = before
-		return nil, false
+		if ev.Kind == engine.UserEvent || ev.Kind == engine.BranchEvent {
+			// Nothing changed: not a successor. Its guards were tried.
+			for _, g := range x.r.Guards {
+				x.res.Coverage.GuardFalse[g.Trans]++
+			}
+			st.cfg = before
+			return nil, false
+		}
+		// A timer that fell due, or an action's result that no transition
+		// takes, still changes the configuration (the timer is no longer
+		// pending, outputs land in slots, a branch stops waiting): the
+		// step stands, as it does in a driver.
 	}
 	x.observe(depth+1, ev, &before, &st.cfg, &x.r, 0)
 	for _, v := range x.checker.Violations {
@@ -191,6 +204,13 @@ func (x *explorer) livelocks(from, to []int32, full bool, depthBound int) {
 	for _, f := range res.Findings {
 		if f.Kind == eval.DeadEnd {
 			dead[f.Node] = true
+		}
+	}
+	// A configuration the engine failed to reach ends the conversation
+	// with a runtime error, already reported: it does not go round.
+	for i := range res.nodes {
+		if res.nodes[i].stop {
+			dead[i] = true
 		}
 	}
 	// Reconstructing every node's configuration would cost a replay;

@@ -109,6 +109,7 @@ type suiteView struct {
 	Generated             []GeneratedRow
 	GenFailures           []genFailureView
 	Explored              []exploreView
+	Findings              int // exploration findings, over all variants
 	Latency               []latencyView
 	SLOs                  []sloView
 }
@@ -246,6 +247,7 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 				how = "completely"
 			}
 			v.Explored = append(v.Explored, exploreView{Exploration: e, How: how, Replay: replayExplore(s, e)})
+			v.Findings += len(e.Findings)
 		}
 		lat, err := suiteLatencyViews(s)
 		if err != nil {

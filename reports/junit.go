@@ -97,6 +97,7 @@ const (
 	junitInvariant = "invariant "
 	junitGenerated = "generated "
 	junitExplored  = "explored "
+	junitSLO       = "slo "
 )
 
 // WriteJUnitXML writes junit.xml for run.
@@ -120,8 +121,8 @@ func WriteJUnitXML(w io.Writer, run *Run) error {
 
 // NewJUnitReport builds the junit.xml document of run: by suite name, one
 // testsuite per variant holding its scripted scenarios in file order, then
-// a check of every invariant (built-in first), then its generated failures
-// and exploration findings. A known contradiction passes, with a
+// a check of every invariant (built-in first), then its generated failures,
+// exploration findings and latency objectives. A known contradiction passes, with a
 // system-out note saying which invariant it breaks and why that is known.
 func NewJUnitReport(run *Run) (*JUnitTestSuites, error) {
 	suites, err := ordered(run)
@@ -154,6 +155,7 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 		{"variant", variant},
 		{"dir", s.Dir},
 		{"generate", strconv.Itoa(run.Generate)},
+		{"incomplete", strconv.FormatBool(run.Incomplete)},
 	}
 	add := func(c JUnitTestCase) {
 		c.Classname = name
@@ -204,6 +206,19 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 			}
 			add(c)
 		}
+	}
+	for _, v := range s.SLOs {
+		if v.Variant != variant || v.SLO == nil {
+			continue
+		}
+		c := JUnitTestCase{Name: junitSLO + v.SLO.Text, File: v.SLO.Pos.File}
+		body := fmt.Sprintf("%s: got %s over %d samples\ndeclared at %s\n", v.SLO.Text, v.GotText(), v.Samples, v.SLO.Pos)
+		if v.Pass {
+			c.SystemOut = body
+		} else {
+			c.Failure = &JUnitFailure{Message: fmt.Sprintf("%s: got %s", v.SLO.Text, v.GotText()), Type: "slo", Description: body}
+		}
+		add(c)
 	}
 	for _, c := range ts.TestCases {
 		ts.Tests++

@@ -133,6 +133,7 @@ func FuzzMachine(f *testing.F) {
 
 func FuzzScenario(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz.scenario.yaml")
 		invs := map[string]bool{}
@@ -155,6 +156,7 @@ func FuzzScenario(f *testing.F) {
 
 func FuzzNLU(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz-nlu.yaml")
 		n, err := spec.LoadNLU(file, data, s.Machine)
@@ -173,6 +175,7 @@ func FuzzNLU(f *testing.F) {
 
 func FuzzUsers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz-users.yaml")
 		u, err := spec.LoadUsers(file, data, s.Machine)
@@ -201,6 +204,7 @@ func FuzzUsers(f *testing.F) {
 // to DecodeReply, which reads a live NLU server's reply.
 func FuzzCassette(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz"+spec.CassetteSuffix)
 		c, err := spec.LoadCassette(file, data, s.Machine)

@@ -27,6 +27,9 @@ func main() {
 		n := 0
 		if su != nil {
 			n = su.Machine.NumStates()
+			if os.Getenv("POKE") != "" {
+				poke(su)
+			}
 		}
 		fmt.Printf("%-28s %8v states=%d err=%.150v\n", filepath.Base(f), time.Since(start).Round(time.Millisecond), n, err)
 	}

@@ -1,0 +1,18 @@
+package explore
+
+import (
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/spec"
+)
+
+// What the external tests need of the explorer's internals: the reference
+// search in reference_test.go steps the same user alphabet, and bounds
+// the failures it explores per event the same way.
+
+// Alphabet returns the user acts the explorer offers at every
+// configuration of machine m of suite s.
+func Alphabet(s *spec.Suite, m *engine.Machine) []engine.Event { return alphabet(s, m) }
+
+// MaxChoiceBits is how many external actions per event the explorer lets
+// fail as well as succeed.
+const MaxChoiceBits = maxChoiceBits

@@ -1,0 +1,129 @@
+#!/bin/sh
+# e2e: the browser check of report.html. Runs simctl on the bundled suites,
+# opens the report in headless Chromium with the network off, and fails
+# when the page logs a script error, fetches anything, or misses one of
+# its sections. `make e2e` runs it; .ci/run calls make e2e.
+#
+# Chromium comes from Debian (apt-get install chromium, as root) when it is
+# not installed. The screenshot, the dumped DOM and the logs stay in
+# $E2E_DIR (default out/e2e) for a person to look at.
+set -eu
+cd "$(dirname "$0")/.."
+
+E2E_DIR=${E2E_DIR:-out/e2e}
+SIMCTL=${SIMCTL:-bin/simctl}
+mkdir -p "$E2E_DIR"
+E2E_DIR=$(cd "$E2E_DIR" && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT INT TERM
+
+if ! command -v chromium >/dev/null 2>&1; then
+	echo "e2e: installing chromium (apt-get)"
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+fi
+
+# chrome FILE PREFIX: loads FILE in a fresh profile with every host
+# unresolvable, twice: once to dump the DOM (PREFIX.dom.html) with the
+# console (PREFIX.log) and the network log (PREFIX.net.json), once for a
+# screenshot (PREFIX.png).
+chrome() {
+	chrome_run "$1" "$2" --enable-logging=stderr --v=0 --log-net-log="$2.net.json" --dump-dom >"$2.dom.html" &&
+		chrome_run "$1" "$2" --window-size=1400,2200 --screenshot="$2.png" >/dev/null
+}
+
+# chrome_run FILE PREFIX FLAG...: one headless load of FILE, its stderr
+# appended to PREFIX.log.
+chrome_run() {
+	page=$1 prefix=$2
+	shift 2
+	rm -rf "$WORK/profile"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-default-apps --disable-extensions --no-default-browser-check \
+		--user-data-dir="$WORK/profile" --host-resolver-rules="MAP * ~NOTFOUND" \
+		"$@" "file://$page" 2>>"$prefix.log" || {
+		echo "e2e: chromium failed on $page (see $prefix.log)" >&2
+		return 1
+	}
+}
+
+# check PREFIX ID...: prints what is wrong with the page loaded by chrome
+# and returns 1 if anything is: a script error in the console, a request
+# the page made (Chromium's own background requests have another
+# network isolation key), a missing section id, no screenshot.
+check() {
+	prefix=$1
+	shift
+	bad=0
+	if grep -q "Uncaught" "$prefix.log"; then
+		echo "e2e: script error: $(grep -m1 "Uncaught" "$prefix.log")"
+		bad=1
+	fi
+	fetched=$(grep '"network_isolation_key":"file://' "$prefix.net.json" | grep -o '"url":"[a-z]*://[^"]*"' | sort -u || true)
+	if [ -n "$fetched" ]; then
+		echo "e2e: the page fetched: $fetched"
+		bad=1
+	fi
+	for id in "$@"; do
+		if ! grep -q "id=\"$id\"" "$prefix.dom.html"; then
+			echo "e2e: section #$id missing"
+			bad=1
+		fi
+	done
+	if [ ! -s "$prefix.png" ]; then
+		echo "e2e: no screenshot"
+		bad=1
+	fi
+	return $bad
+}
+
+# First make sure the checks catch what they look for: a page with a script
+# error, a fetch and no sections must fail.
+cat >"$WORK/broken.html" <<'EOF'
+<!DOCTYPE html><html><head><title>broken</title></head>
+<body><img src="https://example.invalid/x.png" alt=""><script>undefinedFunction();</script></body></html>
+EOF
+chrome "$WORK/broken.html" "$WORK/broken"
+if check "$WORK/broken" overview >"$WORK/broken.check"; then
+	echo "e2e: the checks passed a broken page; they cannot be trusted"
+	exit 1
+fi
+for want in "script error" "fetched" "section #overview missing"; do
+	if ! grep -q "$want" "$WORK/broken.check"; then
+		echo "e2e: the checks missed '$want' on a broken page:"
+		cat "$WORK/broken.check"
+		exit 1
+	fi
+done
+
+# The real report: the bundled suites with generated conversations, so
+# every section has something in it. A failed scenario (exit 1) still
+# writes the report; bad input (exit 2) does not.
+status=0
+"$SIMCTL" run scenarios/ --out "$WORK/out" --generate 200 >"$E2E_DIR/run.txt" 2>"$E2E_DIR/run.err" || status=$?
+if [ "$status" -gt 1 ]; then
+	echo "e2e: simctl run exited $status:"
+	cat "$E2E_DIR/run.err"
+	exit 1
+fi
+cp "$WORK/out/report.html" "$E2E_DIR/report.html"
+rm -f "$E2E_DIR/report.log"
+chrome "$E2E_DIR/report.html" "$E2E_DIR/report"
+
+# Every suite's sections, by the ids docs/reports.md promises.
+ids="overview"
+for name in $(sed -n 's/^      "name": "\(.*\)",$/\1/p' "$WORK/out/summary.json" | sed 's/[^A-Za-z0-9._-]/-/g'); do
+	for section in suite failures graph coverage invariants generated explored latency; do
+		ids="$ids $section-$name"
+	done
+done
+if [ "$ids" = overview ]; then
+	echo "e2e: no suites found in summary.json"
+	exit 1
+fi
+# shellcheck disable=SC2086 # ids is a list of words
+if ! check "$E2E_DIR/report" $ids; then
+	exit 1
+fi
+echo "e2e: report.html loads offline without script errors or fetches, with all $(echo "$ids" | wc -w) sections; screenshot $E2E_DIR/report.png"
