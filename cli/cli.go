@@ -66,6 +66,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		status, err = replayCmd(args[1:], stdout)
 	case "explore":
 		status, err = exploreCmd(args[1:], stdout)
+	case "report":
+		status, err = reportCmd(args[1:], stdout)
 	case "record":
 		status, err = recordCmd(args[1:], stdout)
 	case "graph":

@@ -51,6 +51,7 @@ func (o runOptions) interrupted() bool { return o.ctx != nil && o.ctx.Err() != n
 const runMaxStates = 100_000
 
 type runOptions struct {
+	shard        shardSpec
 	ctx          context.Context
 	stderr       io.Writer
 	quiet        bool
@@ -78,6 +79,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	o := runOptions{ctx: ctx, stderr: stderr}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress reports on stderr")
 	fs.IntVar(&o.workers, "workers", 1, "play generated conversations on this many goroutines (same results as 1)")
+	shard := fs.String("shard", "", "run slice i of n of the work (i/n) and write shard.json for simctl report merge")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
@@ -98,6 +100,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if o.workers < 1 {
 		return 0, &usageError{"--workers takes a number of goroutines, 1 or more"}
+	}
+	if *shard != "" {
+		var err error
+		if o.shard, err = parseShard(*shard); err != nil {
+			return 0, err
+		}
+		if len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil {
+			return 0, &usageError{"--nlu-noise-sweep cannot be sharded: run the sweep in one process"}
+		}
+		if o.out == "" {
+			return 0, &usageError{"--shard needs --out: the shard result is written there"}
+		}
 	}
 	suites, err := loadTargets(fs.Args(), &o)
 	if err != nil {
@@ -219,6 +233,9 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				break
 			}
 			for _, v := range s.VariantsFor(sc) {
+				if !o.shard.owns(s.Name, v.Name, sc.Name) {
+					continue
+				}
 				opts := sim.Options{Trace: o.verbose, Observers: []sim.Observer{rs.Coverage},
 					Variant: v, Seed: o.seed, Latency: rs.Latency[v.Name], Wall: o.wall}
 				opts.NLU = o.nlu.scripted()
@@ -267,6 +284,11 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	if o.out != "" {
 		if err := reports.WriteAll(o.out, run); err != nil {
 			return 0, err
+		}
+		if o.shard.on() {
+			if err := writeShard(o.out, o, o.exploreDepth, suites, run); err != nil {
+				return 0, err
+			}
 		}
 	}
 	if run.Incomplete {
@@ -379,7 +401,8 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		contradiction[inv.Name] = inv.Contradiction
 	}
 	for _, v := range s.Variants {
-		met, fails, err := generate.Run(s, v, generate.Options{Seed: o.seed, From: 0, To: o.generate,
+		from, to := o.shard.span(o.generate)
+		met, fails, err := generate.Run(s, v, generate.Options{Seed: o.seed, From: from, To: to,
 			FailuresDir: filepath.Join(o.out, reports.FailuresDir), Observers: []sim.Observer{generatedCoverage(s, rs)}, Wall: o.wall,
 			Workers: o.workers, Stop: o.interrupted, Progress: o.prog.add, NLU: o.nlu.generated(),
 			Fork: func() ([]sim.Observer, func()) {

@@ -49,8 +49,10 @@ type node struct {
 	depth  int32
 	in     edge
 	good   bool // final, or idle (back at the start with nothing under way)
-	// stop: the engine failed on the way in; the node is not expanded.
-	stop bool
+	// dead: a dead end; fails: some event from here makes the engine fail
+	// (a runtime error ends the conversation). Either way the
+	// conversation does not go round from here.
+	dead, fails bool
 	// witness: not a configuration of its own but an edge into one seen
 	// before, kept because it broke an invariant or took a transition for
 	// the first time, so that its path can be written out.
@@ -161,7 +163,10 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: the machine fails at its start: %v", s.Name, err)
 	}
 	x.checker.Reset()
-	x.observe(0, nil, &engine.Config{}, &root.cfg, &r, 0)
+	// Before the start nothing is waited for (a zero Config would wait for
+	// slot 0, which a machine without slots cannot describe).
+	before := engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
+	x.observe(0, nil, &before, &root.cfg, &r, 0)
 	root.path = x.checker.Save()
 	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
 	// The transitions of the start (entries, the first eventless chain)
@@ -200,17 +205,30 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 			// Nothing moves it and it is not final: a dead end (also when
 			// fork branches wait for something that never comes).
 			if len(succ) == 0 && !cur.cfg.Final && !hasTimer(m, &cur.cfg) {
+				res.nodes[ci].dead = true
 				res.add(Finding{Kind: eval.DeadEnd, Node: ci, Violation: eval.Violation{Invariant: eval.DeadEnd, Turn: depth,
 					Msg:   fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", m.StateName(cur.cfg.State)),
 					After: m.Describe(&cur.cfg)}})
 			}
 			targets = targets[:0]
+			var fp uint64
 			for si := range succ {
 				sc := &succ[si]
 				res.Generated++
-				fp := fingerprint(&sc.st.cfg, sc.st.path, depth+1)
-				if j, ok := visited[fp]; ok {
-					targets = append(targets, j)
+				// The configuration an engine failure leaves is no
+				// configuration of the conversation: the edge is kept
+				// only for what it found.
+				j, seen := int32(-1), sc.stop
+				if sc.stop {
+					res.nodes[ci].fails = true
+				} else {
+					fp = fingerprint(&sc.st.cfg, sc.st.path, depth+1)
+					j, seen = visited[fp]
+				}
+				if seen {
+					if j >= 0 {
+						targets = append(targets, j)
+					}
 					// An edge into a configuration seen before can still
 					// break an invariant or take a transition first.
 					if res.novel(sc) {
@@ -228,14 +246,11 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 					break
 				}
 				ni := int32(len(res.nodes))
-				res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: x.isGood(&sc.st.cfg), stop: sc.stop})
+				res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: x.isGood(&sc.st.cfg)})
 				distinct++
 				visited[fp] = ni
 				targets = append(targets, ni)
 				res.keep(ni, sc)
-				if sc.stop {
-					continue
-				}
 				next = append(next, sc.st)
 				nextIdx = append(nextIdx, ni)
 			}

@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -122,5 +123,9 @@ func taken(m *engine.Machine, cov *eval.Coverage) []string {
 
 func transName(m *engine.Machine, t engine.TransID) string {
 	info := m.Transition(t)
-	return strings.TrimSpace(strings.Join([]string{info.From, info.Trigger, "->", info.To}, " "))
+	to := "(internal)"
+	if info.Target != engine.NoID {
+		to = m.StateName(info.Target)
+	}
+	return fmt.Sprintf("#%d %s --%s--> %s", t, m.StateName(info.Source), info.Trigger, to)
 }

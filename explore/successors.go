@@ -85,7 +85,7 @@ func (x *explorer) apply(cur *searchState, ev engine.Event, event int32, depth i
 	st := *cur
 	sc := successor{in: edge{event: event}}
 	inv, ok := x.step(&st, &ev, depth, &sc)
-	if !ok {
+	if !ok && !sc.stop {
 		return
 	}
 	x.resolve(st, sc, inv, 0, depth)
@@ -200,18 +200,12 @@ func (x *explorer) livelocks(from, to []int32, full bool, depthBound int) {
 	}
 	n := len(res.nodes)
 	good := make([]bool, n)
+	// Every dead end, not only the first one reported; and a configuration
+	// from which an event makes the engine fail ends the conversation with
+	// a runtime error, already reported: it does not go round either.
 	dead := make([]bool, n)
-	for _, f := range res.Findings {
-		if f.Kind == eval.DeadEnd {
-			dead[f.Node] = true
-		}
-	}
-	// A configuration the engine failed to reach ends the conversation
-	// with a runtime error, already reported: it does not go round.
 	for i := range res.nodes {
-		if res.nodes[i].stop {
-			dead[i] = true
-		}
+		dead[i] = res.nodes[i].dead || res.nodes[i].fails
 	}
 	// Reconstructing every node's configuration would cost a replay;
 	// instead good-ness is decided from the replayed configuration of each

@@ -94,7 +94,9 @@ type Failure struct {
 	// Name and Scenario are the scenario file's name and content.
 	Name     string
 	Scenario []byte
-	ord      int // position among its conversation's violations
+	// Ord is the position among its conversation's violations, which orders
+	// failures of one conversation as a single pass finds them.
+	Ord int
 }
 
 // Run plays conversations From..To-1 of suite s in variant v, checking
@@ -153,7 +155,7 @@ func firstPerInvariant(fs []Failure) []Failure {
 		if fs[i].Index != fs[j].Index {
 			return fs[i].Index < fs[j].Index
 		}
-		return fs[i].ord < fs[j].ord
+		return fs[i].Ord < fs[j].Ord
 	})
 	seen := map[string]bool{}
 	var out []Failure
@@ -219,7 +221,7 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 			}
 			seen[viol.Invariant] = true
 			f := shrink(p, s, v, opts, conv, seed, k, out.Turns, viol)
-			f.ord = i
+			f.Ord = i
 			failures = append(failures, f)
 		}
 	}

@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/reports"
+	"github.com/simctl/simctl/spec"
+)
+
+// reportCmd dispatches "simctl report merge".
+func reportCmd(args []string, w io.Writer) (int, error) {
+	if len(args) == 0 || args[0] != "merge" {
+		return 0, &usageError{"report: expected merge (simctl report merge DIR... --out DIR)"}
+	}
+	return mergeCmd(args[1:], w)
+}
+
+// mergeCmd combines the shard results of one run (the folders shards
+// wrote, each holding shard.json) into the reports one process would have
+// written for the same seed and budget: identical summary.json, CSVs and
+// JUnit whatever the number of shards.
+func mergeCmd(args []string, w io.Writer) (int, error) {
+	fs := newFlags("merge")
+	out := fs.String("out", "out", "folder for the merged reports")
+	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	if fs.NArg() == 0 {
+		return 0, &usageError{"report merge: give the shard folders (simctl report merge out/shard-* --out out/merged)"}
+	}
+	shards, err := readShards(fs.Args())
+	if err != nil {
+		return 0, err
+	}
+	first := shards[0]
+	run := &reports.Run{Seed: first.Seed, Generate: first.Generate, Out: *out}
+	o := runOptions{seed: first.Seed, generate: first.Generate, out: *out}
+	var total tally
+	for k, ss0 := range first.Suites {
+		s, err := spec.Load(ss0.Dir)
+		if err != nil {
+			return 0, err
+		}
+		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine)}
+		_ = prepareLatency(s, rs, o)
+		describeSuite(s, rs)
+		var t tally
+		var scs []shardScenario
+		for _, sh := range shards {
+			ss := sh.Suites[k]
+			scs = append(scs, ss.Scenarios...)
+			rs.Coverage.Add(ss.Coverage)
+			if ss.GeneratedCoverage != nil {
+				generatedCoverage(s, rs).Add(ss.GeneratedCoverage)
+			}
+			for v, l := range ss.Latency {
+				if rs.Latency[v] != nil && l != nil {
+					rs.Latency[v].Merge(l)
+				}
+			}
+		}
+		sort.SliceStable(scs, func(i, j int) bool {
+			if scs[i].Index != scs[j].Index {
+				return scs[i].Index < scs[j].Index
+			}
+			return scs[i].Variant < scs[j].Variant
+		})
+		for _, sc := range scs {
+			rs.Scenarios = append(rs.Scenarios, sc.Result)
+			t.add(sc.Result.Status)
+		}
+		// Every shard explores alike; one copy stands for all.
+		rs.Explored = ss0.Explored
+		if ss0.ExploredCoverage != nil {
+			rs.ExploredCoverage = ss0.ExploredCoverage
+		}
+		for _, e := range rs.Explored {
+			for _, f := range e.Findings {
+				if f.Known == "" {
+					t.fail++
+				}
+			}
+		}
+		mergeGenerated(s, rs, shards, k, *out, &t)
+		latencyReport(s, rs, o, io.Discard, &t)
+		fmt.Fprintf(w, "%s: %s\n", s.Name, t)
+		total.merge(t)
+		run.Suites = append(run.Suites, rs)
+		run.Incomplete = run.Incomplete || anyIncomplete(shards)
+	}
+	if err := reports.WriteAll(*out, run); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(w, "merged %d shards (seed %d): %s\nreports written to %s\n", len(shards), first.Seed, total, *out)
+	if total.fail > 0 {
+		return ExitFailed, nil
+	}
+	return ExitOK, nil
+}
+
+func anyIncomplete(shards []*shardResult) bool {
+	for _, s := range shards {
+		if s.Incomplete {
+			return true
+		}
+	}
+	return false
+}
+
+var suiteLine = regexp.MustCompile(`(?m)^suite: ".*"$`)
+
+// mergeGenerated sums the generated metrics of every shard, variant by
+// variant, and keeps for each invariant the failure of the lowest
+// conversation index, as one pass over the whole stream finds it.
+func mergeGenerated(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k int, out string, t *tally) {
+	for _, v := range s.Variants {
+		found := false
+		for _, sh := range shards {
+			for _, m := range sh.Suites[k].Generated {
+				if m.Variant != v.Name {
+					continue
+				}
+				if !found {
+					rs.Generated = append(rs.Generated, m)
+					found = true
+					continue
+				}
+				rs.Generated[len(rs.Generated)-1].Add(m)
+			}
+		}
+		var fails []reports.GenFailure
+		for _, sh := range shards {
+			for _, f := range sh.Suites[k].Failures {
+				if f.Variant == v.Name {
+					fails = append(fails, f)
+				}
+			}
+		}
+		sort.SliceStable(fails, func(i, j int) bool {
+			if fails[i].Index != fails[j].Index {
+				return fails[i].Index < fails[j].Index
+			}
+			return fails[i].Ord < fails[j].Ord
+		})
+		seen := map[string]bool{}
+		for _, f := range fails {
+			if seen[f.Invariant] {
+				continue
+			}
+			seen[f.Invariant] = true
+			// The scenario names its suite relative to where it is
+			// written: here, the merged failures folder.
+			f.Scenario = suiteLine.ReplaceAll(f.Scenario, []byte("suite: "+strconv.Quote(relSuite(s.Dir, out))))
+			rs.Failures = append(rs.Failures, f)
+			if f.Known == "" {
+				t.fail++
+			} else {
+				t.known++
+			}
+		}
+	}
+}
+
+func relSuite(dir, out string) string {
+	abs, err1 := filepath.Abs(dir)
+	base, err2 := filepath.Abs(filepath.Join(out, reports.FailuresDir))
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(dir)
+	}
+	rel, err := filepath.Rel(base, abs)
+	if err != nil {
+		return filepath.ToSlash(dir)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// readShards reads and checks the shard results: one run (same seed,
+// budget and shard count), every shard exactly once, same suites.
+func readShards(dirs []string) ([]*shardResult, error) {
+	var shards []*shardResult
+	for _, d := range dirs {
+		path := filepath.Join(d, ShardFile)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, &spec.Error{Msg: path + ": no shard result here (run simctl run --shard i/n --out DIR first)"}
+			}
+			return nil, &spec.Error{Msg: path + ": cannot read shard result"}
+		}
+		var sh shardResult
+		if err := json.Unmarshal(data, &sh); err != nil {
+			return nil, &spec.Error{Msg: fmt.Sprintf("%s: not a shard result: %v", path, err)}
+		}
+		if sh.Format != shardFormat {
+			return nil, &spec.Error{Msg: fmt.Sprintf("%s: shard format %d, want %d", path, sh.Format, shardFormat)}
+		}
+		shards = append(shards, &sh)
+	}
+	sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
+	first := shards[0]
+	for i, sh := range shards {
+		switch {
+		case sh.Seed != first.Seed || sh.Generate != first.Generate || sh.Of != first.Of ||
+			sh.ExploreDepth != first.ExploreDepth || sh.MaxStates != first.MaxStates:
+			return nil, &usageError{"report merge: the shards come from different runs (seed, --generate, --shard n or exploration differ)"}
+		case sh.Shard != i:
+			return nil, &usageError{fmt.Sprintf("report merge: shard %d of %d is missing or given twice", i, first.Of)}
+		case len(sh.Suites) != len(first.Suites):
+			return nil, &usageError{"report merge: the shards ran different suites"}
+		}
+		for k := range sh.Suites {
+			if sh.Suites[k].Name != first.Suites[k].Name {
+				return nil, &usageError{"report merge: the shards ran different suites"}
+			}
+		}
+	}
+	if len(shards) != first.Of {
+		return nil, &usageError{fmt.Sprintf("report merge: %d shard results for a run of %d shards", len(shards), first.Of)}
+	}
+	return shards, nil
+}

@@ -1,0 +1,88 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/cli"
+)
+
+// files returns every file under dir, relative, with its content.
+func files(dir string) map[string][]byte {
+	out := map[string][]byte{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			data, _ := os.ReadFile(path)
+			out[rel] = data
+		}
+		return nil
+	})
+	return out
+}
+
+var _ = Describe("sharded runs", func() {
+	suites := []string{"../scenarios/soni", "../scenarios/hfsm", "../scenarios/thea"}
+	args := func(extra ...string) []string {
+		a := append([]string{"run"}, suites...)
+		a = append(a, "--generate", "240", "--seed", "5", "--explore-depth", "1", "--quiet")
+		return append(a, extra...)
+	}
+
+	It("merge into the same summary.json, CSVs, JUnit and report as one process, for 1, 2, 3 and 7 shards", func() {
+		base := GinkgoT().TempDir()
+		out := filepath.Join(base, "out")
+		var stdout, stderr bytes.Buffer
+		code := cli.Main(args("--out", out), &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
+		want := files(out)
+		delete(want, "shard.json")
+		Expect(want).To(HaveKey("summary.json"))
+		Expect(want).To(HaveKey("junit.xml"))
+		Expect(os.RemoveAll(out)).To(Succeed())
+
+		for _, n := range []int{1, 2, 3, 7} {
+			var dirs []string
+			for i := 0; i < n; i++ {
+				dir := filepath.Join(base, fmt.Sprintf("shard-%d-%d", n, i))
+				stderr.Reset()
+				c := cli.Main(args("--shard", fmt.Sprintf("%d/%d", i, n), "--out", dir), &stdout, &stderr)
+				Expect(stderr.String()).To(BeEmpty())
+				Expect(c).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
+				dirs = append(dirs, dir)
+			}
+			// Shards may be given in any order.
+			sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+			stderr.Reset()
+			c := cli.Main(append(append([]string{"report", "merge"}, dirs...), "--out", out), &stdout, &stderr)
+			Expect(stderr.String()).To(BeEmpty())
+			Expect(c).To(Equal(code), "the merged verdict must be the run's")
+			got := files(out)
+			Expect(got).To(HaveLen(len(want)), "shards=%d", n)
+			for name, w := range want {
+				Expect(got).To(HaveKey(name), "shards=%d", n)
+				Expect(string(got[name])).To(Equal(string(w)), "shards=%d: %s differs", n, name)
+			}
+			Expect(os.RemoveAll(out)).To(Succeed())
+		}
+	})
+
+	DescribeTable("reject bad shard arguments with one line and exit status 2",
+		func(a []string, msg string) {
+			var stdout, stderr bytes.Buffer
+			Expect(cli.Main(a, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
+			Expect(stderr.String()).To(Equal("simctl: " + msg + "\n"))
+		},
+		Entry("not i/n", []string{"run", "../scenarios/soni", "--shard", "2", "--out", "/tmp/x"}, `--shard: expected i/n with 0 <= i < n, got "2"`),
+		Entry("i past n", []string{"run", "../scenarios/soni", "--shard", "3/3", "--out", "/tmp/x"}, `--shard: expected i/n with 0 <= i < n, got "3/3"`),
+		Entry("merging nothing", []string{"report", "merge", "--out", "/tmp/x"}, "report merge: give the shard folders (simctl report merge out/shard-* --out out/merged)"),
+		Entry("a folder without shard.json", []string{"report", "merge", "testdata", "--out", "/tmp/x"}, "testdata/shard.json: no shard result here (run simctl run --shard i/n --out DIR first)"),
+	)
+})
