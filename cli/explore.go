@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/explore"
 )
 
@@ -62,6 +63,9 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 	}
 	fmt.Fprintf(w, "explore %s\n", name)
 	fmt.Fprintf(w, "  %d states generated, %d distinct states, depth %d, %d states left on queue\n", r.Generated, r.Distinct, r.Depth, r.Queue)
+	if r.Seconds > 0 {
+		fmt.Fprintf(w, "  %.2f s, %.0f distinct states/s, %.0f states generated/s (wall clock)\n", r.Seconds, r.Rate(), float64(r.Generated)/r.Seconds)
+	}
 	switch {
 	case r.Stopped != "":
 		fmt.Fprintf(w, "  %s\n", r.Stopped)
@@ -72,6 +76,7 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 	}
 	cov, total := r.Covered()
 	fmt.Fprintf(w, "  transitions covered: %d of %d\n", cov, total)
+	printUnreached(w, r)
 	failed := false
 	for _, f := range r.Findings {
 		label := "FAIL "
@@ -86,4 +91,50 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 		fmt.Fprintf(w, "  no violations, dead ends or livelocks\n")
 	}
 	return failed
+}
+
+// printUnreached lists, with their positions in machine.yaml, the states
+// the search never entered, the transitions it never took, and the guards
+// it saw only one way (never true: the transition cannot fire; never
+// false: the guard never rules anything out). Within a bounded search,
+// "never" means "not within the depth".
+func printUnreached(w io.Writer, r *explore.Result) {
+	m, c := r.Machine(), r.Coverage
+	var states, trans, never []string
+	for s := 0; s < m.NumStates(); s++ {
+		if c.States[s] == 0 && m.IsLeaf(engine.StateID(s)) {
+			states = append(states, fmt.Sprintf("%s (%s)", m.StateName(engine.StateID(s)), m.StatePos(engine.StateID(s))))
+		}
+	}
+	for t := 0; t < m.NumTransitions(); t++ {
+		ti := m.Transition(engine.TransID(t))
+		from := m.StateName(ti.Source)
+		if from == "" {
+			from = "(any)"
+		}
+		if c.Trans[t] == 0 {
+			trans = append(trans, fmt.Sprintf("%s --%s--> %s (%s)", from, ti.Trigger, m.StateName(ti.Target), ti.Pos))
+		}
+		if ti.Guard == "" {
+			continue
+		}
+		switch {
+		case c.GuardTrue[t] == 0 && c.GuardFalse[t] > 0:
+			never = append(never, fmt.Sprintf("never true: %s (%s)", ti.Guard, ti.Pos))
+		case c.GuardFalse[t] == 0 && c.GuardTrue[t] > 0:
+			never = append(never, fmt.Sprintf("never false: %s (%s)", ti.Guard, ti.Pos))
+		}
+	}
+	list := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "  %s (%d):\n", title, len(items))
+		for _, it := range items {
+			fmt.Fprintf(w, "    %s\n", it)
+		}
+	}
+	list("states never entered", states)
+	list("transitions never taken", trans)
+	list("guards seen one way only", never)
 }
