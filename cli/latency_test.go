@@ -56,8 +56,8 @@ var _ = Describe("simctl run with a latency model", func() {
 		Expect(suite["latency"].([]any)[0]).To(HaveKeyWithValue("p95_ms", 300.0))
 		csv, err := os.ReadFile(filepath.Join(out, "latency.csv"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(csv)).To(HavePrefix("suite,variant,scope,key,count,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,mean_ms\n" +
-			"tiny,default,turn,all,2,300,300,300,300,300,300\n"))
+		Expect(string(csv)).To(HavePrefix("seed,suite,variant,scope,key,count,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,mean_ms\n" +
+			"1,tiny,default,turn,all,2,300,300,300,300,300,300\n"))
 	})
 
 	It("passes when every SLO holds: Soni's, over its scripted and generated conversations", func() {

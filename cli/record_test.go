@@ -288,10 +288,10 @@ var _ = Describe("simctl run --nlu-noise-sweep", func() {
 		Expect(err).NotTo(HaveOccurred())
 		rows := strings.Split(strings.TrimSpace(string(csv)), "\n")
 		Expect(rows).To(HaveLen(3))
-		Expect(rows[0]).To(HavePrefix("suite,variant,noise,conversations,successes,success_rate,"))
+		Expect(rows[0]).To(HavePrefix("seed,suite,variant,noise,conversations,successes,success_rate,"))
 		Expect(rows[0]).To(HaveSuffix(",pass^1,pass^2,pass^3,pass^4,pass^5,pass^6,pass^7,pass^8"))
-		Expect(rows[1]).To(HavePrefix("bench-soni,default,0,200,"))
-		Expect(rows[2]).To(HavePrefix("bench-soni,default,0.2,200,"))
+		Expect(rows[1]).To(HavePrefix("1,bench-soni,default,0,200,"))
+		Expect(rows[2]).To(HavePrefix("1,bench-soni,default,0.2,200,"))
 
 		var sum struct {
 			Suites []struct {

@@ -256,9 +256,9 @@ var _ = Describe("WriteAll", func() {
 		Expect(reports.WriteAll(dir, &reports.Run{Seed: 7})).To(Succeed())
 		files := readReports(dir)
 		Expect(string(files[reports.ScenariosCSV])).To(Equal(
-			"suite,variant,scenario,file,status,tags,turns,transitions,nlu_calls,nlu_skipped,final_state,failures,violations,known_violations,first_problem\n"))
+			"seed,suite,variant,scenario,file,status,tags,turns,transitions,nlu_calls,nlu_skipped,final_state,failures,violations,known_violations,first_problem\n"))
 		Expect(string(files[reports.TransitionsCSV])).To(Equal(
-			"suite,transition,from,to,trigger,guard,spec,count,guard_true,guard_false\n"))
+			"seed,suite,transition,from,to,trigger,guard,spec,count,guard_true,guard_false\n"))
 		Expect(bytes.Contains(files[reports.ReportHTML], []byte("0 scenarios: 0 pass, 0 known, 0 fail"))).To(BeTrue())
 	})
 })

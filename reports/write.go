@@ -3,12 +3,15 @@ package reports
 import (
 	"bytes"
 	"cmp"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/simctl/simctl/eval"
 )
@@ -99,7 +102,14 @@ func render(run *Run) ([]output, error) {
 		if err := w.write(&b, run); err != nil {
 			return nil, err
 		}
-		outs[i] = output{name: w.name, data: b.Bytes()}
+		data := b.Bytes()
+		if strings.HasSuffix(w.name, ".csv") {
+			var err error
+			if data, err = withSeed(data, run.Seed); err != nil {
+				return nil, err
+			}
+		}
+		outs[i] = output{name: w.name, data: data}
 	}
 	if run != nil {
 		for _, s := range run.Suites {
@@ -275,4 +285,28 @@ func check(s *Suite) error {
 		}
 	}
 	return nil
+}
+
+// withSeed puts the run's seed in a first column of a CSV report, so that
+// every row says which seeded run it comes from (rows of several runs can
+// then be concatenated and told apart).
+func withSeed(data []byte, seed int64) ([]byte, error) {
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	s := strconv.FormatInt(seed, 10)
+	for i, r := range recs {
+		first := s
+		if i == 0 {
+			first = "seed"
+		}
+		if err := cw.Write(append([]string{first}, r...)); err != nil {
+			return nil, err
+		}
+	}
+	cw.Flush()
+	return b.Bytes(), cw.Error()
 }
