@@ -103,46 +103,6 @@ type searchState struct {
 	path eval.PathState
 }
 
-// fingerprint hashes a configuration without its absolute time: timers
-// count from now and are ranked by firing order; the last utterance does
-// not matter to what can happen next. The checker's armed within-bounds
-// count from turn, the turn of the step that led to the configuration (its
-// depth), for the same reason.
-func fingerprint(c *engine.Config, ps eval.PathState, turn int) uint64 {
-	n := *c
-	n.Now, n.TimerSeq, n.LastSay = 0, 0, 0
-	var ts []engine.Timer
-	for _, t := range n.Timers {
-		if t.Active {
-			t.Deadline -= c.Now
-			ts = append(ts, t)
-		}
-	}
-	// Rank by (deadline, seq), keeping ids, in a canonical slot order.
-	for i := 1; i < len(ts); i++ {
-		for j := i; j > 0 && (ts[j].Deadline < ts[j-1].Deadline || (ts[j].Deadline == ts[j-1].Deadline && ts[j].Seq < ts[j-1].Seq)); j-- {
-			ts[j], ts[j-1] = ts[j-1], ts[j]
-		}
-	}
-	n.Timers = [engine.MaxTimers]engine.Timer{}
-	for i, t := range ts {
-		t.Seq = uint32(i + 1)
-		n.Timers[i] = t
-	}
-	h := n.Hash()
-	for _, s := range ps.Last {
-		h = (h ^ uint64(s)) * 1099511628211
-	}
-	for _, d := range ps.Due {
-		rel := -1
-		if d >= 0 {
-			rel = d - turn
-		}
-		h = (h ^ uint64(uint32(rel))) * 1099511628211
-	}
-	return h
-}
-
 // Explore searches machine v of suite s breadth-first.
 func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	m := v.Machine
@@ -166,8 +126,9 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	// Before the start nothing is waited for (a zero Config would wait for
 	// slot 0, which a machine without slots cannot describe).
 	before := engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
-	x.observe(0, nil, &before, &root.cfg, &r, 0)
+	x.observe(0, nil, &before, &root.cfg, &r)
 	root.path = x.checker.Save()
+	x.rootPath = root.path
 	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
 	// The transitions of the start (entries, the first eventless chain)
 	// are taken by every path; node 0 stands for them.
@@ -177,97 +138,105 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 			startTaken = append(startTaken, st.Trans)
 		}
 	}
-	x.record(0, startTaken)
+	for _, t := range startTaken {
+		if res.firstTaken[t] < 0 {
+			res.firstTaken[t] = 0
+		}
+	}
 	for _, v := range x.checker.Violations {
 		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
 	}
-	visited := map[uint64]int32{fingerprint(&root.cfg, root.path, 0): 0}
-	distinct := 1
-	frontier := []searchState{root}
-	frontierIdx := []int32{0}
-	// edges (from, to) for the livelock analysis, each pair once per level.
-	var from, to []int32
-	var targets []int32
+	x.visited = map[uint64]int32{x.fingerprint(&root.cfg, root.path, 0): 0}
+	x.distinct, x.maxStates = 1, opts.MaxStates
+	frontier, next := &queue{}, &queue{}
+	x.push(frontier, &root, 0)
+	var cur searchState
 	full := true
-	for depth := 0; len(frontier) > 0; depth++ {
+	for depth := 0; frontier.len() > 0; depth++ {
 		res.Depth = depth
 		if depth >= opts.Depth {
 			full = false
-			res.Queue = len(frontier)
+			res.Queue = frontier.len()
 			break
 		}
-		var next []searchState
-		var nextIdx []int32
-		for fi := range frontier {
-			cur := &frontier[fi]
-			ci := frontierIdx[fi]
-			succ := x.successors(cur, ci)
+		next.reset()
+		x.next = next
+		for fi := 0; fi < frontier.len() && !x.stopped; fi++ {
+			ci := x.load(frontier, fi, &cur)
+			x.targets = x.targets[:0]
+			n := x.expand(&cur, ci, depth)
+			if x.stopped {
+				full = false
+				res.Queue = frontier.len() - fi + next.len()
+			}
 			// Nothing moves it and it is not final: a dead end (also when
 			// fork branches wait for something that never comes).
-			if len(succ) == 0 && !cur.cfg.Final && !hasTimer(m, &cur.cfg) {
+			if n == 0 && !cur.cfg.Final && !hasTimer(m, &cur.cfg) {
 				res.nodes[ci].dead = true
-				res.add(Finding{Kind: eval.DeadEnd, Node: ci, Violation: eval.Violation{Invariant: eval.DeadEnd, Turn: depth,
-					Msg:   fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", m.StateName(cur.cfg.State)),
-					After: m.Describe(&cur.cfg)}})
-			}
-			targets = targets[:0]
-			var fp uint64
-			for si := range succ {
-				sc := &succ[si]
-				res.Generated++
-				// The configuration an engine failure leaves is no
-				// configuration of the conversation: the edge is kept
-				// only for what it found.
-				j, seen := int32(-1), sc.stop
-				if sc.stop {
-					res.nodes[ci].fails = true
-				} else {
-					fp = fingerprint(&sc.st.cfg, sc.st.path, depth+1)
-					j, seen = visited[fp]
+				if !res.has(eval.DeadEnd) {
+					res.add(Finding{Kind: eval.DeadEnd, Node: ci, Violation: eval.Violation{Invariant: eval.DeadEnd, Turn: depth,
+						Msg:   fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", m.StateName(cur.cfg.State)),
+						After: m.Describe(&cur.cfg)}})
 				}
-				if seen {
-					if j >= 0 {
-						targets = append(targets, j)
-					}
-					// An edge into a configuration seen before can still
-					// break an invariant or take a transition first.
-					if res.novel(sc) {
-						wi := int32(len(res.nodes))
-						res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: true, witness: true})
-						res.keep(wi, sc)
-					}
-					continue
-				}
-				if distinct >= opts.MaxStates {
-					res.Stopped = fmt.Sprintf("stopped at %d distinct configurations (--max-states); raise it or lower --depth", opts.MaxStates)
-					full = false
-					res.Queue = len(frontier) - fi + len(next)
-					frontier = nil
-					break
-				}
-				ni := int32(len(res.nodes))
-				res.nodes = append(res.nodes, node{parent: ci, depth: int32(depth + 1), in: sc.in, good: x.isGood(&sc.st.cfg)})
-				distinct++
-				visited[fp] = ni
-				targets = append(targets, ni)
-				res.keep(ni, sc)
-				next = append(next, sc.st)
-				nextIdx = append(nextIdx, ni)
 			}
-			from, to = addEdges(from, to, ci, targets)
-			if frontier == nil {
-				break
-			}
+			x.from, x.to = addEdges(x.from, x.to, ci, x.targets)
 		}
-		if frontier == nil {
+		if x.stopped {
 			break
 		}
-		frontier, frontierIdx = next, nextIdx
+		frontier, next = next, frontier
 	}
-	res.Distinct = distinct
+	res.Distinct = x.distinct
 	res.Complete = full && res.Stopped == ""
-	x.livelocks(from, to, full, opts.Depth)
+	x.livelocks(x.from, x.to, full, opts.Depth)
 	return res, nil
+}
+
+// emit takes successor st of node x.ci, reached by edge e (stop: the
+// engine failed on the way): a new configuration becomes a node and is
+// queued; an edge into one seen before, or to a failure, is kept as a
+// witness node when it broke an invariant or took a transition first.
+func (x *explorer) emit(st *searchState, e edge, stop bool) {
+	if x.stopped {
+		return
+	}
+	res := x.res
+	res.Generated++
+	x.count++
+	depth := x.depth + 1
+	// The configuration an engine failure leaves is no configuration of
+	// the conversation: the edge is kept only for what it found.
+	j, seen := int32(-1), stop
+	var fp uint64
+	if stop {
+		res.nodes[x.ci].fails = true
+	} else {
+		fp = x.fingerprint(&st.cfg, st.path, depth)
+		j, seen = x.visited[fp]
+	}
+	if seen {
+		if j >= 0 {
+			x.targets = append(x.targets, j)
+		}
+		if x.novelPath() {
+			wi := int32(len(res.nodes))
+			res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: true, witness: true})
+			x.keep(wi)
+		}
+		return
+	}
+	if x.distinct >= x.maxStates {
+		res.Stopped = fmt.Sprintf("stopped at %d distinct configurations (--max-states); raise it or lower --depth", x.maxStates)
+		x.stopped = true
+		return
+	}
+	ni := int32(len(res.nodes))
+	res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: x.isGood(&st.cfg)})
+	x.distinct++
+	x.visited[fp] = ni
+	x.targets = append(x.targets, ni)
+	x.keep(ni)
+	x.push(x.next, st, ni)
 }
 
 // addEdges appends the edges from node ci to each of targets, each target
@@ -281,36 +250,6 @@ func addEdges(from, to []int32, ci int32, targets []int32) ([]int32, []int32) {
 		from, to = append(from, ci), append(to, t)
 	}
 	return from, to
-}
-
-// novel reports whether successor sc broke an invariant not broken before
-// or took a transition not taken before.
-func (r *Result) novel(sc *successor) bool {
-	for _, t := range sc.firstIdx {
-		if r.firstTaken[t] < 0 {
-			return true
-		}
-	}
-	for i := range sc.findings {
-		if !r.has(sc.findings[i].Kind) {
-			return true
-		}
-	}
-	return false
-}
-
-// keep records, for node n reached by successor sc, the transitions first
-// taken and the invariants first broken on the way.
-func (r *Result) keep(n int32, sc *successor) {
-	for _, t := range sc.firstIdx {
-		if r.firstTaken[t] < 0 {
-			r.firstTaken[t] = n
-		}
-	}
-	for _, f := range sc.findings {
-		f.Node = n
-		r.add(f)
-	}
 }
 
 func (r *Result) has(kind string) bool {

@@ -410,3 +410,28 @@ func mustRead(file string) []byte {
 }
 
 var _ sim.Observer = (*eval.Coverage)(nil)
+
+var _ = Describe("a generated machine of 10,000 configurations", func() {
+	It("is explored to the end: every pair of two counters from 0 to 99", func() {
+		res := search(suiteOf(countersYAML(100)), explore.Options{Depth: 1000})
+		Expect(res.Complete).To(BeTrue())
+		Expect(res.Stopped).To(BeEmpty())
+		Expect(res.Distinct).To(Equal(100 * 100))
+		// The farthest pair, (99, 99), is 99 + 99 events away.
+		Expect(res.Depth).To(Equal(198))
+		Expect(kinds(res)).To(BeEmpty())
+	})
+
+	DescribeTable("the xstate graph peer's machines have as many configurations as it finds",
+		func(yaml string, want int) {
+			res := search(suiteOf(yaml), explore.Options{Depth: 1000})
+			Expect(res.Complete).To(BeTrue())
+			Expect(res.Distinct).To(Equal(want))
+			Expect(kinds(res)).To(BeEmpty())
+		},
+		Entry("chain:50", chainYAML(50), 50),
+		Entry("chain:200", chainYAML(200), 200),
+		Entry("grid:5x10", gridYAML(5, 10), 46),
+		Entry("grid:4x50", gridYAML(4, 50), 185),
+	)
+})

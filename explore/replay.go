@@ -21,9 +21,10 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 		ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}
 	}
 	bit := uint(0)
-	// step applies one event and returns the actions it invoked.
-	step := func(ev *engine.Event) []pending {
-		if err := m.Step(c, ev, scratch); err != nil || !scratch.Handled {
+	// step applies one event and returns the actions it invoked; none when
+	// the engine fails or the search's limits end the path.
+	step := func(ev *engine.Event, level int) []pending {
+		if err := m.Step(c, ev, scratch); err != nil || !scratch.Handled || invokes(scratch) > maxInvokes {
 			return nil
 		}
 		for _, s := range scratch.Steps {
@@ -34,13 +35,16 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 		var inv []pending
 		for i := range scratch.Effects {
 			if x := &scratch.Effects[i]; x.Kind == engine.EffInvoke {
-				inv = append(inv, pending{ext: x.Ext, branch: x.Branch})
+				inv = append(inv, pending{ext: x.Ext, branch: x.Branch, level: uint8(level + 1)})
 			}
+		}
+		if level >= maxInvokeDepth {
+			return nil
 		}
 		return inv
 	}
 	// Results are delivered depth first, as the search did.
-	queue := step(&ev)
+	queue := step(&ev, 0)
 	for len(queue) > 0 {
 		p := queue[0]
 		var res engine.Event
@@ -50,7 +54,7 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 			failed = append(failed, p.ext)
 		}
 		bit++
-		queue = append(step(&res), queue[1:]...)
+		queue = append(step(&res, int(p.level)), queue[1:]...)
 	}
 	return taken, failed
 }

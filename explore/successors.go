@@ -12,241 +12,375 @@ import (
 // one event; later ones in the same event only succeed.
 const maxChoiceBits = 8
 
+// A driver's limits on the actions one turn sets off (sim.Driver): more
+// than maxInvokes in one step, or results nested past maxInvokeDepth
+// levels, end the conversation with a runtime error.
+const (
+	maxInvokes     = 8
+	maxInvokeDepth = 32
+)
+
+// explorer is one search in progress. Explore drives it level by level;
+// expand computes the successors of one configuration and hands each to
+// emit (explore.go), which keeps it as a node or as an edge.
 type explorer struct {
-	s             *spec.Suite
-	m             *engine.Machine
-	alpha         []engine.Event
+	s     *spec.Suite
+	m     *engine.Machine
+	alpha []engine.Event
+	// groups are the ranges of alpha sharing one intent: when an event of
+	// a group finds no transition to try, no other event of it does.
+	groups        [][2]int
 	checker       *eval.Checker
 	res           *Result
 	r             engine.Result
 	contradiction map[string]string
-	good          []bool // per node: final, or idle
-	dead          []bool // per node: a dead end
-	out           []successor
+	// pathFixed: no invariant keeps path state (no allowed-transition
+	// table, no within bound), so every configuration shares the start's.
+	pathFixed         bool
+	nSlots, nCounters int
+
+	// The search: configurations seen (by fingerprint), how many, the
+	// cap, the queue of the next level, the edges for the livelock
+	// analysis.
+	visited   map[uint64]int32
+	distinct  int
+	maxStates int
+	stopped   bool
+	next      *queue
+	from, to  []int32
+
+	// The node being expanded, its depth, its successors so far and the
+	// nodes they lead to.
+	ci      int32
+	depth   int
+	count   int
+	targets []int32
+
+	// work is the configuration events are applied to in place: a user act
+	// no transition takes leaves it as it was, so it is copied back from
+	// the node's only when an event changed it (dirty).
+	work  searchState
+	dirty bool
+	// The event being resolved: the configuration after each delivered
+	// result (levels[k], k >= 1; work before that), the results still to
+	// deliver at each level, and what the path broke or took first.
+	levels   []*searchState
+	pend     [][]pending
+	findings []Finding
+	taken    []engine.TransID
+	inv      []pending // what the last step invoked
+	nQuiet   int       // placeholders at the head of the checker's violations
+	// ev is the event being applied, result the action result being
+	// delivered (kept here so that stepping them does not allocate).
+	ev, result engine.Event
+
+	// For the frontier's encoding (frontier.go): interned texts, and the
+	// path state a decoded configuration gets.
+	strs     []string
+	strID    map[string]uint32
+	last     []engine.StateID
+	due      []int
+	rootPath eval.PathState
 }
 
 func newExplorer(s *spec.Suite, m *engine.Machine) *explorer {
-	x := &explorer{s: s, m: m, alpha: alphabet(s, m), checker: eval.NewChecker(m), contradiction: map[string]string{}}
+	x := &explorer{s: s, m: m, alpha: alphabet(s, m), checker: eval.NewChecker(m), contradiction: map[string]string{},
+		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
+		strs: []string{""}, strID: map[string]uint32{}}
+	x.last = make([]engine.StateID, len(m.Invariants()))
+	x.due = make([]int, len(m.Invariants()))
 	for _, inv := range m.Invariants() {
 		x.contradiction[inv.Name] = inv.Contradiction
+		if inv.Kind == engine.InvAllowed || inv.Kind == engine.InvWithin {
+			x.pathFixed = false
+		}
+	}
+	for lo := 0; lo < len(x.alpha); {
+		hi := lo + 1
+		for hi < len(x.alpha) && x.alpha[hi].Intent == x.alpha[lo].Intent {
+			hi++
+		}
+		x.groups = append(x.groups, [2]int{lo, hi})
+		lo = hi
 	}
 	return x
 }
 
-// successor is one configuration reachable from a node by one event (and
-// one choice of outcomes for the actions it set off).
-type successor struct {
-	st       searchState
-	in       edge
-	findings []Finding
-	firstIdx []engine.TransID // transitions taken on the way
-	stop     bool             // the engine failed: keep the node, do not expand it
-}
-
+// pending is an action invoked and waiting for its result; level is how
+// deeply its result is nested (1: the result of an action the event set
+// off).
 type pending struct {
 	ext    engine.ExtID
 	branch uint8
+	level  uint8
 }
 
-// successors computes every successor of cur: branch steps while a fork's
-// branches can move, else every user act and the next timer.
-func (x *explorer) successors(cur *searchState, ci int32) []successor {
-	x.out = x.out[:0]
+// expand computes every successor of cur, node ci at depth, and emits
+// each: branch steps while a fork's branches can move, else every user act
+// and the next timer. It returns how many there were.
+func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
+	x.ci, x.depth, x.count, x.dirty = ci, depth, 0, true
 	c := &cur.cfg
-	depth := int(x.res.nodes[ci].depth)
+	ev := &x.ev
 	if mask := c.Runnable(); mask != 0 {
 		for i := 0; i < int(c.NBranch); i++ {
 			if mask&(1<<i) != 0 {
-				ev := engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}
-				x.apply(cur, ev, int32(edgeBranch-i), depth)
+				*ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}
+				x.apply(cur, ev, int32(edgeBranch-i))
 			}
 		}
-		if len(x.out) > 0 {
-			return x.out
+		if x.count > 0 {
+			return x.count
 		}
 		// Every runnable branch is stuck (no eventless transition of its
 		// state applies): as in a driver, the turn ends and the user or a
 		// timer moves the conversation on.
 	}
-	for ui := range x.alpha {
-		ev := x.alpha[ui]
-		ev.At = c.Now
-		x.apply(cur, ev, int32(ui), depth)
+	for _, g := range x.groups {
+		for ui := g[0]; ui < g[1]; ui++ {
+			*ev = x.alpha[ui]
+			ev.At = c.Now
+			if !x.apply(cur, ev, int32(ui)) {
+				break
+			}
+		}
 	}
 	if t, ok := x.m.NextTimer(c); ok {
-		ev := engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}
-		x.apply(cur, ev, edgeTimer, depth)
+		*ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}
+		x.apply(cur, ev, edgeTimer)
 	}
-	return x.out
+	return x.count
+}
+
+// level returns the scratch state of result level k >= 1.
+func (x *explorer) level(k int) *searchState {
+	for len(x.levels) <= k {
+		x.levels = append(x.levels, new(searchState))
+		x.pend = append(x.pend, nil)
+	}
+	return x.levels[k]
 }
 
 // apply steps ev from cur, then resolves the actions it invoked, each way.
-func (x *explorer) apply(cur *searchState, ev engine.Event, event int32, depth int) {
-	st := *cur
-	sc := successor{in: edge{event: event}}
-	inv, ok := x.step(&st, &ev, depth, &sc)
-	if !ok && !sc.stop {
-		return
+// It reports whether the machine had any transition to try for ev.
+func (x *explorer) apply(cur *searchState, ev *engine.Event, event int32) bool {
+	st := &x.work
+	if x.dirty {
+		x.copyState(st, cur)
 	}
-	x.resolve(st, sc, inv, 0, depth)
+	x.findings, x.taken = x.findings[:0], x.taken[:0]
+	inv, ok, stop := x.step(st, &cur.cfg, ev, 0)
+	x.dirty = ok || stop
+	if !ok && !stop {
+		return len(x.r.Guards) > 0
+	}
+	x.level(0)
+	x.pend[0] = append(x.pend[0][:0], inv...)
+	x.resolve(0, st, edge{event: event}, 0, stop)
+	return true
 }
 
-// resolve delivers the invoked actions' results one at a time, branching
-// on success and failure, and emits a successor when none is left.
-func (x *explorer) resolve(st searchState, sc successor, inv []pending, bit uint, depth int) {
-	if sc.stop || len(inv) == 0 {
-		sc.st = st
-		x.out = append(x.out, sc)
+// resolve delivers the results pending at level k one at a time (st is
+// the configuration so far), branching on success and failure, and emits a
+// successor when none is left (or the engine failed).
+func (x *explorer) resolve(k int, st *searchState, e edge, bit uint, stop bool) {
+	if stop || len(x.pend[k]) == 0 {
+		x.emit(st, e, stop)
 		return
 	}
-	p, rest := inv[0], inv[1:]
+	p := x.pend[k][0]
 	// The stub decides; failure is a second choice only for actions the
 	// machine says what to do about (a failed: transition somewhere).
 	outcomes := 2
 	if bit >= maxChoiceBits || !x.m.HandlesFailure(p.ext) {
 		outcomes = 1
 	}
+	nf, nt := len(x.findings), len(x.taken)
 	for o := 0; o < outcomes; o++ {
-		st2 := st
-		sc2 := sc
-		sc2.findings = append([]Finding(nil), sc.findings...)
-		sc2.firstIdx = append([]engine.TransID(nil), sc.firstIdx...)
-		var ev engine.Event
-		x.m.InvokeIn(&st2.cfg, p.ext, p.branch, st2.cfg.Now, &ev)
+		next := x.level(k + 1)
+		x.copyState(next, st)
+		// One event buffer serves every level: each is done with before
+		// the next level is resolved.
+		ev := &x.result
+		x.m.InvokeIn(&next.cfg, p.ext, p.branch, next.cfg.Now, ev)
+		e2 := e
 		if o == 1 {
-			ev = engine.Event{Kind: engine.FailedEvent, Ext: p.ext, At: st2.cfg.Now, Branch: p.branch, Timer: engine.NoID}
-			sc2.in.fails |= 1 << bit
+			*ev = engine.Event{Kind: engine.FailedEvent, Ext: p.ext, At: next.cfg.Now, Branch: p.branch, Timer: engine.NoID}
+			e2.fails |= 1 << bit
 		}
-		more, _ := x.step(&st2, &ev, depth, &sc2)
+		more, _, stop2 := x.step(next, &st.cfg, ev, int(p.level))
 		// Results are delivered depth first, as a driver does: the actions
 		// a result sets off before the ones invoked after it.
-		x.resolve(st2, sc2, append(append([]pending(nil), more...), rest...), bit+1, depth)
+		x.pend[k+1] = append(append(x.pend[k+1][:0], more...), x.pend[k][1:]...)
+		x.resolve(k+1, next, e2, bit+1, stop2)
+		x.findings, x.taken = x.findings[:nf], x.taken[:nt]
 	}
 }
 
-// step applies one event to st, checks every invariant on it, and returns
-// the actions it invoked. ok is false when the event changed nothing (no
-// transition) or the engine failed (sc.stop, with a runtime_error finding).
-func (x *explorer) step(st *searchState, ev *engine.Event, depth int, sc *successor) ([]pending, bool) {
+// step applies one event to st (which holds a copy of *before), checks
+// every invariant on it, and returns the actions it invoked (in a buffer
+// the next step reuses). ok is false when a user act or branch step
+// changed nothing (no transition); stop is true when the engine failed (a
+// runtime_error finding).
+func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event, level int) (inv []pending, ok, stop bool) {
 	x.checker.Restore(st.path)
-	before := st.cfg
-	err := x.m.Step(&st.cfg, ev, &x.r)
-	if err != nil {
-		sc.stop = true
-		sc.findings = append(sc.findings, Finding{Kind: eval.RuntimeError, Violation: eval.Violation{Invariant: eval.RuntimeError,
-			Turn: depth + 1, Msg: err.Error(), Before: x.m.Describe(&before), After: x.m.Describe(&st.cfg)}})
-		return nil, false
-	}
-	if !x.r.Handled {
-		if ev.Kind == engine.UserEvent || ev.Kind == engine.BranchEvent {
-			// Nothing changed: not a successor. Its guards were tried.
-			for _, g := range x.r.Guards {
-				x.res.Coverage.GuardFalse[g.Trans]++
-			}
-			st.cfg = before
-			return nil, false
+	x.quiet()
+	fail := func(msg string) ([]pending, bool, bool) {
+		if x.novel(eval.RuntimeError) {
+			x.findings = append(x.findings, Finding{Kind: eval.RuntimeError, Violation: eval.Violation{Invariant: eval.RuntimeError,
+				Turn: x.depth + 1, Msg: msg, Before: x.m.Describe(before), After: x.m.Describe(&st.cfg)}})
 		}
-		// A timer that fell due, or an action's result that no transition
-		// takes, still changes the configuration (the timer is no longer
-		// pending, outputs land in slots, a branch stops waiting): the
-		// step stands, as it does in a driver.
+		return nil, false, true
 	}
-	x.observe(depth+1, ev, &before, &st.cfg, &x.r, 0)
-	for _, v := range x.checker.Violations {
-		sc.findings = append(sc.findings, Finding{Kind: v.Invariant, Violation: v, Known: x.contradiction[v.Invariant]})
+	if err := x.m.Step(&st.cfg, ev, &x.r); err != nil {
+		return fail(err.Error())
 	}
-	st.path = x.checker.Save()
+	if !x.r.Handled && (ev.Kind == engine.UserEvent || ev.Kind == engine.BranchEvent) {
+		// Nothing changed (the engine leaves an ignored event's
+		// configuration as it was): not a successor. Its guards were tried.
+		for _, g := range x.r.Guards {
+			x.res.Coverage.GuardFalse[g.Trans]++
+		}
+		return nil, false, false
+	}
+	// A timer that fell due, or an action's result that no transition
+	// takes, still changes the configuration (the timer is no longer
+	// pending, outputs land in slots, a branch stops waiting): the step
+	// stands, as it does in a driver.
+	n := invokes(&x.r)
+	if n > maxInvokes {
+		return fail(fmt.Sprintf("more than %d external actions invoked in one step", maxInvokes))
+	}
+	x.observe(x.depth+1, ev, before, &st.cfg, &x.r)
+	for _, v := range x.checker.Violations[x.nQuiet:] {
+		if x.novel(v.Invariant) {
+			x.findings = append(x.findings, Finding{Kind: v.Invariant, Violation: v, Known: x.contradiction[v.Invariant]})
+		}
+	}
+	if !x.pathFixed {
+		st.path = x.checker.Save()
+	}
 	for _, s := range x.r.Steps {
-		if s.Trans != engine.NoID {
-			sc.firstIdx = append(sc.firstIdx, s.Trans)
+		if s.Trans != engine.NoID && x.res.firstTaken[s.Trans] < 0 {
+			x.taken = append(x.taken, s.Trans)
 		}
 	}
-	var inv []pending
+	if n == 0 {
+		return nil, true, false
+	}
+	if level >= maxInvokeDepth {
+		return fail(fmt.Sprintf("external actions kept invoking each other past %d levels", maxInvokeDepth))
+	}
+	x.inv = x.inv[:0]
 	for i := range x.r.Effects {
 		if e := &x.r.Effects[i]; e.Kind == engine.EffInvoke {
-			inv = append(inv, pending{ext: e.Ext, branch: e.Branch})
+			x.inv = append(x.inv, pending{ext: e.Ext, branch: e.Branch, level: uint8(level + 1)})
 		}
 	}
-	return inv, true
+	return x.inv, true, false
+}
+
+// copyState sets *dst to *src, copying only what the machine uses: its
+// slots (the rest stay empty) and the fork's branches (the rest stay zero).
+// A whole Config is 1.6 KB, most of it slots holding texts, and the copy is
+// made for nearly every event tried.
+func (x *explorer) copyState(dst, src *searchState) {
+	d, c := &dst.cfg, &src.cfg
+	nb := max(d.NBranch, c.NBranch)
+	d.Now, d.State, d.Waiting, d.LastSay = c.Now, c.State, c.Waiting, c.LastSay
+	d.FlowDepth, d.Final, d.TimerSeq = c.FlowDepth, c.Final, c.TimerSeq
+	d.Flows, d.Counters, d.Timers = c.Flows, c.Counters, c.Timers
+	copy(d.Slots[:x.nSlots], c.Slots[:x.nSlots])
+	d.NBranch, d.Finished = c.NBranch, c.Finished
+	copy(d.Branches[:nb], c.Branches[:nb])
+	dst.path = src.path
+}
+
+// invokes counts the actions a step invoked.
+func invokes(r *engine.Result) int {
+	n := 0
+	for i := range r.Effects {
+		if r.Effects[i].Kind == engine.EffInvoke {
+			n++
+		}
+	}
+	return n
+}
+
+// quiet tells the checker, before a step, which invariants need not be
+// reported again: those found already and those found on the path being
+// resolved. The checker describes only the first violation of each
+// invariant it holds (describing configurations is the costly part of
+// checking), so it is handed one placeholder for each; what it reports
+// after them is new. With too many to hold, it reports everything.
+func (x *explorer) quiet() {
+	k := x.checker
+	k.Violations = k.Violations[:0]
+	if len(x.res.Findings)+len(x.findings) > maxQuiet {
+		x.nQuiet = 0
+		return
+	}
+	for i := range x.res.Findings {
+		k.Violations = append(k.Violations, eval.Violation{Invariant: x.res.Findings[i].Kind})
+	}
+	for i := range x.findings {
+		k.Violations = append(k.Violations, eval.Violation{Invariant: x.findings[i].Kind})
+	}
+	x.nQuiet = len(k.Violations)
+}
+
+// maxQuiet stays below the number of violations a checker keeps (32), so
+// that a new one always has room.
+const maxQuiet = 16
+
+// novel reports whether kind is neither found nor on the path being
+// resolved yet.
+func (x *explorer) novel(kind string) bool {
+	if x.res.has(kind) {
+		return false
+	}
+	for i := range x.findings {
+		if x.findings[i].Kind == kind {
+			return false
+		}
+	}
+	return true
+}
+
+// novelPath reports whether the path just resolved broke an invariant
+// not found yet or took a transition not taken yet.
+func (x *explorer) novelPath() bool {
+	for _, t := range x.taken {
+		if x.res.firstTaken[t] < 0 {
+			return true
+		}
+	}
+	for i := range x.findings {
+		if !x.res.has(x.findings[i].Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+// keep records, for node n, the transitions first taken and the
+// invariants first broken on the path just resolved.
+func (x *explorer) keep(n int32) {
+	for _, t := range x.taken {
+		if x.res.firstTaken[t] < 0 {
+			x.res.firstTaken[t] = n
+		}
+	}
+	for _, f := range x.findings {
+		f.Node = n
+		x.res.add(f)
+	}
 }
 
 func (x *explorer) isGood(c *engine.Config) bool { return x.m.IsIdle(c) }
 
-func (x *explorer) observe(turn int, ev *engine.Event, before, after *engine.Config, r *engine.Result, _ int) {
+func (x *explorer) observe(turn int, ev *engine.Event, before, after *engine.Config, r *engine.Result) {
 	st := eval.Step{Turn: turn, Event: ev, Before: before, After: after, Result: r}
 	x.checker.Observe(&st)
 	x.res.Coverage.Observe(&st)
-}
-
-// record notes, for a new node, the transitions first taken on the way to
-// it, and whether it is a good (final or idle) configuration.
-func (x *explorer) record(ni int32, taken []engine.TransID) {
-	for _, t := range taken {
-		if x.res.firstTaken[t] < 0 {
-			x.res.firstTaken[t] = ni
-		}
-	}
-}
-
-// livelocks finds, in the explored graph, configurations from which no
-// final or idle configuration can be reached and no dead end either: the
-// conversation can only go round. Unexpanded configurations (at the depth
-// bound) count as possibly good. Nothing is concluded from a search the
-// state cap stopped.
-func (x *explorer) livelocks(from, to []int32, full bool, depthBound int) {
-	res := x.res
-	if res.Stopped != "" {
-		return
-	}
-	n := len(res.nodes)
-	good := make([]bool, n)
-	// Every dead end, not only the first one reported; and a configuration
-	// from which an event makes the engine fail ends the conversation with
-	// a runtime error, already reported: it does not go round either.
-	dead := make([]bool, n)
-	for i := range res.nodes {
-		dead[i] = res.nodes[i].dead || res.nodes[i].fails
-	}
-	// Reconstructing every node's configuration would cost a replay;
-	// instead good-ness is decided from the replayed configuration of each
-	// node once, in BFS order, which is cheap next to the search.
-	for i := range res.nodes {
-		good[i] = res.nodes[i].good || int(res.nodes[i].depth) >= depthBound
-	}
-	rev := make([][]int32, n)
-	for k := range from {
-		rev[to[k]] = append(rev[to[k]], from[k])
-	}
-	reach := func(seed []bool) []bool {
-		seen := make([]bool, n)
-		var q []int32
-		for i, s := range seed {
-			if s {
-				seen[i] = true
-				q = append(q, int32(i))
-			}
-		}
-		for len(q) > 0 {
-			y := q[0]
-			q = q[1:]
-			for _, p := range rev[y] {
-				if !seen[p] {
-					seen[p] = true
-					q = append(q, p)
-				}
-			}
-		}
-		return seen
-	}
-	canGood := reach(good)
-	canDead := reach(dead)
-	for i := 0; i < n; i++ {
-		if !canGood[i] && !canDead[i] {
-			c := res.ConfigAt(int32(i))
-			res.add(Finding{Kind: "livelock", Node: int32(i), Violation: eval.Violation{Invariant: "livelock", Turn: int(res.nodes[i].depth),
-				Msg:   fmt.Sprintf("from %s no final or idle state can be reached: the conversation can only go round", res.m.StateName(c.State)),
-				After: res.m.Describe(c)}})
-			return
-		}
-	}
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -195,6 +196,11 @@ func FuzzUsers(f *testing.F) {
 				g.Check(&cfg)
 			}
 		}
+		// The simulated users the file describes must be playable: a few
+		// generated conversations, without a panic or a hang.
+		withUsers := *s
+		withUsers.Users = u
+		_, _, _ = generate.Run(&withUsers, withUsers.Variants[0], generate.Options{Seed: 1, From: 0, To: 3, MaxShrinks: 5})
 	})
 }
 

@@ -19,6 +19,7 @@ type machineFile struct {
 	Initial           Str                    `yaml:"initial,required"`
 	MaxChain          int                    `yaml:"max_chain"`
 	MaxTurns          int                    `yaml:"max_turns"`
+	MaxTurnsPos       engine.Pos             `yaml:"-"`
 	ExploreDepth      *int                   `yaml:"explore_depth"`
 	Tags              StrList                `yaml:"tags"`
 	Intents           StrList                `yaml:"intents"`

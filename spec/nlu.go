@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 )
@@ -14,6 +15,7 @@ type NLU struct {
 	Confidence float64             `yaml:"confidence"`
 	Fallback   *Fallback           `yaml:"fallback"`
 	Markers    []string            `yaml:"markers"`
+	MarkersPos engine.Pos          `yaml:"-"`
 	Intents    Entries[IntentRule] `yaml:"intents"`
 	Entities   Entries[EntityRule] `yaml:"entities"`
 	// Noise describes how this NLU goes wrong under --nlu-noise (noise.go).
@@ -33,11 +35,12 @@ type Fallback struct {
 // within a rule, exact phrases, then whole-word keywords, then patterns.
 // Matching ignores case.
 type IntentRule struct {
-	Pos        engine.Pos
-	Exact      []string `yaml:"exact"`
-	Keywords   []string `yaml:"keywords"`
-	Patterns   []Str    `yaml:"patterns"`
-	Confidence float64  `yaml:"confidence"`
+	Pos         engine.Pos
+	Exact       []string   `yaml:"exact"`
+	Keywords    []string   `yaml:"keywords"`
+	KeywordsPos engine.Pos `yaml:"-"`
+	Patterns    []Str      `yaml:"patterns"`
+	Confidence  float64    `yaml:"confidence"`
 	// Compiled holds Patterns compiled, in order.
 	Compiled []*regexp.Regexp `yaml:"-"`
 }
@@ -67,6 +70,11 @@ func LoadNLU(file string, data []byte, m *engine.Machine) (*NLU, error) {
 	if err := checkConfidence(n.Pos, n.Confidence); err != nil {
 		return nil, err
 	}
+	// Markers, keywords and synonyms are looked for as whole words; an
+	// empty one would be found everywhere, and crashed the stub NLU.
+	if blank(n.Markers) {
+		return nil, &Error{Pos: n.MarkersPos, Msg: "markers: a marker must not be empty"}
+	}
 	for i := range n.Intents {
 		r := &n.Intents[i]
 		if _, ok := m.IntentID(r.Key); !ok {
@@ -74,6 +82,9 @@ func LoadNLU(file string, data []byte, m *engine.Machine) (*NLU, error) {
 		}
 		if len(r.Value.Exact)+len(r.Value.Keywords)+len(r.Value.Patterns) == 0 {
 			return nil, &Error{Pos: r.KeyPos, Msg: fmt.Sprintf("intent %q needs exact, keywords or patterns", r.Key)}
+		}
+		if blank(r.Value.Keywords) {
+			return nil, &Error{Pos: r.Value.KeywordsPos, Msg: fmt.Sprintf("intent %q: a keyword must not be empty", r.Key)}
 		}
 		if r.Value.Confidence == 0 {
 			r.Value.Confidence = n.Confidence
@@ -108,6 +119,11 @@ func LoadNLU(file string, data []byte, m *engine.Machine) (*NLU, error) {
 		if (len(e.Value.Values) > 0) == (e.Value.Pattern.Value != "") {
 			return nil, &Error{Pos: e.KeyPos, Msg: fmt.Sprintf("entity %q needs exactly one of values or pattern", e.Key)}
 		}
+		for _, v := range e.Value.Values {
+			if strings.TrimSpace(v.Key) == "" || blank(v.Value) {
+				return nil, &Error{Pos: v.KeyPos, Msg: fmt.Sprintf("entity %q: a value or synonym must not be empty", e.Key)}
+			}
+		}
 		if p := e.Value.Pattern; p.Value != "" {
 			re, err := regexp.Compile("(?i)" + p.Value)
 			if err != nil {
@@ -122,6 +138,16 @@ func LoadNLU(file string, data []byte, m *engine.Machine) (*NLU, error) {
 		}
 	}
 	return n, nil
+}
+
+// blank reports whether any of words is empty or only white space.
+func blank(words []string) bool {
+	for _, w := range words {
+		if strings.TrimSpace(w) == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func checkConfidence(pos engine.Pos, c float64) error {

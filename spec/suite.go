@@ -244,6 +244,9 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 	for _, t := range mf.Tags {
 		s.Tags[t.Value] = true
 	}
+	if err := checkMaxTurns(mf.MaxTurns, mf.MaxTurnsPos); err != nil {
+		return nil, err
+	}
 	if s.MaxTurns == 0 {
 		s.MaxTurns = 50
 	}
@@ -255,6 +258,18 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		s.ExploreDepth = *mf.ExploreDepth
 	}
 	return s, nil
+}
+
+// MaxTurnsLimit bounds the max_turns of machine.yaml and users.yaml: every
+// generated conversation is drawn with that many turns, so an unbounded
+// value would let one conversation exhaust memory.
+const MaxTurnsLimit = 10_000
+
+func checkMaxTurns(n int, pos engine.Pos) error {
+	if n < 0 || n > MaxTurnsLimit {
+		return &Error{Pos: pos, Msg: fmt.Sprintf("max_turns must be from 0 to %d", MaxTurnsLimit)}
+	}
+	return nil
 }
 
 // Diagnostics returns every build problem of machine.yaml, errors and

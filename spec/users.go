@@ -89,8 +89,8 @@ func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
 	if err := decodeFile(file, data, u); err != nil {
 		return nil, err
 	}
-	if u.MaxTurns < 0 {
-		return nil, &Error{Pos: u.MaxTurnsPos, Msg: "max_turns must not be negative"}
+	if err := checkMaxTurns(u.MaxTurns, u.MaxTurnsPos); err != nil {
+		return nil, err
 	}
 	total := 0.0
 	for _, p := range []*Prob{u.Behaviour.Correct, u.Behaviour.Invalid, u.Behaviour.OffTopic, u.Behaviour.Silence,

@@ -1,0 +1,112 @@
+package explore
+
+import (
+	"math"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
+)
+
+// fingerprint hashes a configuration without its absolute time: timers
+// count from now and are ranked by firing order; the last utterance does
+// not matter to what can happen next. The checker's armed within-bounds
+// count from turn, the turn of the step that led to the configuration (its
+// depth), for the same reason. Only what the machine uses is read (its
+// slots and counters, the flow stack up to its depth, the fork's branches),
+// a 64-bit word at a time; it neither copies the configuration nor
+// allocates.
+func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) uint64 {
+	h := hasher(0x9E3779B97F4A7C15)
+	h.word(uint64(c.State) | uint64(c.Waiting)<<16 | uint64(c.FlowDepth)<<32 | uint64(c.NBranch)<<40 | uint64(c.Finished)<<48 | flag(c.Final)<<56)
+	for i := 0; i < int(c.FlowDepth); i++ {
+		h.word(uint64(c.Flows[i]))
+	}
+	for i := 0; i < x.nCounters; i++ {
+		h.word(uint64(uint32(c.Counters[i])))
+	}
+	// Pending timers in firing order, (deadline, sequence).
+	var ts [engine.MaxTimers]engine.Timer
+	n := 0
+	for _, t := range c.Timers {
+		if !t.Active {
+			continue
+		}
+		j := n
+		for ; j > 0 && (t.Deadline < ts[j-1].Deadline || (t.Deadline == ts[j-1].Deadline && t.Seq < ts[j-1].Seq)); j-- {
+			ts[j] = ts[j-1]
+		}
+		ts[j] = t
+		n++
+	}
+	h.word(uint64(n))
+	for _, t := range ts[:n] {
+		h.word(uint64(t.Deadline - c.Now))
+		h.word(uint64(t.ID))
+	}
+	for i := 0; i < int(c.NBranch); i++ {
+		b := &c.Branches[i]
+		h.word(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)
+		h.str(b.Input)
+		h.str(b.Result)
+	}
+	for i := 0; i < x.nSlots; i++ {
+		v := &c.Slots[i]
+		h.word(uint64(v.Kind))
+		if v.Kind != engine.Empty {
+			h.str(v.Str)
+			h.word(math.Float64bits(v.Num))
+		}
+	}
+	for _, s := range ps.Last {
+		h.word(uint64(s))
+	}
+	for _, d := range ps.Due {
+		rel := -1
+		if d >= 0 {
+			rel = d - turn
+		}
+		h.word(uint64(rel))
+	}
+	return h.sum()
+}
+
+// hasher mixes 64-bit words: each is xored in, then multiplied and
+// xor-shifted (a bijection, so two words after the same prefix differ).
+type hasher uint64
+
+func (h *hasher) word(w uint64) {
+	x := uint64(*h) ^ w
+	x *= 0xbf58476d1ce4e5b9
+	*h = hasher(x ^ x>>31)
+}
+
+func (h *hasher) str(s string) {
+	h.word(uint64(len(s)))
+	for len(s) >= 8 {
+		h.word(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+		s = s[8:]
+	}
+	var w uint64
+	for i := 0; i < len(s); i++ {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	h.word(w)
+}
+
+// sum finishes the hash (murmur3's fmix64).
+func (h hasher) sum() uint64 {
+	x := uint64(h)
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	return x ^ x>>33
+}
+
+func flag(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
