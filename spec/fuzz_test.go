@@ -22,9 +22,10 @@ import (
 	"github.com/simctl/simctl/spec"
 )
 
-// fuzzSuiteDirs are the suites whose machines the scenario, NLU and users
-// targets check their input against; the input's first byte picks one, so
-// seeds taken from a suite's own files load and reach the deep checks.
+// fuzzSuiteDirs are the suites whose machines the scenario, NLU, users and
+// cassette targets check their input against; the input's first byte picks
+// one, so seeds taken from a suite's own files load and reach the deep
+// checks.
 var fuzzSuiteDirs = []string{
 	"../docs/examples/pizza",
 	"../scenarios/bench-soni",
@@ -108,7 +109,6 @@ func startAndPoke(m *engine.Machine) {
 func FuzzMachine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const file = "fuzz/machine.yaml"
-		defer inflight(data)()
 		s, err := spec.LoadMachine(file, data)
 		checkLoad(t, file, data, s != nil, err)
 		// lint reads every problem, not only the first.
@@ -134,7 +134,6 @@ func FuzzMachine(f *testing.F) {
 
 func FuzzScenario(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz.scenario.yaml")
 		invs := map[string]bool{}
@@ -157,7 +156,6 @@ func FuzzScenario(f *testing.F) {
 
 func FuzzNLU(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz-nlu.yaml")
 		n, err := spec.LoadNLU(file, data, s.Machine)
@@ -176,7 +174,6 @@ func FuzzNLU(f *testing.F) {
 
 func FuzzUsers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz-users.yaml")
 		u, err := spec.LoadUsers(file, data, s.Machine)
@@ -210,7 +207,6 @@ func FuzzUsers(f *testing.F) {
 // to DecodeReply, which reads a live NLU server's reply.
 func FuzzCassette(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		defer inflight(data)()
 		s := fuzzSuite(t, which)
 		file := filepath.Join(s.Dir, "fuzz"+spec.CassetteSuffix)
 		c, err := spec.LoadCassette(file, data, s.Machine)
