@@ -613,7 +613,9 @@ func (m *Machine) Describe(c *Config) string {
 	var b strings.Builder
 	b.WriteString("state=")
 	b.WriteString(m.StateName(c.State))
-	if c.Waiting != NoID {
+	// A configuration before the start is all zeros; ids out of range are
+	// left out rather than trusted.
+	if c.Waiting != NoID && int(c.Waiting) < len(m.slots) {
 		b.WriteString(" waiting=")
 		b.WriteString(m.slots[c.Waiting].name)
 	}
@@ -655,12 +657,14 @@ func (m *Machine) Describe(c *Config) string {
 			if i > 0 {
 				b.WriteByte(' ')
 			}
-			b.WriteString(m.flows[c.Flows[i]].name)
+			if int(c.Flows[i]) < len(m.flows) {
+				b.WriteString(m.flows[c.Flows[i]].name)
+			}
 		}
 		b.WriteByte(']')
 	}
 	for _, t := range c.Timers {
-		if t.Active {
+		if t.Active && int(t.ID) < len(m.timers) {
 			fmt.Fprintf(&b, " timer{%s@%dms}", m.timers[t.ID].name, t.Deadline)
 		}
 	}

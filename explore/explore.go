@@ -5,7 +5,11 @@
 // pending timer firing, and, while a fork's branches can step, each
 // runnable branch (so every order in which branches take turns and finish is
 // enumerated); every external action an event sets off may succeed or fail.
-// Every invariant is checked on every step; the shortest path to each
+// Events are stepped as a driver (package sim) would: a timer or an
+// action's result that no transition takes still falls due or lands; a
+// step the engine fails on, or that breaks a driver's limits, ends its path
+// with a runtime error. Every invariant is checked on every step, also on
+// steps back to configurations seen before; the shortest path to each
 // violation, dead end and livelock is kept and can be written as a
 // replayable scenario; coverage of transitions and guard outcomes is
 // counted. Explore is the entry point.
@@ -14,7 +18,6 @@ package explore
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -27,7 +30,10 @@ type Options struct {
 	MaxStates int // distinct configurations at most; 0: DefaultMaxStates
 }
 
-// DefaultMaxStates caps a search that no option bounds: about 400 MB.
+// DefaultMaxStates caps a search that no option bounds. A configuration
+// costs a few hundred bytes while the search runs (its fingerprint, its
+// node, its edges and, while queued, its packed configuration: about 300
+// on formfill), so the cap keeps the heap under a gigabyte.
 const DefaultMaxStates = 2_000_000
 
 // Edge kinds below 0; 0 and up index the user alphabet.
@@ -179,7 +185,7 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 						After: m.Describe(&cur.cfg)}})
 				}
 			}
-			x.from, x.to = addEdges(x.from, x.to, ci, x.targets)
+			x.edges.add(ci, x.targets)
 		}
 		if x.stopped {
 			break
@@ -188,7 +194,7 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	}
 	res.Distinct = x.distinct
 	res.Complete = full && res.Stopped == ""
-	x.livelocks(x.from, x.to, full, opts.Depth)
+	x.livelocks(&x.edges, opts.Depth)
 	return res, nil
 }
 
@@ -237,19 +243,6 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	x.targets = append(x.targets, ni)
 	x.keep(ni)
 	x.push(x.next, st, ni)
-}
-
-// addEdges appends the edges from node ci to each of targets, each target
-// once.
-func addEdges(from, to []int32, ci int32, targets []int32) ([]int32, []int32) {
-	slices.Sort(targets)
-	for k, t := range targets {
-		if k > 0 && targets[k-1] == t {
-			continue
-		}
-		from, to = append(from, ci), append(to, t)
-	}
-	return from, to
 }
 
 func (r *Result) has(kind string) bool {

@@ -14,8 +14,10 @@ package explore_test
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/leanovate/gopter"
@@ -337,7 +339,7 @@ func (c machineCase) String() string {
 	return fmt.Sprintf("machine seed %d, depth %d", c.Seed, c.Depth)
 }
 
-// randomSuite draws the case's machine: a random engine machine with an
+// suite draws the case's machine: a random engine machine with an
 // allowed-transition table, a never and a within invariant added, and
 // validators on two slots so that the user alphabet carries the values its
 // guards test.
@@ -389,11 +391,23 @@ func (c machineCase) suite() (*spec.Suite, error) {
 }
 
 // refSeed fixes the machines the property is checked on; a failure prints
-// it with the failing case's own seed.
-const refSeed = 20261122
+// it with the failing case's own seed. SIMCTL_REF_SEED and SIMCTL_REF_CASES
+// override the seed and the number of cases, to search further than the
+// suite does on every run.
+var (
+	refSeed  = envInt("SIMCTL_REF_SEED", 20261122)
+	refCases = int(envInt("SIMCTL_REF_CASES", 50))
+)
+
+func envInt(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return def
+}
 
 // refBudget bounds the successors one case's search may compute.
-const refBudget = 2000
+const refBudget = 1000
 
 // refCompared counts the cases compared (not over budget at depth 1).
 var refCompared int
@@ -435,9 +449,41 @@ func agreeing(c machineCase) error {
 		diffs = append(diffs, fmt.Sprintf("findings: got %v, want %v", got, want))
 	}
 	if len(diffs) > 0 {
-		return fmt.Errorf("at depth %d:\n%s\n%s", depth, strings.Join(diffs, "\n"), et.GoSource(s.Def))
+		return fmt.Errorf("at depth %d:\n%s\n%s%s", depth, strings.Join(diffs, "\n"), et.GoSource(s.Def), invariantsOf(s.Def))
 	}
 	return nil
+}
+
+// invariantsOf renders the invariants suite() added, which GoSource
+// leaves out.
+func invariantsOf(d *engine.Definition) string {
+	var b strings.Builder
+	for _, inv := range d.Invariants {
+		switch inv.Kind {
+		case engine.InvAllowed:
+			fmt.Fprintf(&b, "invariant %s: allowed", inv.Name)
+			for _, row := range inv.Allowed {
+				fmt.Fprintf(&b, " %s->%v", row.From.Name, names(row.To))
+			}
+		case engine.InvWithin:
+			fmt.Fprintf(&b, "invariant %s: within %d turns after %s, %s", inv.Name, inv.Turns, inv.Expr.Src, inv.Then.Src)
+		default:
+			fmt.Fprintf(&b, "invariant %s: never %s", inv.Name, inv.Expr.Src)
+		}
+		b.WriteByte('\n')
+	}
+	for _, v := range d.Validators {
+		fmt.Fprintf(&b, "validator %s: one of %q\n", v.Name, v.OneOf)
+	}
+	return b.String()
+}
+
+func names(ns []engine.NameDef) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n.Name
+	}
+	return out
 }
 
 // forAllMachines adapts a typed check to a gopter property over random
@@ -484,7 +530,7 @@ var _ = Describe("the explorer against a naive reference search", func() {
 
 	It("agrees on random machines", func() {
 		params := gopter.DefaultTestParametersWithSeed(refSeed)
-		params.MinSuccessfulTests = 50
+		params.MinSuccessfulTests = refCases
 		params.MaxShrinkCount = 0 // a seed does not shrink
 		props := gopter.NewProperties(params)
 		props.Property("explorer = reference", forAllMachines(agreeing))
@@ -493,6 +539,6 @@ var _ = Describe("the explorer against a naive reference search", func() {
 		if !props.Run(gopter.NewFormatedReporter(true, 1<<16, &out)) {
 			Fail(fmt.Sprintf("the explorer and the reference disagree; gopter seed %d\n%s", refSeed, out.String()))
 		}
-		Expect(refCompared).To(BeNumerically(">=", params.MinSuccessfulTests*9/10), "cases within budget")
+		Expect(refCompared).To(BeNumerically(">=", params.MinSuccessfulTests*8/10), "cases within budget")
 	})
 })

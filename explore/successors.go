@@ -47,7 +47,7 @@ type explorer struct {
 	maxStates int
 	stopped   bool
 	next      *queue
-	from, to  []int32
+	edges     graph
 
 	// The node being expanded, its depth, its successors so far and the
 	// nodes they lead to.
@@ -152,7 +152,8 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	return x.count
 }
 
-// level returns the scratch state of result level k >= 1.
+// level returns the scratch state of result level k and makes room for
+// the results pending at it. (Level 0 is the event's own step, on work.)
 func (x *explorer) level(k int) *searchState {
 	for len(x.levels) <= k {
 		x.levels = append(x.levels, new(searchState))
