@@ -340,6 +340,14 @@ func (m *Machine) ActionSlot(a uint32) (s SlotID, all bool) {
 	return NoID, false
 }
 
+// NumSlots and NumCounters count slots and counters (ids run from 0),
+// without building the name lists Slots and Counters return.
+func (m *Machine) NumSlots() int    { return len(m.slots) }
+func (m *Machine) NumCounters() int { return len(m.counters) }
+
+// CounterName returns a counter's name.
+func (m *Machine) CounterName(id CounterID) string { return m.counters[id].name }
+
 // Slots returns slot names in id order.
 func (m *Machine) Slots() []string {
 	out := make([]string, len(m.slots))

@@ -193,9 +193,9 @@ func (k *Checker) builtins(st *Step) {
 			k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("branch %d is in state id %d, which does not exist", i, after.Branches[i].State))
 		}
 	}
-	for i, name := range m.Counters() {
+	for i := 0; i < m.NumCounters(); i++ {
 		if limit := m.CounterLimit(engine.CounterID(i)); limit > 0 && int(after.Counters[i]) > limit {
-			k.report(st, CounterLimit, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("counter %s is %d, past its limit %d", name, after.Counters[i], limit))
+			k.report(st, CounterLimit, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("counter %s is %d, past its limit %d", m.CounterName(engine.CounterID(i)), after.Counters[i], limit))
 		}
 	}
 	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && r.Handled {
@@ -242,7 +242,7 @@ func (k *Checker) slotOverwrite(st *Step) {
 			return
 		}
 	}
-	for i := range m.Slots() {
+	for i := 0; i < m.NumSlots(); i++ {
 		b, a := before.Slots[i], after.Slots[i]
 		if b.IsEmpty() || a == b {
 			continue
