@@ -107,7 +107,7 @@ func Measure(s *spec.Suite, v *spec.Variant, opts Options) (Metrics, []GoalTally
 	return met, goals, nil
 }
 
-// count adds one conversation's outcome to the metrics, as Run does.
+// count adds one conversation's outcome to the metrics (Run and Measure).
 func count(met *Metrics, out Outcome) {
 	met.Conversations++
 	met.Turns += out.Turns

@@ -192,22 +192,7 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 		p.d.LatencyOut = met.Latency
 		out := p.Play(conv, seed)
 		p.d.LatencyOut = nil
-		met.Conversations++
-		met.Turns += out.Turns
-		if out.Success {
-			met.Successes++
-			met.TurnsToCompletion += out.SuccessTurn
-		}
-		if out.Escalated {
-			met.Escalations++
-		}
-		if out.Cancelled {
-			met.Cancellations++
-		}
-		if out.ViolationCount > 0 {
-			met.Violating++
-			met.Violations += out.ViolationCount
-		}
+		count(&met, out)
 		if opts.Progress != nil {
 			v := 0
 			if out.ViolationCount > 0 {
