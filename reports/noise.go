@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/gocarina/gocsv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -136,12 +135,7 @@ func WriteNoiseCSV(w io.Writer, run *Run) error {
 	if err != nil {
 		return err
 	}
-	out, err := gocsv.MarshalBytes(&rows)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	return err
+	return marshalCSV(w, &rows)
 }
 
 // hasNoise reports whether the run swept NLU noise.

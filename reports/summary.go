@@ -6,8 +6,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/gocarina/gocsv"
-
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
 )
@@ -85,12 +83,7 @@ func WriteGeneratedCSV(w io.Writer, run *Run) error {
 	if err != nil {
 		return err
 	}
-	out, err := gocsv.MarshalBytes(&rows)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(out)
-	return err
+	return marshalCSV(w, &rows)
 }
 
 // Summary is summary.json: the run's verdict and totals for machines.
