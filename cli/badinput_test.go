@@ -75,6 +75,35 @@ func replaceIn(s, old, new string) string {
 	return strings.Replace(s, old, new, 1)
 }
 
+// expectRejected writes c's suite under dir, runs simctl run on it (args
+// default to the suite folder), and checks the one-line error, exit status
+// 2, and that no output folder was created.
+func expectRejected(dir, out string, c badCase) {
+	suiteDir := filepath.Join(dir, "suite")
+	Expect(os.MkdirAll(suiteDir, 0o755)).To(Succeed())
+	for name, body := range c.files {
+		Expect(os.WriteFile(filepath.Join(suiteDir, name), []byte(body), 0o644)).To(Succeed())
+	}
+	if c.args == nil {
+		c.args = []string{"SUITE"}
+	}
+	args := []string{"run"}
+	for _, a := range c.args {
+		args = append(args, strings.ReplaceAll(a, "SUITE", suiteDir))
+	}
+	args = append(args, "--out", out)
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(args, &stdout, &stderr)
+	Expect(code).To(Equal(cli.ExitBadInput), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	got := strings.ReplaceAll(stderr.String(), suiteDir, "SUITE")
+	if os.Getenv("SHOW") != "" {
+		GinkgoWriter.Print(got)
+	}
+	Expect(got).To(Equal(c.want + "\n"))
+	_, err := os.Stat(out)
+	Expect(os.IsNotExist(err)).To(BeTrue(), "the output folder must not be created")
+}
+
 var _ = Describe("bad input", func() {
 	var dir, out string
 
@@ -84,28 +113,7 @@ var _ = Describe("bad input", func() {
 	})
 
 	DescribeTable("gives one line naming file:line and exit status 2, and writes nothing",
-		func(c badCase) {
-			suiteDir := filepath.Join(dir, "suite")
-			Expect(os.MkdirAll(suiteDir, 0o755)).To(Succeed())
-			for name, body := range c.files {
-				Expect(os.WriteFile(filepath.Join(suiteDir, name), []byte(body), 0o644)).To(Succeed())
-			}
-			args := []string{"run"}
-			for _, a := range c.args {
-				args = append(args, strings.ReplaceAll(a, "SUITE", suiteDir))
-			}
-			args = append(args, "--out", out)
-			var stdout, stderr bytes.Buffer
-			code := cli.Main(args, &stdout, &stderr)
-			Expect(code).To(Equal(cli.ExitBadInput), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
-			got := strings.ReplaceAll(stderr.String(), suiteDir, "SUITE")
-			if os.Getenv("SHOW") != "" {
-				GinkgoWriter.Print(got)
-			}
-			Expect(got).To(Equal(c.want + "\n"))
-			_, err := os.Stat(out)
-			Expect(os.IsNotExist(err)).To(BeTrue(), "the output folder must not be created")
-		},
+		func(c badCase) { expectRejected(dir, out, c) },
 		Entry("broken YAML", badCase{
 			files: suite(map[string]string{"machine.yaml": "machine: tiny\nstates: [idle\n"}),
 			args:  []string{"SUITE"},

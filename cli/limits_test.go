@@ -1,16 +1,11 @@
 package cli_test
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
-	"github.com/simctl/simctl/cli"
 )
 
 // Inputs that once crashed simctl, ran it out of memory or were accepted
@@ -61,17 +56,7 @@ var _ = Describe("limits on input", func() {
 	})
 
 	DescribeTable("reject what would crash simctl or exhaust memory, in one line naming file:line:col",
-		func(c badCase) {
-			suiteDir := filepath.Join(dir, "suite")
-			Expect(os.MkdirAll(suiteDir, 0o755)).To(Succeed())
-			for name, body := range c.files {
-				Expect(os.WriteFile(filepath.Join(suiteDir, name), []byte(body), 0o644)).To(Succeed())
-			}
-			var stdout, stderr bytes.Buffer
-			code := cli.Main([]string{"run", suiteDir, "--out", out}, &stdout, &stderr)
-			Expect(code).To(Equal(cli.ExitBadInput), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
-			Expect(strings.ReplaceAll(stderr.String(), suiteDir, "SUITE")).To(Equal(c.want + "\n"))
-		},
+		func(c badCase) { expectRejected(dir, out, c) },
 		Entry("an alias that stands for a value containing it (was a stack overflow)", badCase{
 			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "states:\n", "states: &all\n  loop: {initial: idle, states: *all}\n")}),
 			want:  `simctl: SUITE/machine.yaml:9:33: alias *all refers to a value that contains it`,
