@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/spec"
 )
@@ -78,17 +79,8 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 			rs.Scenarios = append(rs.Scenarios, sc.Result)
 			t.add(sc.Result.Status)
 		}
-		// Every shard explores alike; one copy stands for all.
-		rs.Explored = ss0.Explored
-		if ss0.ExploredCoverage != nil {
-			rs.ExploredCoverage = ss0.ExploredCoverage
-		}
-		for _, e := range rs.Explored {
-			for _, f := range e.Findings {
-				if f.Known == "" {
-					t.fail++
-				}
-			}
+		if err := mergeExplored(s, rs, shards, k, &t); err != nil {
+			return 0, err
 		}
 		mergeGenerated(s, rs, shards, k, *out, &t)
 		latencyReport(s, rs, o, io.Discard, &t)
@@ -105,6 +97,36 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 		return ExitFailed, nil
 	}
 	return ExitOK, nil
+}
+
+// mergeExplored rebuilds each variant's search from the shards' parts.
+func mergeExplored(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k int, t *tally) error {
+	explored := false
+	for _, sh := range shards {
+		explored = explored || len(sh.Suites[k].ExploreParts) > 0
+	}
+	if !explored {
+		return nil
+	}
+	for vi, v := range s.Variants {
+		var parts []*explore.Part
+		for _, sh := range shards {
+			ps := sh.Suites[k].ExploreParts
+			if len(ps) != len(s.Variants) || ps[vi] == nil {
+				if sh.Incomplete {
+					return nil // interrupted before it explored: the report says it is incomplete
+				}
+				return &spec.Error{Msg: fmt.Sprintf("%s: the exploration of suite %s [%s] is missing", sh.path, s.Name, v.Name)}
+			}
+			parts = append(parts, ps[vi])
+		}
+		res, err := explore.Merge(s, v, parts)
+		if err != nil {
+			return &spec.Error{Msg: fmt.Sprintf("%s: suite %s [%s]: the explorations do not merge: %v", shards[0].path, s.Name, v.Name, err)}
+		}
+		addExploration(s, rs, res, parts[0].Depth, io.Discard, t)
+	}
+	return nil
 }
 
 func anyIncomplete(shards []*shardResult) bool {
@@ -203,6 +225,7 @@ func readShards(dirs []string) ([]*shardResult, error) {
 		if sh.Format != shardFormat {
 			return nil, &spec.Error{Msg: fmt.Sprintf("%s: shard format %d, want %d", path, sh.Format, shardFormat)}
 		}
+		sh.path = path
 		shards = append(shards, &sh)
 	}
 	sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })

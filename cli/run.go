@@ -218,6 +218,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	}
 	var total tally
 	tags := map[string]*[2]int{} // tag -> passing, total
+	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
 		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine)}
 		o.wall = prepareLatency(s, rs, o)
@@ -267,11 +268,14 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		if depth < 0 {
 			depth = s.ExploreDepth
 		}
+		var parts []*explore.Part
 		if depth > 0 {
-			if err := explored(s, rs, depth, o.maxStates, w, &t); err != nil {
+			var err error
+			if parts, err = explored(s, rs, depth, o, w, &t); err != nil {
 				return 0, err
 			}
 		}
+		exploreParts = append(exploreParts, parts)
 		latencyReport(s, rs, o, w, &t)
 		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
 		total.merge(t)
@@ -286,7 +290,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			return 0, err
 		}
 		if o.shard.on() {
-			if err := writeShard(o.out, o, o.exploreDepth, suites, run); err != nil {
+			if err := writeShard(o.out, o, o.exploreDepth, suites, run, exploreParts); err != nil {
 				return 0, err
 			}
 		}
@@ -443,41 +447,56 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 
 // explored runs the bounded exploration of each variant of s, prints its
 // line and findings, and adds it to the report; a finding that is not a
-// known contradiction fails the run.
-func explored(s *spec.Suite, rs *reports.Suite, depth, maxStates int, w io.Writer, t *tally) error {
+// known contradiction fails the run. A shard searches its part of each
+// exploration and returns the parts, for simctl report merge.
+func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
+	var parts []*explore.Part
 	for _, v := range s.Variants {
-		res, err := explore.Explore(s, v, explore.Options{Depth: depth, MaxStates: maxStates})
+		opts := explore.Options{Depth: depth, MaxStates: o.maxStates}
+		if o.shard.on() {
+			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
+		}
+		res, err := explore.Explore(s, v, opts)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		addExplored(s, rs, res) // reporthooks.go
-		cov, total := res.Covered()
-		e := reports.Exploration{Variant: v.Name, Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct,
-			Complete: res.Complete, Stopped: res.Stopped, Covered: cov, Transitions: total}
-		name := "explored"
-		if len(s.Variants) > 1 {
-			name += " [" + v.Name + "]"
+		if o.shard.on() {
+			parts = append(parts, res.Part())
 		}
-		how := fmt.Sprintf("to depth %d", res.Depth)
-		if res.Complete {
-			how = "completely"
-		}
-		fmt.Fprintf(w, "  %-46s %s: %d distinct states, %d transitions of %d\n", name, how, res.Distinct, cov, total)
-		if res.Stopped != "" {
-			fmt.Fprintf(w, "         %s\n", res.Stopped)
-		}
-		for _, f := range res.Findings {
-			e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known})
-			if f.Known != "" {
-				continue
-			}
-			t.fail++
-			fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Kind, res.PathLen(f.Node), f.Violation.Msg)
-			fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, depth)
-		}
-		rs.Explored = append(rs.Explored, e)
+		addExploration(s, rs, res, depth, w, t)
 	}
-	return nil
+	return parts, nil
+}
+
+// addExploration adds the search of one variant to the report, and prints
+// its line and findings.
+func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth int, w io.Writer, t *tally) {
+	addExplored(s, rs, res) // reporthooks.go
+	cov, total := res.Covered()
+	e := reports.Exploration{Variant: res.Variant, Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct,
+		Complete: res.Complete, Stopped: res.Stopped, Covered: cov, Transitions: total}
+	name := "explored"
+	if len(s.Variants) > 1 {
+		name += " [" + res.Variant + "]"
+	}
+	how := fmt.Sprintf("to depth %d", res.Depth)
+	if res.Complete {
+		how = "completely"
+	}
+	fmt.Fprintf(w, "  %-46s %s: %d distinct states, %d transitions of %d\n", name, how, res.Distinct, cov, total)
+	if res.Stopped != "" {
+		fmt.Fprintf(w, "         %s\n", res.Stopped)
+	}
+	for _, f := range res.Findings {
+		e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known})
+		if f.Known != "" {
+			continue
+		}
+		t.fail++
+		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Kind, res.PathLen(f.Node), f.Violation.Msg)
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, depth)
+	}
+	rs.Explored = append(rs.Explored, e)
 }
 
 func pct(a, b int) float64 {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
@@ -62,7 +63,7 @@ func (sh shardSpec) span(total int) (from, to int) {
 // process would have written.
 const ShardFile = "shard.json"
 
-const shardFormat = 1
+const shardFormat = 2
 
 type shardResult struct {
 	Format       int          `json:"format"`
@@ -74,6 +75,7 @@ type shardResult struct {
 	MaxStates    int          `json:"max_states"`
 	Incomplete   bool         `json:"incomplete,omitempty"`
 	Suites       []shardSuite `json:"suites"`
+	path         string       // where it was read from
 }
 
 type shardSuite struct {
@@ -86,6 +88,9 @@ type shardSuite struct {
 	Generated         []generate.Metrics       `json:"generated,omitempty"`
 	Failures          []reports.GenFailure     `json:"failures,omitempty"`
 	Explored          []reports.Exploration    `json:"explored,omitempty"`
+	// ExploreParts holds, per variant, this shard's part of the search,
+	// for the merge to rebuild the whole.
+	ExploreParts []*explore.Part `json:"explore_parts,omitempty"`
 	Latency           map[string]*eval.Latency `json:"latency,omitempty"`
 }
 
@@ -115,7 +120,7 @@ func scenarioOrder(s *spec.Suite, r *sim.ScenarioResult) (int, int) {
 }
 
 // writeShard writes shard.json into the output folder, atomically.
-func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, run *reports.Run) error {
+func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, run *reports.Run, parts [][]*explore.Part) error {
 	sf := shardResult{Format: shardFormat, Seed: run.Seed, Generate: run.Generate, Shard: o.shard.i, Of: o.shard.n,
 		ExploreDepth: depth, MaxStates: o.maxStates, Incomplete: run.Incomplete}
 	for k, rs := range run.Suites {
@@ -123,6 +128,9 @@ func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, run *
 		ss := shardSuite{Name: rs.Name, Dir: rs.Dir, Coverage: rs.Coverage, GeneratedCoverage: rs.GeneratedCoverage,
 			ExploredCoverage: rs.ExploredCoverage, Generated: rs.Generated, Failures: rs.Failures, Explored: rs.Explored,
 			Latency: rs.Latency, Scenarios: []shardScenario{}}
+		if k < len(parts) {
+			ss.ExploreParts = parts[k]
+		}
 		for _, r := range rs.Scenarios {
 			i, v := scenarioOrder(s, r)
 			ss.Scenarios = append(ss.Scenarios, shardScenario{Index: i, Variant: v, Result: r})

@@ -2,10 +2,12 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -31,7 +33,7 @@ var _ = Describe("sharded runs", func() {
 	suites := []string{"../scenarios/soni", "../scenarios/hfsm", "../scenarios/thea"}
 	args := func(extra ...string) []string {
 		a := append([]string{"run"}, suites...)
-		a = append(a, "--generate", "240", "--seed", "5", "--explore-depth", "1", "--quiet")
+		a = append(a, "--generate", "240", "--seed", "5", "--explore-depth", "3", "--quiet")
 		return append(a, extra...)
 	}
 
@@ -84,5 +86,44 @@ var _ = Describe("sharded runs", func() {
 		Entry("i past n", []string{"run", "../scenarios/soni", "--shard", "3/3", "--out", "/tmp/x"}, `--shard: expected i/n with 0 <= i < n, got "3/3"`),
 		Entry("merging nothing", []string{"report", "merge", "--out", "/tmp/x"}, "report merge: give the shard folders (simctl report merge out/shard-* --out out/merged)"),
 		Entry("a folder without shard.json", []string{"report", "merge", "testdata", "--out", "/tmp/x"}, "testdata/shard.json: no shard result here (run simctl run --shard i/n --out DIR first)"),
+	)
+
+	DescribeTable("reject shard results whose explorations do not fit together, with one line and exit status 2",
+		func(damage func(part map[string]any), want string) {
+			base := GinkgoT().TempDir()
+			var stdout, stderr bytes.Buffer
+			var dirs []string
+			for i := 0; i < 2; i++ {
+				dir := filepath.Join(base, fmt.Sprint(i))
+				Expect(cli.Main([]string{"run", "../scenarios/hfsm", "--explore-depth", "3", "--quiet", "--shard", fmt.Sprintf("%d/2", i), "--out", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
+				dirs = append(dirs, dir)
+			}
+			path := filepath.Join(dirs[1], cli.ShardFile)
+			data, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			var sh map[string]any
+			Expect(json.Unmarshal(data, &sh)).To(Succeed())
+			suite := sh["suites"].([]any)[0].(map[string]any)
+			damage(suite)
+			data, err = json.Marshal(sh)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(path, data, 0o644)).To(Succeed())
+
+			out := filepath.Join(base, "merged")
+			Expect(cli.Main(append([]string{"report", "merge", "--out", out}, dirs...), &stdout, &stderr)).To(Equal(cli.ExitBadInput))
+			Expect(stderr.String()).To(HavePrefix("simctl: "))
+			Expect(stderr.String()).To(ContainSubstring(want))
+			Expect(strings.Count(stderr.String(), "\n")).To(Equal(1))
+			Expect(out).NotTo(BeADirectory())
+		},
+		Entry("a shard without its exploration", func(s map[string]any) { delete(s, "explore_parts") },
+			"1/shard.json: the exploration of suite hfsm [default] is missing"),
+		Entry("a shard that searched deeper", func(s map[string]any) {
+			s["explore_parts"].([]any)[0].(map[string]any)["depth"] = 4.0
+		}, "the explorations do not merge: the parts searched to different depths (3 and 4)"),
+		Entry("a configuration whose parent comes after it", func(s map[string]any) {
+			nodes := s["explore_parts"].([]any)[0].(map[string]any)["nodes"].([]any)
+			nodes[1].(map[string]any)["parent"] = 1e6
+		}, "configuration 1 has parent 1000000"),
 	)
 })

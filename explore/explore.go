@@ -28,6 +28,9 @@ import (
 type Options struct {
 	Depth     int // the deepest level explored
 	MaxStates int // distinct configurations at most; 0: DefaultMaxStates
+	// Part of Parts: search one shard's slice (see part.go) and keep what
+	// Merge needs. Parts 0: an ordinary search.
+	Part, Parts int
 }
 
 // DefaultMaxStates caps a search that no option bounds. A configuration
@@ -59,6 +62,9 @@ type node struct {
 	// (a runtime error ends the conversation). Either way the
 	// conversation does not go round from here.
 	dead, fails bool
+	// skipped: at the level a sharded search splits, left to another
+	// shard's part (so it may well lead somewhere good).
+	skipped bool
 	// witness: not a configuration of its own but an edge into one seen
 	// before, kept because it broke an invariant or took a transition for
 	// the first time, so that its path can be written out.
@@ -97,6 +103,7 @@ type Result struct {
 	// firstTaken is, per transition, the node at which it was first taken
 	// (-1: never), for shortest covering paths.
 	firstTaken []int32
+	part       *Part
 }
 
 // Machine returns the machine explored.
@@ -152,7 +159,11 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	for _, v := range x.checker.Violations {
 		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
 	}
-	x.visited = map[uint64]int32{x.fingerprint(&root.cfg, root.path, 0): 0}
+	rootFP := x.fingerprint(&root.cfg, root.path, 0)
+	x.visited = map[uint64]int32{rootFP: 0}
+	if opts.Parts > 0 {
+		x.startPart(rootFP)
+	}
 	x.distinct, x.maxStates = 1, opts.MaxStates
 	frontier, next := &queue{}, &queue{}
 	x.push(frontier, &root, 0)
@@ -165,12 +176,22 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 			res.Queue = frontier.len()
 			break
 		}
+		if opts.Parts > 1 && !x.split && frontier.len() >= splitWidth*opts.Parts {
+			x.split = true
+			frontier.keep(func(i int) bool {
+				mine := i%opts.Parts == opts.Part
+				res.nodes[frontier.node[i]].skipped = !mine
+				return mine
+			})
+		}
 		next.reset()
 		x.next = next
 		for fi := 0; fi < frontier.len() && !x.stopped; fi++ {
 			ci := x.load(frontier, fi, &cur)
 			x.targets = x.targets[:0]
+			x.beginNode()
 			n := x.expand(&cur, ci, depth)
+			x.endNode(n)
 			if x.stopped {
 				full = false
 				res.Queue = frontier.len() - fi + next.len()
@@ -194,7 +215,10 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	}
 	res.Distinct = x.distinct
 	res.Complete = full && res.Stopped == ""
-	x.livelocks(&x.edges, opts.Depth)
+	res.livelocks(&x.edges, opts.Depth)
+	if opts.Parts > 0 {
+		res.part = x.makePart(opts)
+	}
 	return res, nil
 }
 
@@ -238,6 +262,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	}
 	ni := int32(len(res.nodes))
 	res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: x.isGood(&st.cfg)})
+	x.noteFP(ni, fp)
 	x.distinct++
 	x.visited[fp] = ni
 	x.targets = append(x.targets, ni)

@@ -16,3 +16,12 @@ func Alphabet(s *spec.Suite, m *engine.Machine) []engine.Event { return alphabet
 // MaxChoiceBits is how many external actions per event the explorer lets
 // fail as well as succeed.
 const MaxChoiceBits = maxChoiceBits
+
+// PathOf returns the events on the shortest path to node n.
+func PathOf(r *Result, n int32) []Edge {
+	out := []Edge{}
+	for _, e := range r.path(n) {
+		out = append(out, Edge{Event: e.event, Fails: e.fails})
+	}
+	return out
+}

@@ -194,3 +194,24 @@ func (x *explorer) intern(s string) uint32 {
 	x.strID[s] = id
 	return id
 }
+
+// keep drops the entries for which want is false, keeping the others in
+// order.
+func (q *queue) keep(want func(i int) bool) {
+	var buf []byte
+	var offs []uint32
+	var nodes []int32
+	for i := range q.node {
+		if !want(i) {
+			continue
+		}
+		end := len(q.buf)
+		if i+1 < len(q.offs) {
+			end = int(q.offs[i+1])
+		}
+		offs = append(offs, uint32(len(buf)))
+		nodes = append(nodes, q.node[i])
+		buf = append(buf, q.buf[q.offs[i]:end]...)
+	}
+	q.buf, q.offs, q.node = buf, offs, nodes
+}

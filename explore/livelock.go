@@ -32,8 +32,7 @@ func (g *graph) add(n int32, targets []int32) {
 // conversation can only go round. Unexpanded configurations (at the depth
 // bound) count as possibly good. Nothing is concluded from a search the
 // state cap stopped.
-func (x *explorer) livelocks(g *graph, depthBound int) {
-	res := x.res
+func (res *Result) livelocks(g *graph, depthBound int) {
 	if res.Stopped != "" {
 		return
 	}
@@ -59,14 +58,14 @@ func (x *explorer) livelocks(g *graph, depthBound int) {
 		}
 	}
 	// Back from the good configurations (final, idle, or unexpanded at the
-	// depth bound) and from the ends: every dead end, not only the one
+	// depth bound or left to another shard) and from the ends: every dead end, not only the one
 	// reported, and every configuration from which an event makes the
 	// engine fail (a runtime error, reported already).
 	seen := make([]bool, n)
 	var q []int32
 	for i := range res.nodes {
 		nd := &res.nodes[i]
-		if nd.good || nd.dead || nd.fails || int(nd.depth) >= depthBound {
+		if nd.good || nd.dead || nd.fails || nd.skipped || int(nd.depth) >= depthBound {
 			seen[i] = true
 			q = append(q, int32(i))
 		}

@@ -81,6 +81,16 @@ type explorer struct {
 	last     []engine.StateID
 	due      []int
 	rootPath eval.PathState
+
+	// A shard's search (part.go): whether the frontier was split, each
+	// node's fingerprint, and per expanded node its successors and the
+	// coverage its expansion added.
+	split    bool
+	parting  bool
+	fps      []uint64
+	expanded []expansion
+	total    *eval.Coverage // the search's coverage while scratch takes a node's
+	scratch  *eval.Coverage
 }
 
 func newExplorer(s *spec.Suite, m *engine.Machine) *explorer {
