@@ -28,6 +28,17 @@ type evalEnv struct {
 	c  *Config
 	ev *Event
 	br uint8 // 0: the main machine; i+1: fork branch i
+	// r, while a step runs, learns whether the event's payload was read
+	// (Result.ReadEvent).
+	r *Result
+}
+
+// payload notes that an expression read the event's value, text, entities
+// or confidence.
+func (e evalEnv) payload() {
+	if e.r != nil {
+		e.r.ReadEvent = true
+	}
 }
 
 type (
@@ -375,11 +386,11 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 				return e.m.intents[e.ev.Intent]
 			}}
 		case "text":
-			return compiled{kind: Text, s: func(e evalEnv) string { return e.ev.Text }}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Text }}
 		case "value":
-			return compiled{kind: Text, s: func(e evalEnv) string { return e.ev.Value }}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }}
 		case "confidence":
-			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.ev.Confidence }}
+			return compiled{kind: Number, n: func(e evalEnv) float64 { e.payload(); return e.ev.Confidence }}
 		case "timer":
 			return compiled{kind: Text, s: func(e evalEnv) string {
 				if e.ev.Kind != TimerEvent || int(e.ev.Timer) >= len(e.m.timers) {
@@ -404,6 +415,7 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 					return b.fail(n, "too many entity names (at most %d)", MaxNames)
 				}
 				return compiled{kind: Text, s: func(e evalEnv) string {
+					e.payload()
 					v, _ := e.ev.Entity(eid)
 					return v.Str
 				}}

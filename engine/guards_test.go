@@ -95,3 +95,32 @@ func mustIntent(m *engine.Machine, name string) engine.IntentID {
 	ExpectWithOffset(1, ok).To(BeTrue(), "got no intent %q, want one", name)
 	return id
 }
+
+var _ = Describe("a step's use of its event's payload", func() {
+	DescribeTable("is reported, so that an explorer tries one payload where any other steps alike",
+		func(guard string, acts []engine.ActionDef, event string, read bool) {
+			m, err := et.New("payload", "ask").
+				Intents("answer").
+				Slot("name", engine.TypeText).
+				State("ask", et.Waits(), et.OnIf("answer", guard, "done", acts...)).
+				State("done", et.Waits()).
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			var cfg engine.Config
+			var res engine.Result
+			Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+			ev, err := et.ParseEvent(m, &cfg, event)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+			Expect(res.ReadEvent).To(Equal(read))
+		},
+		Entry("a guard on the state only", `state == "ask"`, nil, "answer=x", false),
+		Entry("no guard, an action on slots", "", []engine.ActionDef{et.Set("name", `"fixed"`)}, "answer=x", false),
+		Entry("a guard reading event.value", `event.value == "x"`, nil, "answer=x", true),
+		Entry("a guard failing on event.text", `event.text == "y"`, nil, "answer=x", true),
+		Entry("a guard on event.confidence", `event.confidence > 0.5`, nil, "answer=x", true),
+		Entry("an action storing event.value", "", []engine.ActionDef{et.Set("name", "event.value")}, "answer=x", true),
+		Entry("a reply quoting the event", "", []engine.ActionDef{et.Say("you said {event.text}")}, "answer=x", true),
+		Entry("a guard on the intent", `event.intent == "answer"`, nil, "answer=x", false),
+	)
+})

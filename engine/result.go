@@ -78,10 +78,15 @@ type Result struct {
 	Effects []Effect
 	Joins   []Join
 	Text    []byte
+	// ReadEvent is true when the step read its event's value, text,
+	// entities or confidence (in a guard, an action, a template). When it
+	// is false, the same event with any other payload steps alike: an
+	// explorer need not try the others.
+	ReadEvent bool
 }
 
 func (r *Result) reset() {
-	r.Handled = false
+	r.Handled, r.ReadEvent = false, false
 	r.Steps = r.Steps[:0]
 	r.Guards = r.Guards[:0]
 	r.Actions = r.Actions[:0]

@@ -141,7 +141,7 @@ func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 		return m.rtErr(c, Pos{}, "unknown event kind %d", ev.Kind)
 	}
 	c.Now = ev.At
-	e := evalEnv{m: m, c: c, ev: ev}
+	e := evalEnv{m: m, c: c, ev: ev, r: r}
 	lo := uint32(len(r.Guards))
 	t := m.pick(e, cands, r)
 	if t == NoID {
@@ -381,7 +381,7 @@ func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
 		}
 	}
 	c.Now = ev.At
-	e := evalEnv{m: m, c: c, ev: ev, br: uint8(i + 1)}
+	e := evalEnv{m: m, c: c, ev: ev, br: uint8(i + 1), r: r}
 	root := m.states[b.State].forkRoot
 	lo := uint32(len(r.Guards))
 	t := TransID(NoID)
@@ -430,7 +430,7 @@ func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
 	m.branchEnded(c, i)
-	main := evalEnv{m: m, c: c, ev: ev}
+	main := evalEnv{m: m, c: c, ev: ev, r: r}
 	if err := m.joinIfDone(main, r); err != nil {
 		return err
 	}

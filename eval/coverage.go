@@ -27,30 +27,34 @@ func NewCoverage(m *engine.Machine) *Coverage {
 }
 
 // Observe implements sim.Observer.
-func (c *Coverage) Observe(st *Step) {
+func (c *Coverage) Observe(st *Step) { c.ObserveN(st, 1) }
+
+// ObserveN counts step st as n alike steps: an explorer that steps one
+// event for several that it knows step the same way counts them all.
+func (c *Coverage) ObserveN(st *Step, n int64) {
 	r := st.Result
 	for _, s := range r.Steps {
 		if s.Trans != engine.NoID {
-			c.Trans[s.Trans]++
+			c.Trans[s.Trans] += n
 		}
 		if s.To != engine.NoID {
-			c.States[s.To]++
+			c.States[s.To] += n
 		}
 	}
 	for _, g := range r.Guards {
 		if g.Pass {
-			c.GuardTrue[g.Trans]++
+			c.GuardTrue[g.Trans] += n
 		} else {
-			c.GuardFalse[g.Trans]++
+			c.GuardFalse[g.Trans] += n
 		}
 	}
 	if ev := st.Event; ev != nil && ev.Kind == engine.UserEvent && int(ev.Intent) < len(c.Intents) {
-		c.Intents[ev.Intent]++
+		c.Intents[ev.Intent] += n
 	}
 	if st.Before != nil && st.After != nil {
 		for i := range c.Slots {
 			if a := st.After.Slots[i]; !a.IsEmpty() && a != st.Before.Slots[i] {
-				c.Slots[i]++
+				c.Slots[i] += n
 			}
 		}
 	}

@@ -231,8 +231,8 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 		return
 	}
 	res := x.res
-	res.Generated++
-	x.count++
+	res.Generated += x.weight
+	x.count += x.weight
 	depth := x.depth + 1
 	// The configuration an engine failure leaves is no configuration of
 	// the conversation: the edge is kept only for what it found.

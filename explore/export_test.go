@@ -25,3 +25,11 @@ func PathOf(r *Result, n int32) []Edge {
 	}
 	return out
 }
+
+// SetFolding turns folding alike events on or off, returning the old
+// setting.
+func SetFolding(on bool) bool {
+	old := foldPayloads
+	foldPayloads = on
+	return old
+}

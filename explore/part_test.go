@@ -182,3 +182,26 @@ var _ = Describe("a search split into parts", func() {
 		Entry("no parts", func(p []*explore.Part) []*explore.Part { return nil }, "no parts"),
 	)
 })
+
+var _ = Describe("folding events that differ only in a payload the step did not read", func() {
+	DescribeTable("changes nothing the search reports",
+		func(dir string, depth int) {
+			s := load(dir)
+			for _, v := range s.Variants {
+				folded, err := explore.Explore(s, v, explore.Options{Depth: depth})
+				Expect(err).NotTo(HaveOccurred())
+				old := explore.SetFolding(false)
+				whole, err := explore.Explore(s, v, explore.Options{Depth: depth})
+				explore.SetFolding(old)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(sameSearch(whole, folded)).To(Succeed(), "%s [%s]", s.Name, v.Name)
+			}
+		},
+		Entry("planted faults", "testdata/planted", 10),
+		Entry("soni", seedSuite("soni"), 4),
+		Entry("bench-soni", seedSuite("bench-soni"), 6),
+		Entry("thea", seedSuite("thea"), 3),
+		Entry("formfill", seedSuite("formfill"), 2),
+		Entry("hfsm", seedSuite("hfsm"), 6),
+	)
+})
