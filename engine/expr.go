@@ -642,10 +642,11 @@ func (b *nodeCompiler) matches(n *ast.BinaryNode) compiled {
 	if !ok {
 		return b.fail(n, "the pattern of matches must be a string constant")
 	}
-	re, err := regexp.Compile(pat.Value)
+	compiledRe, err := regexp.Compile(pat.Value)
 	if err != nil {
 		return b.fail(n.Right, "bad regular expression: %v", err)
 	}
+	re := newMatchMemo(compiledRe)
 	l := b.node(n.Left)
 	f := l.s
 	return compiled{kind: Bool, b: func(e evalEnv) bool { return re.MatchString(f(e)) }}

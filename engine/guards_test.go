@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -123,4 +125,49 @@ var _ = Describe("a step's use of its event's payload", func() {
 		Entry("a reply quoting the event", "", []engine.ActionDef{et.Say("you said {event.text}")}, "answer=x", true),
 		Entry("a guard on the intent", `event.intent == "answer"`, nil, "answer=x", false),
 	)
+})
+
+var _ = Describe("a guard's regular expression", func() {
+	It("gives the same verdicts when it has seen the text before, past its memory, and from many goroutines", func() {
+		m, err := et.New("memo", "ask").
+			Intents("answer").
+			State("ask", et.Waits(), et.OnIf("answer", `event.text matches "^a+b?$"`, "yes"), et.On("answer", "no")).
+			State("yes", et.Waits()).
+			State("no", et.Waits()).
+			Build()
+		Expect(err).NotTo(HaveOccurred())
+		texts := []string{}
+		for i := 0; i < 3000; i++ {
+			texts = append(texts, strings.Repeat("a", i%40+1)+[]string{"", "b", "c"}[i%3])
+		}
+		texts = append(texts, strings.Repeat("a", 5000)) // too long to remember
+		done := make(chan []string, 4)
+		for g := 0; g < 4; g++ {
+			go func() {
+				defer GinkgoRecover()
+				var got []string
+				for round := 0; round < 2; round++ {
+					for _, t := range texts {
+						var cfg engine.Config
+						var res engine.Result
+						Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+						ev := engine.Event{Kind: engine.UserEvent, Intent: 0, Text: t, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
+						Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+						got = append(got, m.StateName(cfg.State))
+					}
+				}
+				done <- got
+			}()
+		}
+		for g := 0; g < 4; g++ {
+			got := <-done
+			for i, t := range append(texts, texts...) {
+				want := "no"
+				if !strings.HasSuffix(t, "c") {
+					want = "yes"
+				}
+				Expect(got[i]).To(Equal(want), "%q", t)
+			}
+		}
+	})
 })

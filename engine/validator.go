@@ -33,7 +33,7 @@ func (v *validator) check(s string) bool {
 
 // emailRe is a simplified RFC 5322 address: a dot-atom local part, an @, and
 // a domain of dot-separated labels with a final label of letters.
-var emailRe = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$`)
+var emailRe = newMatchMemo(regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$`))
 
 // ValidEmail reports whether s is a plausible e-mail address.
 func ValidEmail(s string) bool { return emailRe.MatchString(s) }
