@@ -100,6 +100,13 @@ func (k *Checker) Save() PathState {
 	return PathState{Last: append([]engine.StateID(nil), k.last...), Due: append([]int(nil), k.due...)}
 }
 
+// SaveInto copies the checker's path state into p's arrays (grown as
+// needed) and returns it: an explorer saving the state after every step
+// reuses its arrays instead of allocating.
+func (k *Checker) SaveInto(p PathState) PathState {
+	return PathState{Last: append(p.Last[:0], k.last...), Due: append(p.Due[:0], k.due...)}
+}
+
 // Restore sets the checker's path state and clears its violations.
 func (k *Checker) Restore(p PathState) {
 	copy(k.last, p.Last)
@@ -133,7 +140,9 @@ func (k *Checker) Observe(st *Step) {
 				if inv.Kind == engine.InvNever {
 					what = "became true"
 				}
-				k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("%s expression %s", kindWord(inv.Kind), what))
+				if k.fresh(inv.Name) {
+					k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("%s expression %s", kindWord(inv.Kind), what))
+				}
 			}
 			continue
 		}
@@ -149,8 +158,10 @@ func (k *Checker) Observe(st *Step) {
 			if from == engine.NoID || inv.Allows(from, s.To) {
 				continue
 			}
-			k.report(st, inv.Name, inv.Pos, s.Trans, k.m.StateName(from), k.m.StateName(s.To),
-				fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)))
+			if k.fresh(inv.Name) {
+				k.report(st, inv.Name, inv.Pos, s.Trans, k.m.StateName(from), k.m.StateName(s.To),
+					fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)))
+			}
 		}
 	}
 }
@@ -163,7 +174,9 @@ func (k *Checker) within(st *Step, i int, inv *engine.Invariant) {
 	case k.due[i] >= 0 && goal:
 		k.due[i] = -1
 	case k.due[i] >= 0 && st.Turn > k.due[i]:
-		k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("not reached within %d turns (due by turn %d)", inv.Turns, k.due[i]))
+		if k.fresh(inv.Name) {
+			k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("not reached within %d turns (due by turn %d)", inv.Turns, k.due[i]))
+		}
 		k.due[i] = -1
 	}
 	if k.due[i] < 0 && trigger && !goal {
@@ -177,25 +190,33 @@ func (k *Checker) EndOfTurn(turn int, c *engine.Config) {
 		return
 	}
 	st := &Step{Turn: turn, Before: c, After: c, Result: &engine.Result{}}
-	k.report(st, DeadEnd, engine.Pos{}, engine.NoID, "", k.m.StateName(c.State),
-		fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", k.m.StateName(c.State)))
+	if k.fresh(DeadEnd) {
+		k.report(st, DeadEnd, engine.Pos{}, engine.NoID, "", k.m.StateName(c.State),
+			fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", k.m.StateName(c.State)))
+	}
 }
 
 // builtins checks the built-in invariants that need no declaration.
 func (k *Checker) builtins(st *Step) {
 	m, after, r := k.m, st.After, st.Result
 	if int(after.State) >= m.NumStates() {
-		k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("state id %d does not exist", after.State))
+		if k.fresh(UndefinedState) {
+			k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("state id %d does not exist", after.State))
+		}
 		return
 	}
 	for i := 0; i < int(after.NBranch); i++ {
 		if int(after.Branches[i].State) >= m.NumStates() {
-			k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("branch %d is in state id %d, which does not exist", i, after.Branches[i].State))
+			if k.fresh(UndefinedState) {
+				k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("branch %d is in state id %d, which does not exist", i, after.Branches[i].State))
+			}
 		}
 	}
 	for i := 0; i < m.NumCounters(); i++ {
 		if limit := m.CounterLimit(engine.CounterID(i)); limit > 0 && int(after.Counters[i]) > limit {
-			k.report(st, CounterLimit, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("counter %s is %d, past its limit %d", m.CounterName(engine.CounterID(i)), after.Counters[i], limit))
+			if k.fresh(CounterLimit) {
+				k.report(st, CounterLimit, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("counter %s is %d, past its limit %d", m.CounterName(engine.CounterID(i)), after.Counters[i], limit))
+			}
 		}
 	}
 	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && r.Handled {
@@ -203,17 +224,23 @@ func (k *Checker) builtins(st *Step) {
 	}
 	k.slotOverwrite(st)
 	if m.Waits(after.State) && m.DirectIntent(after.State) != engine.NoID && after.Waiting == engine.NoID && after.NBranch == 0 {
-		k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", m.StateName(after.State),
-			fmt.Sprintf("the machine rests in %s, which maps answers into the waiting slot, but waits for no slot", m.StateName(after.State)))
+		if k.fresh(WaitingSlot) {
+			k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", m.StateName(after.State),
+				fmt.Sprintf("the machine rests in %s, which maps answers into the waiting slot, but waits for no slot", m.StateName(after.State)))
+		}
 	}
 	if f := after.Flow(); f != engine.NoID && after.Waiting != engine.NoID && !m.FlowHasSlot(f, after.Waiting) {
-		k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", "",
-			fmt.Sprintf("waiting for slot %s, which flow %s does not collect", m.SlotName(after.Waiting), m.FlowName(f)))
+		if k.fresh(WaitingSlot) {
+			k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", "",
+				fmt.Sprintf("waiting for slot %s, which flow %s does not collect", m.SlotName(after.Waiting), m.FlowName(f)))
+		}
 	}
 	for _, j := range r.Joins {
 		if j.Finished != j.Branches || j.Delivered != j.Branches {
-			k.report(st, JoinComplete, engine.Pos{}, j.Trans, m.StateName(j.Fork), "",
-				fmt.Sprintf("fork %s joined with %d of %d branches finished and %d contracts delivered", m.StateName(j.Fork), j.Finished, j.Branches, j.Delivered))
+			if k.fresh(JoinComplete) {
+				k.report(st, JoinComplete, engine.Pos{}, j.Trans, m.StateName(j.Fork), "",
+					fmt.Sprintf("fork %s joined with %d of %d branches finished and %d contracts delivered", m.StateName(j.Fork), j.Finished, j.Branches, j.Delivered))
+			}
 		}
 	}
 }
@@ -224,12 +251,16 @@ func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
 	for _, t := range st.Before.Timers {
 		if t.Active && t.ID == ev.Timer {
 			if t.Deadline != ev.At {
-				k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, t.Deadline))
+				if k.fresh(TimerLaw) {
+					k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, t.Deadline))
+				}
 			}
 			return
 		}
 	}
-	k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
+	if k.fresh(TimerLaw) {
+		k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
+	}
 }
 
 // slotOverwrite: a slot filled before the step and different after it must
@@ -256,24 +287,33 @@ func (k *Checker) slotOverwrite(st *Step) {
 			}
 		}
 		if !named {
-			k.report(st, SlotOverwrite, engine.Pos{}, engine.NoID, "", "",
-				fmt.Sprintf("slot %s changed from %q to %q without an explicit set or clear, outside a correction", m.SlotName(engine.SlotID(i)), b.String(), a.String()))
+			if k.fresh(SlotOverwrite) {
+				k.report(st, SlotOverwrite, engine.Pos{}, engine.NoID, "", "",
+					fmt.Sprintf("slot %s changed from %q to %q without an explicit set or clear, outside a correction", m.SlotName(engine.SlotID(i)), b.String(), a.String()))
+			}
 		}
 	}
 }
 
-func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID, from, to, msg string) {
+// fresh counts a violation of invariant name and reports whether it is to
+// be recorded: the first violation of each invariant is kept in full, later
+// ones are only counted (describing configurations, and formatting the
+// message, is the costly part).
+func (k *Checker) fresh(name string) bool {
 	k.Count++
 	if len(k.Violations) >= maxViolations {
-		return
+		return false
 	}
-	// The first violation of each invariant is kept in full; later ones are
-	// only counted (describing configurations is the costly part).
 	for i := range k.Violations {
 		if k.Violations[i].Invariant == name {
-			return
+			return false
 		}
 	}
+	return true
+}
+
+// report records a violation that fresh let through.
+func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID, from, to, msg string) {
 	if t == engine.NoID && from == "" && len(st.Result.Steps) > 0 {
 		// Tie the violation to the step's last transition, for reports.
 		s := st.Result.Steps[len(st.Result.Steps)-1]

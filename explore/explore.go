@@ -114,6 +114,9 @@ func (r *Result) Machine() *engine.Machine { return r.m }
 type searchState struct {
 	cfg  engine.Config
 	path eval.PathState
+	// own holds the arrays path points to once a step has saved it here
+	// (path may also point to another state's, after a copy).
+	own eval.PathState
 }
 
 // Explore searches machine v of suite s breadth-first.

@@ -289,7 +289,8 @@ func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event
 		}
 	}
 	if !x.pathFixed {
-		st.path = x.checker.Save()
+		st.own = x.checker.SaveInto(st.own)
+		st.path = st.own
 	}
 	for _, s := range x.r.Steps {
 		if s.Trans != engine.NoID && x.res.firstTaken[s.Trans] < 0 {
