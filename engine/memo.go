@@ -21,7 +21,7 @@ type matchMemo struct {
 
 const (
 	memoTexts   = 1024
-	memoTextLen = 256
+	memoTextLen = 4096
 )
 
 func newMatchMemo(re *regexp.Regexp) *matchMemo { return &matchMemo{re: re} }
