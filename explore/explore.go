@@ -179,7 +179,9 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 			res.Queue = frontier.len()
 			break
 		}
-		if opts.Parts > 1 && !x.split && frontier.len() >= splitWidth*opts.Parts {
+		// Split at the first level wide enough, or else at the last level
+		// expanded, whose successors are most of a bounded search's work.
+		if opts.Parts > 1 && !x.split && (frontier.len() >= splitWidth*opts.Parts || (depth == opts.Depth-1 && frontier.len() >= opts.Parts)) {
 			x.split = true
 			frontier.keep(func(i int) bool {
 				mine := i%opts.Parts == opts.Part

@@ -33,3 +33,12 @@ func SetFolding(on bool) bool {
 	foldPayloads = on
 	return old
 }
+
+// SetSplitWidth sets how many configurations per shard a sharded search
+// splits at (tests split early, to split small machines), returning the
+// old width.
+func SetSplitWidth(w int) int {
+	old := splitWidth
+	splitWidth = w
+	return old
+}

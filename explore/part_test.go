@@ -83,8 +83,9 @@ func kindsInOrder(r *explore.Result) []string {
 }
 
 var _ = Describe("a search split into parts", func() {
-	DescribeTable("merges into what one search finds, whatever the number of parts",
-		func(dir string, depth int) {
+	DescribeTable("merges into what one search finds, whatever the number of parts and wherever it splits",
+		func(dir string, depth, width int) {
+			defer explore.SetSplitWidth(explore.SetSplitWidth(width))
 			s := load(dir)
 			for _, v := range s.Variants {
 				one := search(s, explore.Options{Depth: depth})
@@ -100,12 +101,15 @@ var _ = Describe("a search split into parts", func() {
 				}
 			}
 		},
-		Entry("planted faults (dead end, livelock, invariants)", "testdata/planted", 10),
-		Entry("soni", seedSuite("soni"), 4),
-		Entry("bench-soni, completely", seedSuite("bench-soni"), 1000),
-		Entry("thea", seedSuite("thea"), 3),
-		Entry("formfill", seedSuite("formfill"), 2),
-		Entry("hfsm, completely", seedSuite("hfsm"), 1000),
+		Entry("planted faults (dead end, livelock, invariants), split early", "testdata/planted", 10, 1),
+		Entry("soni", seedSuite("soni"), 4, 128),
+		Entry("soni, split early", seedSuite("soni"), 4, 2),
+		Entry("bench-soni, completely", seedSuite("bench-soni"), 1000, 128),
+		Entry("thea", seedSuite("thea"), 3, 128),
+		Entry("thea, split early", seedSuite("thea"), 3, 1),
+		Entry("formfill", seedSuite("formfill"), 2, 128),
+		Entry("hfsm, completely", seedSuite("hfsm"), 1000, 128),
+		Entry("hfsm, completely, split early", seedSuite("hfsm"), 1000, 4),
 	)
 
 	// Parts search overlapping subtrees (they cannot tell each other what
@@ -122,7 +126,8 @@ var _ = Describe("a search split into parts", func() {
 		}
 	})
 
-	It("merges random machines as one search finds them (gopter)", func() {
+	It("merges random machines as one search finds them, split at the first level with one configuration per shard (gopter)", func() {
+		defer explore.SetSplitWidth(explore.SetSplitWidth(1))
 		params := gopter.DefaultTestParametersWithSeed(refSeed)
 		params.MinSuccessfulTests = 25
 		params.MaxShrinkCount = 0
