@@ -119,7 +119,9 @@ func scenarioOrder(s *spec.Suite, r *sim.ScenarioResult) (int, int) {
 	return idx, vi
 }
 
-// writeShard writes shard.json into the output folder, atomically.
+// writeShard writes shard.json into the output folder, atomically, without
+// indentation: it is for simctl report merge, and an exploration part lists
+// every configuration the shard saw.
 func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, run *reports.Run, parts [][]*explore.Part) error {
 	sf := shardResult{Format: shardFormat, Seed: run.Seed, Generate: run.Generate, Shard: o.shard.i, Of: o.shard.n,
 		ExploreDepth: depth, MaxStates: o.maxStates, Incomplete: run.Incomplete}
@@ -137,7 +139,7 @@ func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, run *
 		}
 		sf.Suites = append(sf.Suites, ss)
 	}
-	data, err := json.MarshalIndent(sf, "", " ")
+	data, err := json.Marshal(sf)
 	if err != nil {
 		return err
 	}
