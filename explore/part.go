@@ -356,48 +356,84 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		}
 	}
 	nAlpha := len(alpha)
+	// The parts' configurations level by level (a part lists a parent
+	// before its children, so depths come in one pass).
 	type rec struct {
 		part, idx int
-		path      []Edge
+		parent    int32 // the merged index of its parent (-1: the start)
 	}
-	best := map[uint64]rec{}
+	var levels [][]rec
 	for pi, p := range parts {
-		paths := make([][]Edge, len(p.Nodes))
+		depth := make([]int32, len(p.Nodes))
 		for i := range p.Nodes {
-			n := &p.Nodes[i]
 			if err := checkNode(p, i, nAlpha); err != nil {
 				return nil, err
 			}
 			if i > 0 {
-				paths[i] = append(slices.Clip(paths[n.Parent]), n.In)
+				depth[i] = depth[p.Nodes[i].Parent] + 1
 			}
-			r := rec{part: pi, idx: i, path: paths[i]}
-			cur, ok := best[n.FP]
-			if !ok {
-				best[n.FP] = r
-				continue
+			for len(levels) <= int(depth[i]) {
+				levels = append(levels, nil)
 			}
-			c := cmpPath(r.path, cur.path, nAlpha)
-			// The same path: prefer a shard that expanded it (the split
-			// level is seen by every shard, expanded by one).
-			if c < 0 || (c == 0 && n.Expanded && !parts[cur.part].Nodes[cur.idx].Expanded) {
-				best[n.FP] = r
-			}
+			levels[depth[i]] = append(levels[depth[i]], rec{part: pi, idx: i})
 		}
 	}
-	chosen := make([]rec, 0, len(best))
-	for _, r := range best {
-		chosen = append(chosen, r)
-	}
-	sort.Slice(chosen, func(i, j int) bool { return cmpPath(chosen[i].path, chosen[j].path, nAlpha) < 0 })
-	if len(chosen) == 0 || len(chosen[0].path) != 0 {
-		return nil, mergeErr("the parts hold no start configuration")
-	}
-	index := make(map[uint64]int32, len(chosen))
-	for i, r := range chosen {
-		index[parts[r.part].Nodes[r.idx].FP] = int32(i)
+	// Level by level, each configuration not reached before takes the
+	// least path offered: the least parent (merged indices grow in the
+	// order of paths), then the least event. A record whose parent is not
+	// on the level above is no shortest path; on the same path, a shard
+	// that expanded the configuration is preferred (the split level is
+	// seen by every shard, expanded by one).
+	var chosen []rec
+	var chosenDepth []int32
+	index := map[uint64]int32{}
+	for d, level := range levels {
+		node := func(r rec) *PartNode { return &parts[r.part].Nodes[r.idx] }
+		less := func(a, b rec) bool {
+			if a.parent != b.parent {
+				return a.parent < b.parent
+			}
+			if c := cmpEdge(node(a).In, node(b).In, nAlpha); c != 0 {
+				return c < 0
+			}
+			return node(a).Expanded && !node(b).Expanded
+		}
+		best := map[uint64]rec{}
+		for _, r := range level {
+			pn := node(r)
+			if _, seen := index[pn.FP]; seen {
+				continue
+			}
+			r.parent = -1
+			if d > 0 {
+				pi, ok := index[parts[r.part].Nodes[pn.Parent].FP]
+				if !ok || chosenDepth[pi] != int32(d-1) {
+					continue
+				}
+				r.parent = pi
+			}
+			if cur, ok := best[pn.FP]; !ok || less(r, cur) {
+				best[pn.FP] = r
+			}
+		}
+		won := make([]rec, 0, len(best))
+		for _, r := range best {
+			won = append(won, r)
+		}
+		if d == 0 && len(won) != 1 {
+			return nil, mergeErr("the parts start from different configurations")
+		}
+		sort.Slice(won, func(i, j int) bool { return less(won[i], won[j]) })
+		for _, r := range won {
+			index[node(r).FP] = int32(len(chosen))
+			chosen = append(chosen, r)
+			chosenDepth = append(chosenDepth, int32(d))
+		}
 	}
 
+	if len(chosen) == 0 {
+		return nil, mergeErr("the parts hold no start configuration")
+	}
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m)}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
@@ -416,14 +452,10 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	for i, r := range chosen {
 		p := parts[r.part]
 		pn := &p.Nodes[r.idx]
-		nd := node{parent: -1, depth: int32(len(r.path)), in: edge{event: edgeStart}, good: pn.Good, dead: pn.Dead, fails: pn.Fails}
+		nd := node{parent: -1, depth: chosenDepth[i], in: edge{event: edgeStart}, good: pn.Good, dead: pn.Dead, fails: pn.Fails}
 		if i > 0 {
-			parent := index[p.Nodes[pn.Parent].FP]
-			if cmpPath(chosen[parent].path, r.path[:len(r.path)-1], nAlpha) != 0 {
-				return nil, mergeErr("the parts disagree on the shortest path to a configuration at depth %d", nd.depth)
-			}
-			nd.parent, nd.in = parent, edge{event: pn.In.Event, fails: pn.In.Fails}
-			children[childKey(parent, pn.In)] = int32(i)
+			nd.parent, nd.in = r.parent, edge{event: pn.In.Event, fails: pn.In.Fails}
+			children[childKey(r.parent, pn.In)] = int32(i)
 		}
 		res.nodes = append(res.nodes, nd)
 		res.Depth = max(res.Depth, int(nd.depth))
@@ -432,6 +464,8 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 			continue
 		}
 		if !pn.Expanded {
+			// Parts of a search the state cap stopped may leave gaps (each
+			// stopped at its own place): the merge is then a best effort.
 			if res.Stopped != "" {
 				continue
 			}
@@ -445,6 +479,9 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		for _, fp := range pn.To {
 			t, ok := index[fp]
 			if !ok {
+				if res.Stopped != "" {
+					continue // a best effort: see above
+				}
 				return nil, mergeErr("a successor of a configuration at depth %d is in no part", nd.depth)
 			}
 			targets = append(targets, t)
@@ -551,15 +588,17 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 			path = nil
 		}
 		for k, e := range path {
-			next, ok := children[childKey(n, e)]
-			if ok {
+			if next, ok := children[childKey(n, e)]; ok && !r.nodes[n].witness {
 				n = next
 				continue
 			}
-			if k < len(path)-1 || f.At != atEdge {
+			// Only the last step can lead to a configuration first reached
+			// by another path (the rest is the shortest path to the
+			// configuration expanded), unless the search was stopped.
+			if (k < len(path)-1 || f.At != atEdge) && r.Stopped == "" {
 				return mergeErr("the parts disagree on the path to a %s finding", f.Kind)
 			}
-			r.nodes = append(r.nodes, node{parent: n, depth: int32(len(path)), in: edge{event: e.Event, fails: e.Fails}, good: true, witness: true})
+			r.nodes = append(r.nodes, node{parent: n, depth: int32(k + 1), in: edge{event: e.Event, fails: e.Fails}, good: true, witness: true})
 			n = int32(len(r.nodes) - 1)
 		}
 		r.Findings = append(r.Findings, Finding{Kind: f.Kind, Node: n, Violation: f.Violation, Known: f.Known})

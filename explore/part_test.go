@@ -158,6 +158,26 @@ var _ = Describe("a search split into parts", func() {
 		}
 	})
 
+	It("merges the parts of a search the state cap stopped as a best effort, saying it stopped", func() {
+		s := load(seedSuite("thea"))
+		for _, n := range []int{2, 3} {
+			var parts []*explore.Part
+			for i := 0; i < n; i++ {
+				r, err := explore.Explore(s, s.Variants[0], explore.Options{Depth: 6, MaxStates: 1500, Part: i, Parts: n})
+				Expect(err).NotTo(HaveOccurred())
+				parts = append(parts, r.Part())
+			}
+			merged, err := explore.Merge(s, s.Variants[0], parts)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(merged.Stopped).To(ContainSubstring("stopped at 1500 distinct configurations"))
+			Expect(merged.Complete).To(BeFalse())
+			for _, f := range merged.Findings {
+				Expect(f.Kind).NotTo(Equal("livelock"), "no livelock is concluded from a stopped search")
+				Expect(merged.PathLen(f.Node)).To(BeNumerically(">", 0))
+			}
+		}
+	})
+
 	DescribeTable("rejects parts that do not fit together, with an error",
 		func(damage func(parts []*explore.Part) []*explore.Part, want string) {
 			s := load("testdata/planted")
@@ -185,6 +205,11 @@ var _ = Describe("a search split into parts", func() {
 			return p
 		}, "in no part"),
 		Entry("no parts", func(p []*explore.Part) []*explore.Part { return nil }, "no parts"),
+		Entry("no configurations", func(p []*explore.Part) []*explore.Part {
+			p[0].Nodes, p[1].Nodes = nil, nil
+			return p
+		}, "no start configuration"),
+		Entry("two starts", func(p []*explore.Part) []*explore.Part { p[1].Nodes[0].FP++; return p }, "start from different configurations"),
 	)
 })
 
