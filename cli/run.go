@@ -217,7 +217,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		run.Generate, o.generate, o.exploreDepth = 0, 0, 0
 	}
 	var total tally
-	tags := map[string]*[2]int{} // tag -> passing, total
+	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
 		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine)}

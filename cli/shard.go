@@ -79,19 +79,19 @@ type shardResult struct {
 }
 
 type shardSuite struct {
-	Name              string                   `json:"name"`
-	Dir               string                   `json:"dir"`
-	Scenarios         []shardScenario          `json:"scenarios"`
-	Coverage          *eval.Coverage           `json:"coverage"`
-	GeneratedCoverage *eval.Coverage           `json:"generated_coverage,omitempty"`
-	ExploredCoverage  *eval.Coverage           `json:"explored_coverage,omitempty"`
-	Generated         []generate.Metrics       `json:"generated,omitempty"`
-	Failures          []reports.GenFailure     `json:"failures,omitempty"`
-	Explored          []reports.Exploration    `json:"explored,omitempty"`
+	Name              string                `json:"name"`
+	Dir               string                `json:"dir"`
+	Scenarios         []shardScenario       `json:"scenarios"`
+	Coverage          *eval.Coverage        `json:"coverage"`
+	GeneratedCoverage *eval.Coverage        `json:"generated_coverage,omitempty"`
+	ExploredCoverage  *eval.Coverage        `json:"explored_coverage,omitempty"`
+	Generated         []generate.Metrics    `json:"generated,omitempty"`
+	Failures          []reports.GenFailure  `json:"failures,omitempty"`
+	Explored          []reports.Exploration `json:"explored,omitempty"`
 	// ExploreParts holds, per variant, this shard's part of the search,
 	// for the merge to rebuild the whole.
-	ExploreParts []*explore.Part `json:"explore_parts,omitempty"`
-	Latency           map[string]*eval.Latency `json:"latency,omitempty"`
+	ExploreParts []*explore.Part          `json:"explore_parts,omitempty"`
+	Latency      map[string]*eval.Latency `json:"latency,omitempty"`
 }
 
 // shardScenario places a scenario result in the order one process runs
