@@ -32,6 +32,7 @@ run: build
 
 vet:
 	$(GO) vet $(PKGS)
+	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted"; exit 1; fi
 
 test: vet
 	$(GO) test -race -count=1 $(PKGS)
