@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/simctl/simctl/generate"
+	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -191,22 +192,7 @@ func writeCassettes(out []recorded) (err error) {
 		}
 	}()
 	for i, r := range out {
-		f, cerr := os.CreateTemp(filepath.Dir(r.file), "."+filepath.Base(r.file)+".*.tmp")
-		if cerr != nil {
-			return fmt.Errorf("record: %w", cerr)
-		}
-		temps[i] = f.Name()
-		_, err = f.Write(r.data)
-		if err == nil {
-			err = f.Chmod(0o644)
-		}
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if temps[i], err = reports.WriteTemp(filepath.Dir(r.file), r.file, r.data); err != nil {
 			return fmt.Errorf("record: %s: %w", r.file, err)
 		}
 	}

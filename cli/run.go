@@ -376,22 +376,7 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 	}
 	if verbose {
 		for _, l := range r.Trace {
-			from := l.From
-			if from == "" {
-				from = "(start)"
-			}
-			branch := ""
-			if l.Branch >= 0 {
-				branch = fmt.Sprintf("branch %d: ", l.Branch)
-			}
-			fmt.Fprintf(w, "         turn %d: %s%s --%s--> %s", l.Turn, branch, from, l.Trigger, l.To)
-			if l.Guards != "" {
-				fmt.Fprintf(w, "  [%s]", l.Guards)
-			}
-			if l.Actions != "" {
-				fmt.Fprintf(w, "  {%s}", l.Actions)
-			}
-			fmt.Fprintln(w)
+			fmt.Fprintf(w, "         %s\n", l)
 		}
 	}
 }

@@ -146,28 +146,19 @@ func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, run *
 	return writeFileAtomic(filepath.Join(out, ShardFile), data)
 }
 
-// writeFileAtomic writes data to a temporary file beside path and renames
-// it into place, so that no reader ever sees half a file.
+// writeFileAtomic writes data and a final newline to a temporary file
+// beside path and renames it into place (see reports.WriteTemp).
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := reports.WriteTemp(filepath.Dir(path), path, append(data, '\n'))
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(data, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
 	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return nil
 }

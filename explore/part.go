@@ -96,7 +96,8 @@ type PartFinding struct {
 	Known     string         `json:"known,omitempty"`
 }
 
-// Part is what one shard's search found, in the form Merge takes.
+// Part is what one shard's search found, in the form Merge takes. Its
+// nodes travel packed (partcodec.go).
 type Part struct {
 	Part        int           `json:"part"`
 	Parts       int           `json:"parts"`
@@ -105,7 +106,7 @@ type Part struct {
 	Transitions int           `json:"transitions"`
 	Stopped     string        `json:"stopped,omitempty"`
 	Start       []CovCount    `json:"start"`
-	Nodes       []PartNode    `json:"nodes"`
+	Nodes       []PartNode    `json:"-"`
 	Findings    []PartFinding `json:"findings"`
 }
 
@@ -387,20 +388,20 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	var chosen []rec
 	var chosenDepth []int32
 	index := map[uint64]int32{}
+	partNode := func(r rec) *PartNode { return &parts[r.part].Nodes[r.idx] }
 	for d, level := range levels {
-		node := func(r rec) *PartNode { return &parts[r.part].Nodes[r.idx] }
 		less := func(a, b rec) bool {
 			if a.parent != b.parent {
 				return a.parent < b.parent
 			}
-			if c := cmpEdge(node(a).In, node(b).In, nAlpha); c != 0 {
+			if c := cmpEdge(partNode(a).In, partNode(b).In, nAlpha); c != 0 {
 				return c < 0
 			}
-			return node(a).Expanded && !node(b).Expanded
+			return partNode(a).Expanded && !partNode(b).Expanded
 		}
 		best := map[uint64]rec{}
 		for _, r := range level {
-			pn := node(r)
+			pn := partNode(r)
 			if _, seen := index[pn.FP]; seen {
 				continue
 			}
@@ -425,7 +426,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		}
 		sort.Slice(won, func(i, j int) bool { return less(won[i], won[j]) })
 		for _, r := range won {
-			index[node(r).FP] = int32(len(chosen))
+			index[partNode(r).FP] = int32(len(chosen))
 			chosen = append(chosen, r)
 			chosenDepth = append(chosenDepth, int32(d))
 		}

@@ -11,17 +11,14 @@ import (
 // base64 in JSON), which makes them several times smaller and quicker to
 // read than JSON objects.
 
+// partJSON is a Part as JSON: its own fields, but the nodes packed (the
+// outer Nodes hides the Part's; partFields drops Part's JSON methods).
 type partJSON struct {
-	Part        int           `json:"part"`
-	Parts       int           `json:"parts"`
-	Depth       int           `json:"depth"`
-	Alphabet    int           `json:"alphabet"`
-	Transitions int           `json:"transitions"`
-	Stopped     string        `json:"stopped,omitempty"`
-	Start       []CovCount    `json:"start"`
-	Nodes       []byte        `json:"nodes"`
-	Findings    []PartFinding `json:"findings"`
+	*partFields
+	Nodes []byte `json:"nodes"`
 }
+
+type partFields Part
 
 // Node flags in the packed form.
 const (
@@ -66,8 +63,7 @@ func (p *Part) MarshalJSON() ([]byte, error) {
 			b = binary.AppendVarint(b, c.N)
 		}
 	}
-	return json.Marshal(partJSON{Part: p.Part, Parts: p.Parts, Depth: p.Depth, Alphabet: p.Alphabet, Transitions: p.Transitions,
-		Stopped: p.Stopped, Start: p.Start, Nodes: b, Findings: p.Findings})
+	return json.Marshal(partJSON{partFields: (*partFields)(p), Nodes: b})
 }
 
 var errPacked = errors.New("the packed configurations are cut short or damaged")
@@ -75,12 +71,11 @@ var errPacked = errors.New("the packed configurations are cut short or damaged")
 // UnmarshalJSON unpacks the nodes; damaged ones give an error, never a
 // panic or a huge allocation.
 func (p *Part) UnmarshalJSON(data []byte) error {
-	var j partJSON
+	*p = Part{}
+	j := partJSON{partFields: (*partFields)(p)}
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*p = Part{Part: j.Part, Parts: j.Parts, Depth: j.Depth, Alphabet: j.Alphabet, Transitions: j.Transitions,
-		Stopped: j.Stopped, Start: j.Start, Findings: j.Findings}
 	r := packed{b: j.Nodes}
 	n := r.uvarint()
 	// Each node takes at least 12 bytes, which bounds what a count may ask.

@@ -291,37 +291,17 @@ func scenarioCase(r *sim.ScenarioResult, notes map[string]string) JUnitTestCase 
 			head, tail = junitTraceHead, junitTraceTail
 		}
 		for _, l := range r.Trace[:head] {
-			b.WriteString("  " + traceText(l) + "\n")
+			b.WriteString("  " + l.String() + "\n")
 		}
 		if tail > 0 {
 			fmt.Fprintf(&b, "  … %d transitions not shown (report.html has them all)\n", len(r.Trace)-head-tail)
 			for _, l := range r.Trace[len(r.Trace)-tail:] {
-				b.WriteString("  " + traceText(l) + "\n")
+				b.WriteString("  " + l.String() + "\n")
 			}
 		}
 	}
 	c.Failure = &JUnitFailure{Message: firstProblem(r), Type: typ, Description: b.String()}
 	return c
-}
-
-// traceText is one trace line as simctl run -v prints it.
-func traceText(l sim.TraceLine) string {
-	from := l.From
-	if from == "" {
-		from = "(start)"
-	}
-	branch := ""
-	if l.Branch >= 0 {
-		branch = fmt.Sprintf("branch %d: ", l.Branch)
-	}
-	s := fmt.Sprintf("turn %d: %s%s --%s--> %s", l.Turn, branch, from, l.Trigger, l.To)
-	if l.Guards != "" {
-		s += "  [" + l.Guards + "]"
-	}
-	if l.Actions != "" {
-		s += "  {" + l.Actions + "}"
-	}
-	return s
 }
 
 // invariantCase is the check of one invariant in one variant: it fails

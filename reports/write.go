@@ -194,7 +194,7 @@ func install(dir string, outs []output) (err error) {
 		}
 	}()
 	for i, o := range outs {
-		if temps[i], err = writeTemp(dir, o); err != nil {
+		if temps[i], err = WriteTemp(dir, o.name, o.data); err != nil {
 			return err
 		}
 	}
@@ -216,14 +216,16 @@ func install(dir string, outs []output) (err error) {
 	return nil
 }
 
-// writeTemp writes o to a new temporary file in dir and returns its name;
-// on error no file is left.
-func writeTemp(dir string, o output) (string, error) {
-	f, err := os.CreateTemp(dir, "."+filepath.Base(o.name)+".*.tmp")
+// WriteTemp writes data to a new temporary file in dir, named after name
+// and hidden (".name.*.tmp"), synced and readable by all, and returns its
+// path; on error no file is left. Renaming it over the real file then
+// replaces that file whole: no reader ever sees half of it.
+func WriteTemp(dir, name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*.tmp")
 	if err != nil {
 		return "", err
 	}
-	_, err = f.Write(o.data)
+	_, err = f.Write(data)
 	if err == nil {
 		// CreateTemp makes the file private; reports are for sharing.
 		err = f.Chmod(0o644)

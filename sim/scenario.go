@@ -53,6 +53,26 @@ type TraceLine struct {
 	Actions string
 }
 
+// String is the line as simctl run -v prints it (and junit.xml carries it).
+func (l TraceLine) String() string {
+	from := l.From
+	if from == "" {
+		from = "(start)"
+	}
+	branch := ""
+	if l.Branch >= 0 {
+		branch = fmt.Sprintf("branch %d: ", l.Branch)
+	}
+	s := fmt.Sprintf("turn %d: %s%s --%s--> %s", l.Turn, branch, from, l.Trigger, l.To)
+	if l.Guards != "" {
+		s += "  [" + l.Guards + "]"
+	}
+	if l.Actions != "" {
+		s += "  {" + l.Actions + "}"
+	}
+	return s
+}
+
 // ScenarioResult is the outcome of one scripted scenario.
 type ScenarioResult struct {
 	Suite       string
