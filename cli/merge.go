@@ -175,10 +175,11 @@ func mergeGenerated(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k i
 		})
 		seen := map[string]bool{}
 		for _, f := range fails {
-			if seen[f.Invariant] {
+			key := f.Violation.Key()
+			if seen[key] {
 				continue
 			}
-			seen[f.Invariant] = true
+			seen[key] = true
 			// The scenario names its suite relative to where it is
 			// written: here, the merged failures folder.
 			f.Scenario = suiteLine.ReplaceAll(f.Scenario, []byte("suite: "+strconv.Quote(relSuite(s.Dir, out))))

@@ -330,7 +330,7 @@ func (t tally) n() int { return t.pass + t.known + t.fail }
 
 func (t tally) String() string {
 	if t.known > 0 {
-		return fmt.Sprintf("%d passed, %d known contradictions, %d failed", t.pass, t.known, t.fail)
+		return fmt.Sprintf("%d passed, %d known, %d failed", t.pass, t.known, t.fail)
 	}
 	return fmt.Sprintf("%d passed, %d failed", t.pass, t.fail)
 }
@@ -359,13 +359,19 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 	}
 	fmt.Fprintf(w, "  %s %-40s %3d turns %4d transitions\n", label, name, r.Turns, r.Transitions)
 	if r.Status == sim.Known {
-		fmt.Fprintf(w, "         breaks %s, as the seed documents contradict each other (known_violations)\n", strings.Join(r.Known, ", "))
+		for i := range r.Violations {
+			fmt.Fprintf(w, "         breaks %s, known: %s\n", r.Violations[i].Key(), r.Notes[i])
+		}
 	}
 	if r.Status == sim.Fail {
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "         %s\n", f)
 		}
-		for _, v := range r.Violations {
+		for i, v := range r.Violations {
+			if i < len(r.Notes) && r.Notes[i] != "" {
+				fmt.Fprintf(w, "         breaks %s, known: %s\n", v.Key(), r.Notes[i])
+				continue
+			}
 			fmt.Fprintf(w, "         %s: %s\n", r.File, v)
 			if v.Before != "" {
 				fmt.Fprintf(w, "           before: %s\n", v.Before)
@@ -382,14 +388,11 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 }
 
 // generated plays o.generate conversations per variant of suite s, prints
-// their metrics and failures, and adds them to the report. A failure of an
-// invariant that records a contradiction in the suite's documents is known.
+// their metrics and failures, and adds them to the report. A failure is
+// known when a note of its invariant in machine.yaml names its finding.
 func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *tally) error {
-	contradiction := map[string]string{}
-	for _, inv := range s.Machine.Invariants() {
-		contradiction[inv.Name] = inv.Contradiction
-	}
 	for _, v := range s.Variants {
+		known := eval.NewKnown(v.Machine)
 		from, to := o.shard.span(o.generate)
 		met, fails, err := generate.Run(s, v, generate.Options{Seed: o.seed, From: from, To: to,
 			FailuresDir: filepath.Join(o.out, reports.FailuresDir), Observers: []sim.Observer{generatedCoverage(s, rs)}, Wall: o.wall,
@@ -413,16 +416,19 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 			name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
 			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating)
 		for _, f := range fails {
-			gf := reports.GenFailure{Failure: f, Known: contradiction[f.Invariant]}
+			gf := reports.GenFailure{Failure: f}
+			if n := known.Match(&f.Violation); n != nil {
+				gf.Known, gf.NoteAt = n.String(), n.Pos.String()
+			}
 			rs.Failures = append(rs.Failures, gf)
 			file := filepath.Join(o.out, reports.FailureFile(f.Name))
 			if gf.Known != "" {
 				t.known++
-				fmt.Fprintf(w, "  KNOWN %s breaks %s (a contradiction in the seed documents); shortest: %d turns: %s\n", name, f.Invariant, f.ShrunkTurns, file)
+				fmt.Fprintf(w, "  KNOWN %s breaks %s, known: %s; shortest: %d turns: %s\n", name, f.Violation.Key(), gf.Known, f.ShrunkTurns, file)
 				continue
 			}
 			t.fail++
-			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Invariant, f.Index, f.Turns, f.ShrunkTurns)
+			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Violation.Key(), f.Index, f.Turns, f.ShrunkTurns)
 			fmt.Fprintf(w, "         %s\n", f.Violation)
 			fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
 		}
@@ -473,12 +479,19 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 		fmt.Fprintf(w, "         %s\n", res.Stopped)
 	}
 	for _, f := range res.Findings {
-		e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known})
+		ef := reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known}
+		if f.Violation.Invariant != "" && f.Kind != eval.DeadEnd {
+			ef.Where = f.Violation.Where()
+		}
+		if f.Known != "" {
+			ef.NoteAt = f.Note.String()
+		}
+		e.Findings = append(e.Findings, ef)
 		if f.Known != "" {
 			continue
 		}
 		t.fail++
-		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Kind, res.PathLen(f.Node), f.Violation.Msg)
+		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Key(), res.PathLen(f.Node), f.Violation.Msg)
 		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, depth)
 	}
 	rs.Explored = append(rs.Explored, e)

@@ -66,6 +66,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		b.reachability()
 	}
 	b.compileInvariants()
+	b.compileBuiltinNotes()
 	sort.SliceStable(b.diags, func(i, j int) bool {
 		x, y := b.diags[i].Pos, b.diags[j].Pos
 		if x.File != y.File {

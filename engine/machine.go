@@ -168,6 +168,8 @@ type Machine struct {
 	alwaysTab [][]TransID // [state]
 
 	invariants []Invariant
+	// builtinNotes are the notes of built-in invariants, by name.
+	builtinNotes []BuiltinNotes
 	idle       []bool // by state
 	failable   []bool // by external action: the machine handles its failure somewhere
 	overrides  []override

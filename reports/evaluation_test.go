@@ -255,7 +255,7 @@ var _ = Describe("evaluation reports", func() {
 			Expect(status).To(HaveKeyWithValue("alarm/disarm", junit.StatusPassed))
 			Expect(status).To(HaveKeyWithValue("greeter/markup", junit.StatusFailed))
 			Expect(status).To(HaveKeyWithValue("greeter/bob", junit.StatusPassed))
-			Expect(out["greeter/bob"]).To(ContainSubstring("known contradiction: breaks no_bob"))
+			Expect(out["greeter/bob"]).To(ContainSubstring("known: breaks no_bob: in idle: modelling_choice"))
 			Expect(status).To(HaveKeyWithValue("greeter/invariant no_bob", junit.StatusFailed))
 			Expect(status).To(HaveKeyWithValue("greeter/invariant dead_end", junit.StatusPassed))
 			Expect(status).To(HaveKeyWithValue("greeter/generated gen-greeter-default-no_bob-1", junit.StatusFailed))

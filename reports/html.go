@@ -156,7 +156,7 @@ type violationView struct {
 	Msg            string
 	FromTo         string
 	Before, After  string
-	Known          bool
+	Known          string // the note that makes it known, or ""
 }
 
 type transitionView struct {
@@ -347,9 +347,9 @@ func newFailingView(r *sim.ScenarioResult) failingView {
 		}
 		f.Turns[x.Turn-1].Failed = append(f.Turns[x.Turn-1].Failed, fv)
 	}
-	for _, x := range r.Violations {
+	for i, x := range r.Violations {
 		vv := violationView{Invariant: x.Invariant, Turn: x.Turn, Msg: x.Msg, Before: x.Before, After: x.After,
-			Known: isKnown(r, x.Invariant)}
+			Known: noteOf(r, i)}
 		if x.Pos != (engine.Pos{}) {
 			vv.Pos = x.Pos.String()
 		}
