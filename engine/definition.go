@@ -56,8 +56,8 @@ type Definition struct {
 	Invariants        []InvariantDef
 	// BuiltinNotes are the known findings of built-in invariants.
 	BuiltinNotes []BuiltinNotesDef
-	Overrides         []OverrideDef
-	Params            []ParamDef
+	Overrides    []OverrideDef
+	Params       []ParamDef
 	// Assign gives parameter values for this build (a variant); a parameter
 	// it leaves out takes its default.
 	Assign map[string]string

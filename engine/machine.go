@@ -170,10 +170,10 @@ type Machine struct {
 	invariants []Invariant
 	// builtinNotes are the notes of built-in invariants, by name.
 	builtinNotes []BuiltinNotes
-	idle       []bool // by state
-	failable   []bool // by external action: the machine handles its failure somewhere
-	overrides  []override
-	params     map[string]Value
+	idle         []bool // by state
+	failable     []bool // by external action: the machine handles its failure somewhere
+	overrides    []override
+	params       map[string]Value
 }
 
 // Param returns the value of a machine parameter in this build.

@@ -29,11 +29,11 @@ type explorer struct {
 	alpha []engine.Event
 	// groups are the ranges of alpha sharing one intent: when an event of
 	// a group finds no transition to try, no other event of it does.
-	groups        [][2]int
-	checker       *eval.Checker
-	res           *Result
-	r             engine.Result
-	known         *eval.Known
+	groups  [][2]int
+	checker *eval.Checker
+	res     *Result
+	r       engine.Result
+	known   *eval.Known
 	// pathFixed: no invariant keeps path state (no allowed-transition
 	// table, no within bound), so every configuration shares the start's.
 	pathFixed         bool

@@ -98,8 +98,8 @@ type ScenarioResult struct {
 	// Reached lists the positions of the notes a violation matched, for
 	// the run's report of stale notes.
 	Reached []engine.Pos
-	Error          string   // engine runtime error, if any
-	Trace          []TraceLine
+	Error   string // engine runtime error, if any
+	Trace   []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
 }
