@@ -46,9 +46,10 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 // interrupted reports whether a signal asked the run to stop.
 func (o runOptions) interrupted() bool { return o.ctx != nil && o.ctx.Err() != nil }
 
-// runMaxStates caps the exploration inside simctl run, which should stay a
-// matter of seconds; simctl explore searches further.
-const runMaxStates = 100_000
+// runMaxStates caps the exploration inside simctl run unless the suite
+// (explore_max_states) or --max-states says otherwise: a search that
+// passes it is cut back to the deepest level it completed.
+const runMaxStates = 1_000_000
 
 type runOptions struct {
 	shard        shardSpec
@@ -85,8 +86,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print a turn-by-turn trace of every scenario")
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
-	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
-	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
+	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth, else completely; 0: no exploration)")
+	fs.IntVar(&o.maxStates, "max-states", 0, fmt.Sprintf("cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else %d)", runMaxStates))
 	o.nlu.register(fs, true)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
@@ -277,6 +278,12 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		}
 		exploreParts = append(exploreParts, parts)
 		latencyReport(s, rs, o, w, &t)
+		if !o.shard.on() {
+			// A shard sees part of the run: only the merge can say.
+			for _, l := range reports.Stale(rs) {
+				fmt.Fprintf(w, "  STALE %s: nothing in this run reached it (remove the note?)\n", l)
+			}
+		}
 		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
@@ -442,14 +449,30 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 // exploration and returns the parts, for simctl report merge.
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
+	limit := o.maxStates
+	if limit <= 0 {
+		limit = s.ExploreMaxStates
+	}
+	if limit <= 0 {
+		limit = runMaxStates
+	}
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: o.maxStates}
+		opts := explore.Options{Depth: depth, MaxStates: limit}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
 		res, err := explore.Explore(s, v, opts)
 		if err != nil {
 			return nil, err
+		}
+		if res.Stopped != "" && !o.shard.on() && res.Depth > 0 {
+			// The cap cut a level short: search again to the deepest
+			// level completed, so that the result is that level's, whole.
+			opts.Depth = res.Depth
+			if res, err = explore.Explore(s, v, opts); err != nil {
+				return nil, err
+			}
+			res.Stopped = fmt.Sprintf("the search passed %d configurations (--max-states, explore_max_states); kept to depth %d, the deepest level it completed", limit, opts.Depth)
 		}
 		if o.shard.on() {
 			parts = append(parts, res.Part())
@@ -492,7 +515,7 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 		}
 		t.fail++
 		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Key(), res.PathLen(f.Node), f.Violation.Msg)
-		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, depth)
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, res.Depth)
 	}
 	rs.Explored = append(rs.Explored, e)
 }

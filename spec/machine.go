@@ -24,6 +24,7 @@ type machineFile struct {
 	MaxTurns          int                    `yaml:"max_turns"`
 	MaxTurnsPos       engine.Pos             `yaml:"-"`
 	ExploreDepth      *int                   `yaml:"explore_depth"`
+	ExploreMaxStates  int                    `yaml:"explore_max_states"`
 	Tags              StrList                `yaml:"tags"`
 	Intents           StrList                `yaml:"intents"`
 	CorrectionIntents StrList                `yaml:"correction_intents"`

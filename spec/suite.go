@@ -5,6 +5,7 @@
 package spec
 
 import (
+	"math"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -45,6 +46,9 @@ type Suite struct {
 	MaxTurns  int
 	// ExploreDepth is the depth of the exploration simctl run does (0: none).
 	ExploreDepth int
+	// ExploreMaxStates caps the configurations of that exploration (0:
+	// simctl run's default).
+	ExploreMaxStates int
 	Tags         map[string]bool
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
@@ -75,8 +79,9 @@ func (v *Variant) Matches(pins Entries[string]) bool {
 }
 
 // DefaultExploreDepth is how deep simctl run explores a suite that does not
-// say (machine.yaml explore_depth).
-const DefaultExploreDepth = 3
+// say (machine.yaml explore_depth): without bound, so that the search is
+// complete unless it passes the configuration cap (explore_max_states).
+const DefaultExploreDepth = math.MaxInt32
 
 // BuiltinInvariants are checked on every suite; scenarios may list them in
 // known_violations. Package eval implements them.
@@ -257,6 +262,10 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		}
 		s.ExploreDepth = *mf.ExploreDepth
 	}
+	if mf.ExploreMaxStates < 0 {
+		return nil, &Error{Pos: mf.Pos, Msg: "explore_max_states must be 1 or more (0: simctl run's default)"}
+	}
+	s.ExploreMaxStates = mf.ExploreMaxStates
 	return s, nil
 }
 

@@ -1,0 +1,75 @@
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/cli"
+)
+
+// plant is one fault planted in a copy of a seed suite: line Line of its
+// machine.yaml, which holds Old, gets New; the run must fail naming Want.
+type plant struct {
+	Suite string
+	Line  int
+	Old   string
+	New   string
+	Want  string
+}
+
+// plantIn copies the suite and plants p in its machine.yaml.
+func plantIn(p plant) string {
+	dir := copySuiteDir(filepath.Join("..", "scenarios", p.Suite))
+	path := filepath.Join(dir, "machine.yaml")
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	lines := strings.Split(string(data), "\n")
+	Expect(lines[p.Line-1]).To(ContainSubstring(p.Old), "the line to plant in moved")
+	lines[p.Line-1] = strings.Replace(lines[p.Line-1], p.Old, p.New, 1)
+	Expect(os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)).To(Succeed())
+	return dir
+}
+
+var _ = Describe("verdicts on planted faults", func() {
+	// A move a suite's table forbids fails the run even though the table
+	// carries notes for other moves; so does a broken guard.
+	DescribeTable("fail the run, naming the move",
+		func(p plant) {
+			dir := plantIn(p)
+			var stdout, stderr bytes.Buffer
+			// A shallow search finds each planted move; it keeps the test fast.
+			code := cli.Main([]string{"run", "--quiet", "--explore-depth", "4", "--out", "", dir}, &stdout, &stderr)
+			Expect(stderr.String()).To(BeEmpty())
+			Expect(code).To(Equal(cli.ExitFailed), stdout.String())
+			Expect(stdout.String()).To(ContainSubstring(p.Want))
+		},
+		Entry("soni: error --cancel--> completed", plant{Suite: "soni", Line: 345, Old: "target: idle", New: "target: completed", Want: "error -> completed"}),
+		Entry("soni: a broken guard (error recovery to the wrong step)", plant{Suite: "soni", Line: 171, Old: `recovery_state == "executing_action"`, New: `recovery_state != "executing_action"`, Want: "FAIL"}),
+		Entry("thea: completed -> agent_delegated", plant{Suite: "thea", Line: 722, Old: "target: initial", New: "target: agent_delegated", Want: "completed -> agent_delegated"}),
+		Entry("hfsm: retry -> answer", plant{Suite: "hfsm", Line: 479, Old: "target: router", New: "target: answer", Want: "retry -> answer"}),
+		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", Line: 412, Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
+	)
+
+	It("passes the clean suites", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../scenarios"}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout.String())
+		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))
+	})
+
+	It("warns of a note nothing reaches", func() {
+		dir := plantIn(plant{Suite: "soni", Line: 118, Old: "move: waiting_for_slot -> validating_slot", New: "move: idle -> completed"})
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", dir}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		// The move the note excused now fails; the note is stale.
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(MatchRegexp(`STALE .*machine.yaml:118:9: soni_001_valid_transitions: contradiction idle -> completed: nothing in this run reached it`))
+	})
+})
