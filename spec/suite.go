@@ -5,10 +5,10 @@
 package spec
 
 import (
-	"math"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,7 +49,7 @@ type Suite struct {
 	// ExploreMaxStates caps the configurations of that exploration (0:
 	// simctl run's default).
 	ExploreMaxStates int
-	Tags         map[string]bool
+	Tags             map[string]bool
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
 	// Latency is the machine's latency model (nil: turns take no time) and
