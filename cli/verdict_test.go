@@ -43,7 +43,7 @@ var _ = Describe("verdicts on planted faults", func() {
 			dir := plantIn(p)
 			var stdout, stderr bytes.Buffer
 			// A shallow search finds each planted move; it keeps the test fast.
-			code := cli.Main([]string{"run", "--quiet", "--explore-depth", "4", "--out", "", dir}, &stdout, &stderr)
+			code := cli.Main([]string{"run", "--quiet", "--explore-depth", "2", "--out", "", dir}, &stdout, &stderr)
 			Expect(stderr.String()).To(BeEmpty())
 			Expect(code).To(Equal(cli.ExitFailed), stdout.String())
 			Expect(stdout.String()).To(ContainSubstring(p.Want))
