@@ -490,7 +490,7 @@ func (b *builder) compileExts() {
 				b.errf(ed.Pos, "action %q: too many entity names (at most %d)", ed.Name, MaxNames)
 				continue
 			}
-			e.outputs = append(e.outputs, extOutput{entity: eid, x: c})
+			e.outputs = append(e.outputs, extOutput{entity: eid, x: c, pos: o.Expr.Pos, name: o.Name})
 		}
 	}
 }

@@ -126,6 +126,8 @@ type ext struct {
 type extOutput struct {
 	entity EntityID
 	x      compiled
+	pos    Pos // of the expression, for a result that is not a number
+	name   string
 }
 
 // Machine is a compiled, immutable dialogue machine. It is safe to share

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // RuntimeError is an error found while stepping: a runaway eventless chain,
 // time going backwards, a timer fired off its deadline, an action that cannot
@@ -31,6 +34,21 @@ var noEvent = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID}
 // eventless transitions. The entry is recorded as a trace step with
 // Trans == NoID and From == NoID.
 func (m *Machine) Start(c *Config, at int64, r *Result) error {
+	return m.faulted(c, r, m.start(c, at, r))
+}
+
+// faulted returns err, or else the step's arithmetic fault as a runtime
+// error in the state the step reached.
+func (m *Machine) faulted(c *Config, r *Result, err error) error {
+	if err == nil && r.fault != nil {
+		f := *r.fault
+		f.State = m.StateName(c.State)
+		return &f
+	}
+	return err
+}
+
+func (m *Machine) start(c *Config, at int64, r *Result) error {
 	*c = Config{Now: at, State: NoID, Waiting: NoID, LastSay: NoID}
 	for i := range c.Flows {
 		c.Flows[i] = NoID
@@ -70,6 +88,10 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 // A timer event must carry the timer's deadline as At; a timer that is not
 // pending (cancelled, or already fired) is ignored.
 func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
+	return m.faulted(c, r, m.step(c, ev, r))
+}
+
+func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	r.reset()
 	if ev.At < c.Now {
 		return m.rtErr(c, Pos{}, "event at %dms is before the current time %dms", ev.At, c.Now)
@@ -130,6 +152,9 @@ func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 		}
 		cands = tab[int(c.State)*len(m.exts)+int(ev.Ext)]
 		if ev.Kind == DoneEvent {
+			if err := m.checkOutputs(c, ev); err != nil {
+				return err
+			}
 			// An action's outputs land in the slots they are named after.
 			for i := 0; i < int(ev.NEnt); i++ {
 				if s := m.entitySlot(ev.Entities[i].ID); s != NoID {
@@ -221,7 +246,12 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 	}
 	leftFork := false
 	for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
-		leftFork = leftFork || m.states[x].fork != nil
+		if m.states[x].fork != nil {
+			leftFork = true
+			if err := m.exitBranches(e, x, r); err != nil {
+				return err
+			}
+		}
 		if err := m.run(e, m.states[x].exit, r); err != nil {
 			return err
 		}
@@ -253,6 +283,53 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
 	return m.joinIfDone(e, r)
+}
+
+// exitBranches runs, as fork state f is left, the exit actions of the
+// states its branches are in (running or finished), deepest first: each
+// branch from its leaf up to f, and at equal depth branch by branch. SCXML
+// exits a parallel state's active descendants before the state itself.
+func (m *Machine) exitBranches(e evalEnv, f StateID, r *Result) error {
+	c := e.c
+	deepest := 0
+	for i := 0; i < int(c.NBranch); i++ {
+		deepest = max(deepest, int(m.states[c.Branches[i].State].depth))
+	}
+	for d := deepest; d > int(m.states[f].depth); d-- {
+		for i := 0; i < int(c.NBranch); i++ {
+			x := c.Branches[i].State
+			for x != NoID && int(m.states[x].depth) > d {
+				x = m.states[x].parent
+			}
+			if x == NoID || int(m.states[x].depth) != d || len(m.states[x].exit) == 0 {
+				continue
+			}
+			be := e
+			be.br = uint8(i + 1)
+			if err := m.run(be, m.states[x].exit, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkOutputs refuses an action result whose output is a number that is
+// not one (NaN, ±Inf): Invoke computed it outside a step, so the error is
+// reported as the result is delivered, at the output's expression.
+func (m *Machine) checkOutputs(c *Config, ev *Event) error {
+	for i := 0; i < int(ev.NEnt); i++ {
+		v := ev.Entities[i].Value
+		if v.Kind != Number || !(math.IsNaN(v.Num) || math.IsInf(v.Num, 0)) {
+			continue
+		}
+		for _, o := range m.exts[ev.Ext].outputs {
+			if o.entity == ev.Entities[i].ID {
+				return m.rtErr(c, o.pos, "output %s of action %s is %v, not a number", o.name, m.exts[ev.Ext].name, v.Num)
+			}
+		}
+	}
+	return nil
 }
 
 func (c *Config) clearFork() {
@@ -373,6 +450,9 @@ func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
 		}
 		cands = tab[int(b.State)*len(m.exts)+int(ev.Ext)]
 		if ev.Kind == DoneEvent {
+			if err := m.checkOutputs(c, ev); err != nil {
+				return err
+			}
 			for k := 0; k < int(ev.NEnt); k++ {
 				if s := m.entitySlot(ev.Entities[k].ID); s != NoID {
 					c.Slots[s] = emptyText(ev.Entities[k].Value)
