@@ -515,7 +515,7 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 		}
 		t.fail++
 		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Key(), res.PathLen(f.Node), f.Violation.Msg)
-		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, res.Depth)
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, res.PathLen(f.Node))
 	}
 	rs.Explored = append(rs.Explored, e)
 }

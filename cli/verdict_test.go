@@ -73,3 +73,28 @@ var _ = Describe("verdicts on planted faults", func() {
 		Expect(stdout.String()).To(MatchRegexp(`STALE .*machine.yaml:118:9: soni_001_valid_transitions: contradiction idle -> completed: nothing in this run reached it`))
 	})
 })
+
+var _ = Describe("a timer left behind", func() {
+	// docs/examples/booking starts its session timer when a booking
+	// begins and does not cancel it when the booking is confirmed.
+	It("is the finding leaked_timer in simctl run, scripted and explored", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../docs/examples/booking"}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(ContainSubstring("invariant leaked_timer broken at turn 3 (timer session in idle)"))
+		Expect(stdout.String()).To(ContainSubstring("FAIL  explored finds leaked_timer: timer session in idle, shortest path 3 events"))
+	})
+
+	It("is found by simctl explore, with its shortest path written as a scenario", func() {
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"explore", "../docs/examples/booking", "--depth", "5", "--emit-scenarios", dir}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(ContainSubstring("leaked_timer"))
+		data, err := os.ReadFile(filepath.Join(dir, "explore-booking-default-leaked_timer.scenario.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring("wait: 600000ms"))
+	})
+})

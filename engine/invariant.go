@@ -264,3 +264,15 @@ func (m *Machine) CompileNotes(inv string, table bool, defs []NoteDef) ([]Note, 
 	}
 	return out, nil
 }
+
+// HandlesTimer reports whether any state has a transition on timer t: a
+// timer that none handles is not left behind by leaving one.
+func (m *Machine) HandlesTimer(t TimerID) bool {
+	n := len(m.timers)
+	for s := range m.states {
+		if len(m.timerTab[s*n+int(t)]) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -37,18 +37,22 @@ const (
 	// DeadEnd: at the end of a turn the machine rests in a configuration
 	// that is not final and that no event can move.
 	DeadEnd = "dead_end"
+	// LeakedTimer: a timer fell due where no active state handles it: it
+	// was started, then left behind (not cancelled) when the states that
+	// handle it were exited.
+	LeakedTimer = "leaked_timer"
 )
 
 // BuiltinInvariants lists the built-in invariants' names.
-var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd}
+var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd, LeakedTimer}
 
 // Violation is one broken invariant: which one, where in the conversation,
 // on which transition, and the configuration before and after the step.
 //
 // What identifies the finding (Where): for an allowed-transition table the
 // move From -> To it does not allow (Move is set); for any other invariant
-// the State the machine is in after the step and, for a finding about a
-// slot, the Slot.
+// the State the machine is in after the step (for leaked_timer, before it)
+// and, for a finding about a slot or a timer, the Slot or the Timer.
 type Violation struct {
 	Invariant string
 	Pos       engine.Pos // where the invariant is declared (built-ins: none)
@@ -58,6 +62,7 @@ type Violation struct {
 	Move      bool
 	State     string
 	Slot      string
+	Timer     string
 	Msg       string
 	Before    string
 	After     string
@@ -75,6 +80,8 @@ func (v *Violation) Where() string {
 		return v.From + " -> " + v.To
 	case v.Slot != "":
 		return "slot " + v.Slot + " in " + v.State
+	case v.Timer != "":
+		return "timer " + v.Timer + " in " + v.State
 	}
 	return "in " + v.State
 }
@@ -186,7 +193,7 @@ func (k *Checker) Observe(st *Step) {
 			if from == engine.NoID || inv.Allows(from, s.To) {
 				continue
 			}
-			if w := (where{move: true, from: from, to: s.To, state: engine.NoID, slot: engine.NoID}); k.fresh(inv.Name, w) {
+			if w := (where{move: true, from: from, to: s.To, state: engine.NoID, slot: engine.NoID, timer: engine.NoID}); k.fresh(inv.Name, w) {
 				k.report(st, inv.Name, inv.Pos, s.Trans, w,
 					fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)))
 			}
@@ -250,6 +257,9 @@ func (k *Checker) builtins(st *Step) {
 	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && r.Handled {
 		k.timerLaw(st, ev)
 	}
+	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && !r.Handled && m.HandlesTimer(ev.Timer) {
+		k.leakedTimer(st, ev)
+	}
 	k.slotOverwrite(st)
 	if m.Waits(after.State) && m.DirectIntent(after.State) != engine.NoID && after.Waiting == engine.NoID && after.NBranch == 0 {
 		if w := k.in(after.State, engine.NoID); k.fresh(WaitingSlot, w) {
@@ -288,6 +298,24 @@ func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
 	}
 	if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
 		k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
+	}
+}
+
+// leakedTimer: a timer that was pending and fell due at its deadline, but
+// that no transition of the active states took, though some state handles
+// it (a timer no state handles is not one left behind).
+func (k *Checker) leakedTimer(st *Step, ev *engine.Event) {
+	for _, t := range st.Before.Timers {
+		if !t.Active || t.ID != ev.Timer || t.Deadline != ev.At {
+			continue
+		}
+		w := k.in(st.Before.State, engine.NoID)
+		w.timer = ev.Timer
+		if k.fresh(LeakedTimer, w) {
+			k.report(st, LeakedTimer, engine.Pos{}, engine.NoID, w,
+				fmt.Sprintf("timer %s fell due at %dms in %s, which does not handle it: it was left running when the states that handle it were exited", k.m.TimerName(ev.Timer), ev.At, k.m.StateName(st.Before.State)))
+		}
+		return
 	}
 }
 
@@ -335,11 +363,12 @@ type where struct {
 	from, to engine.StateID
 	state    engine.StateID
 	slot     engine.SlotID
+	timer    engine.TimerID
 }
 
 // in is the finding in state s, about slot (engine.NoID: none).
 func (k *Checker) in(s engine.StateID, slot engine.SlotID) where {
-	return where{from: engine.NoID, to: engine.NoID, state: s, slot: slot}
+	return where{from: engine.NoID, to: engine.NoID, state: s, slot: slot, timer: engine.NoID}
 }
 
 // same reports whether recorded violation v is the finding w of
@@ -351,7 +380,14 @@ func (k *Checker) same(v *Violation, name string, w where) bool {
 	if w.move {
 		return v.From == k.m.StateName(w.from) && v.To == k.m.StateName(w.to)
 	}
-	return v.State == k.m.StateName(w.state) && v.Slot == k.slotName(w.slot)
+	return v.State == k.m.StateName(w.state) && v.Slot == k.slotName(w.slot) && v.Timer == k.timerName(w.timer)
+}
+
+func (k *Checker) timerName(t engine.TimerID) string {
+	if t == engine.NoID {
+		return ""
+	}
+	return k.m.TimerName(t)
 }
 
 func (k *Checker) slotName(s engine.SlotID) string {
@@ -386,7 +422,7 @@ func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID
 	if w.move {
 		v.From, v.To = k.m.StateName(w.from), k.m.StateName(w.to)
 	} else {
-		v.State, v.Slot = k.m.StateName(w.state), k.slotName(w.slot)
+		v.State, v.Slot, v.Timer = k.m.StateName(w.state), k.slotName(w.slot), k.timerName(w.timer)
 		if len(st.Result.Steps) > 0 {
 			// Tie the violation to the step's last transition, for reports.
 			s := st.Result.Steps[len(st.Result.Steps)-1]
