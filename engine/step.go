@@ -80,9 +80,10 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 
 // Step advances c by one event, in place. Copy c first to keep the
 // configuration before the step. r is reset and then filled with the trace
-// and effects; r.Handled is false when no transition took the event, which
-// leaves c unchanged apart from the clock and what the event itself consumes
-// or delivers: a timer that fell due is no longer pending, a fork branch's
+// and effects; r.Handled is false when no transition took the event and
+// none of the eventless transitions then selected again did, which leaves c
+// unchanged apart from the clock and what the event itself consumes or
+// delivers: a timer that fell due is no longer pending, a fork branch's
 // awaited result is consumed, and an action's outputs land in their slots.
 //
 // A timer event must carry the timer's deadline as At; a timer that is not
@@ -170,7 +171,16 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	lo := uint32(len(r.Guards))
 	t := m.pick(e, cands, r)
 	if t == NoID {
-		return nil
+		// No transition takes the event. As SCXML's event loop does after
+		// every external event, matched or not, the eventless transitions
+		// are selected again: what the event delivered (an action's
+		// outputs, a timer no longer pending) or the event itself (read as
+		// event.* by a guard) may enable one. Handled then reports whether
+		// the configuration moved.
+		n := len(r.Steps)
+		err := m.settle(e, r)
+		r.Handled = len(r.Steps) > n
+		return err
 	}
 	r.Handled = true
 	if err := m.fire(e, t, lo, r); err != nil {

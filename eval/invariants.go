@@ -254,11 +254,13 @@ func (k *Checker) builtins(st *Step) {
 			}
 		}
 	}
-	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && r.Handled {
-		k.timerLaw(st, ev)
-	}
-	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && !r.Handled && m.HandlesTimer(ev.Timer) {
-		k.leakedTimer(st, ev)
+	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent {
+		switch {
+		case k.timerTaken(r, ev.Timer):
+			k.timerLaw(st, ev)
+		case m.HandlesTimer(ev.Timer):
+			k.leakedTimer(st, ev)
+		}
 	}
 	k.slotOverwrite(st)
 	if m.Waits(after.State) && m.DirectIntent(after.State) != engine.NoID && after.Waiting == engine.NoID && after.NBranch == 0 {
@@ -299,6 +301,21 @@ func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
 	if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
 		k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
 	}
+}
+
+// timerTaken reports whether the step's first transition was triggered by
+// timer t (an eventless transition selected after an event no transition
+// took does not count).
+func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
+	if len(r.Steps) == 0 {
+		return false
+	}
+	s := r.Steps[0]
+	tr := s.Trans
+	if s.Overrode != engine.NoID {
+		tr = s.Overrode
+	}
+	return tr != engine.NoID && s.Branch == 0 && k.m.Transition(tr).Trigger == "timer:"+k.m.TimerName(t)
 }
 
 // leakedTimer: a timer that was pending and fell due at its deadline, but
