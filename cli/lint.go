@@ -6,13 +6,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/explore"
+	"github.com/simctl/simctl/reports"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
 // lintCmd prints every problem of each suite's machine.yaml (errors and
 // warnings, one per line, file:line:col first), then the first problem of
-// its nlu.yaml and scenarios. Exit status 2 when any is an error.
+// its nlu.yaml and scenarios, then the notes of known findings that are
+// stale. Exit status 2 when any is an error.
 func lintCmd(args []string, w io.Writer) (int, error) {
 	fs := newFlags("lint")
 	if err := parseFlags(fs, args); err != nil {
@@ -46,7 +52,8 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 		if bad {
 			continue
 		}
-		if _, err := spec.Load(dir); err != nil {
+		s, err := spec.Load(dir)
+		if err != nil {
 			nerr++
 			var se *spec.Error
 			if errors.As(err, &se) {
@@ -54,6 +61,15 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 			} else {
 				fmt.Fprintf(w, "%s: error: %s\n", dir, err)
 			}
+			continue
+		}
+		stale, err := staleNotes(s)
+		if err != nil {
+			return 0, err
+		}
+		for _, l := range stale {
+			nwarn++
+			fmt.Fprintf(w, "%s\n", l)
 		}
 	}
 	fmt.Fprintf(w, "lint: %d suites, %d errors, %d warnings\n", len(dirs), nerr, nwarn)
@@ -61,4 +77,51 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 		return ExitBadInput, nil
 	}
 	return ExitOK, nil
+}
+
+// staleNotes returns a warning for each note of s's machine.yaml that
+// excuses nothing: a move its table allows, or a finding that neither the
+// scripted scenarios nor the exploration simctl run makes (to the suite's
+// explore_depth, within its configuration cap) reach.
+func staleNotes(s *spec.Suite) ([]string, error) {
+	var out []string
+	for _, inv := range s.Machine.Invariants() {
+		if inv.Kind != engine.InvAllowed {
+			continue
+		}
+		for _, n := range inv.Notes {
+			if inv.Allows(n.From, n.To) {
+				out = append(out, fmt.Sprintf("%s: warning: invariant %s: the table allows %s -> %s: the note excuses nothing", n.Pos, inv.Name, s.Machine.StateName(n.From), s.Machine.StateName(n.To)))
+			}
+		}
+	}
+	rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine}
+	for _, sc := range s.Scenarios {
+		for _, v := range s.VariantsFor(sc) {
+			rs.Scenarios = append(rs.Scenarios, sim.RunScenario(s, sc, sim.Options{Variant: v}))
+		}
+	}
+	limit := s.ExploreMaxStates
+	if limit <= 0 {
+		limit = runMaxStates
+	}
+	if s.ExploreDepth > 0 {
+		for _, v := range s.Variants {
+			res, err := explore.Explore(s, v, explore.Options{Depth: s.ExploreDepth, MaxStates: limit})
+			if err != nil {
+				return nil, err
+			}
+			var e reports.Exploration
+			for _, f := range res.Findings {
+				if f.Known != "" {
+					e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, NoteAt: f.Note.String()})
+				}
+			}
+			rs.Explored = append(rs.Explored, e)
+		}
+	}
+	for _, l := range reports.Stale(rs) {
+		out = append(out, strings.Replace(l, ": ", ": warning: stale note: ", 1)+": no scenario or exploration reaches it")
+	}
+	return out, nil
 }

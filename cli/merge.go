@@ -43,7 +43,7 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 		return 0, err
 	}
 	first := shards[0]
-	run := &reports.Run{Seed: first.Seed, Generate: first.Generate, Out: *out}
+	run := &reports.Run{Seed: first.Seed, Generate: first.Generate}
 	o := runOptions{seed: first.Seed, generate: first.Generate, out: *out}
 	var total tally
 	for k, ss0 := range first.Suites {

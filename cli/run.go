@@ -205,7 +205,7 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 // execute runs the selected scenarios of every suite, prints one line per
 // scenario and a summary, and writes the reports.
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
-	run := &reports.Run{Seed: o.seed, Generate: o.generate, Out: o.out}
+	run := &reports.Run{Seed: o.seed, Generate: o.generate}
 	if o.generate > 0 {
 		total := 0
 		for _, s := range suites {

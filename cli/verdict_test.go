@@ -71,6 +71,17 @@ var _ = Describe("verdicts on planted faults", func() {
 		// The move the note excused now fails; the note is stale.
 		Expect(code).To(Equal(cli.ExitFailed))
 		Expect(stdout.String()).To(MatchRegexp(`STALE .*machine.yaml:118:9: soni_001_valid_transitions: contradiction idle -> completed: nothing in this run reached it`))
+
+		stdout.Reset()
+		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
+		Expect(stdout.String()).To(MatchRegexp(`machine.yaml:118:9: warning: stale note: soni_001_valid_transitions: contradiction idle -> completed: no scenario or exploration reaches it`))
+	})
+
+	It("lint warns of a note for a move its table allows", func() {
+		dir := plantIn(plant{Suite: "soni", Line: 121, Old: "move: confirming -> completed", New: "move: idle -> understanding"})
+		var stdout, stderr bytes.Buffer
+		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
+		Expect(stdout.String()).To(ContainSubstring("machine.yaml:121:9: warning: invariant soni_001_valid_transitions: the table allows idle -> understanding: the note excuses nothing"))
 	})
 })
 
@@ -96,5 +107,33 @@ var _ = Describe("a timer left behind", func() {
 		data, err := os.ReadFile(filepath.Join(dir, "explore-booking-default-leaked_timer.scenario.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(data)).To(ContainSubstring("wait: 600000ms"))
+	})
+})
+
+var _ = Describe("reports written into two folders", func() {
+	// Replay commands name generated failures inside the report folder,
+	// and suites as they were given, so the folder leaves no trace. Only
+	// a generated failure's scenario file differs: it names its suite
+	// relative to itself, so that it replays from anywhere.
+	It("are byte-identical: CSV, JSON, JUnit and HTML", func() {
+		base := GinkgoT().TempDir()
+		a, b := filepath.Join(base, "a"), filepath.Join(base, "deeper", "b")
+		for _, out := range []string{a, b} {
+			var stdout, stderr bytes.Buffer
+			code := cli.Main([]string{"run", "../scenarios/soni", "../scenarios/hfsm", "--generate", "40", "--seed", "7", "--quiet", "--out", out}, &stdout, &stderr)
+			Expect(stderr.String()).To(BeEmpty())
+			Expect(code).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
+		}
+		fa, fb := files(a), files(b)
+		Expect(fa).To(HaveLen(len(fb)))
+		Expect(fa).To(HaveKey("report.html"))
+		Expect(fa).To(HaveKey("junit.xml"))
+		Expect(fa).To(HaveKey("summary.json"))
+		for name, data := range fa {
+			if strings.HasPrefix(name, "failures"+string(filepath.Separator)) {
+				continue
+			}
+			Expect(string(fb[name])).To(Equal(string(data)), "%s differs", name)
+		}
 	})
 })

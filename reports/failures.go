@@ -62,9 +62,12 @@ func WriteFailuresCSV(w io.Writer, run *Run) error {
 // replayScenario is the command that replays a scenario file.
 func replayScenario(file string) string { return "simctl replay " + shellQuote(file) }
 
-// replayGenerated is the command that replays a generated failure.
-func replayGenerated(run *Run, f GenFailure) string {
-	return replayScenario(filepath.Join(run.Out, FailureFile(f.Name)))
+// replayGenerated is the command that replays a generated failure, run
+// from the report folder: it names the scenario file inside it, so that
+// the reports do not depend on where they were written (the scenario names
+// its suite relative to itself).
+func replayGenerated(f GenFailure) string {
+	return replayScenario(filepath.ToSlash(FailureFile(f.Name)))
 }
 
 // replayExplore is the command that finds an exploration's findings again
@@ -100,7 +103,7 @@ func failureRows(run *Run, s *Suite) []FailureRow {
 		rows = append(rows, FailureRow{Suite: s.Name, Variant: f.Variant, Source: SourceGenerated, Scenario: f.Name,
 			File: filepath.ToSlash(FailureFile(f.Name)), At: posString(f.Violation.Pos), Turn: f.Violation.Turn,
 			What: "invariant", Invariant: f.Invariant, Message: f.Violation.Msg, Known: f.Known,
-			Replay: replayGenerated(run, f)})
+			Replay: replayGenerated(f)})
 	}
 	declaredAt := map[string]string{}
 	for _, inv := range s.Machine.Invariants() {

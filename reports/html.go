@@ -385,7 +385,7 @@ func newGenFailureView(run *Run, f GenFailure, id string) genFailureView {
 	g := genFailureView{ID: id, Variant: f.Variant, Invariant: f.Invariant, Known: f.Known, Message: f.Violation.Msg,
 		Turn: f.Violation.Turn, Index: f.Index, Turns: f.Turns, ShrunkTurns: f.ShrunkTurns,
 		File: filepath.ToSlash(FailureFile(f.Name)), Href: filepath.ToSlash(FailureFile(f.Name)),
-		Replay: replayGenerated(run, f), Violation: f.Violation.String(), Before: f.Violation.Before, After: f.Violation.After}
+		Replay: replayGenerated(f), Violation: f.Violation.String(), Before: f.Violation.Before, After: f.Violation.After}
 	g.Transition = fromTo(f.Violation.From, f.Violation.To)
 	return g
 }

@@ -183,7 +183,7 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 		}
 		c := JUnitTestCase{Name: junitGenerated + f.Name, File: FailureFile(f.Name)}
 		body := fmt.Sprintf("%s\nconversation %d, shrunk from %d to %d turns\nreplay: %s\n",
-			f.Violation, f.Index, f.Turns, f.ShrunkTurns, replayGenerated(run, f))
+			f.Violation, f.Index, f.Turns, f.ShrunkTurns, replayGenerated(f))
 		if f.Known != "" {
 			c.SystemOut = "known: " + f.Known + "\n" + body
 		} else {

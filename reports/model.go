@@ -23,9 +23,6 @@ type Run struct {
 	// variant (0: none).
 	Generate int
 	Suites   []*Suite // sorted by name
-	// Out is the output folder as given (--out), for the replay commands
-	// of generated failures; empty: commands name them relative to it.
-	Out string
 }
 
 // Suite is one suite's results.
