@@ -98,7 +98,11 @@ func staleNotes(s *spec.Suite) ([]string, error) {
 	rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine}
 	for _, sc := range s.Scenarios {
 		for _, v := range s.VariantsFor(sc) {
-			rs.Scenarios = append(rs.Scenarios, sim.RunScenario(s, sc, sim.Options{Variant: v}))
+			r := sim.RunScenario(s, sc, sim.Options{Variant: v})
+			rs.Scenarios = append(rs.Scenarios, r)
+			for _, l := range r.Stale {
+				out = append(out, strings.Replace(l, ": ", ": warning: stale note: ", 1))
+			}
 		}
 	}
 	limit := s.ExploreMaxStates

@@ -365,6 +365,9 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 		name += " [" + r.Variant + "]"
 	}
 	fmt.Fprintf(w, "  %s %-40s %3d turns %4d transitions\n", label, name, r.Turns, r.Transitions)
+	for _, l := range r.Stale {
+		fmt.Fprintf(w, "         STALE %s (remove the note?)\n", l)
+	}
 	if r.Status == sim.Known {
 		for i := range r.Violations {
 			fmt.Fprintf(w, "         breaks %s, known: %s\n", r.Violations[i].Key(), r.Notes[i])

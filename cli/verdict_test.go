@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,27 +13,38 @@ import (
 	"github.com/simctl/simctl/cli"
 )
 
-// plant is one fault planted in a copy of a seed suite: line Line of its
-// machine.yaml, which holds Old, gets New; the run must fail naming Want.
+// plant is one fault planted in a copy of a seed suite: in its
+// machine.yaml, the first line at or after the line starting with After
+// that holds Old gets New instead; the run must fail naming Want.
 type plant struct {
 	Suite string
-	Line  int
+	After string
 	Old   string
 	New   string
 	Want  string
 }
 
-// plantIn copies the suite and plants p in its machine.yaml.
-func plantIn(p plant) string {
+// plantIn copies the suite, plants p in its machine.yaml and returns the
+// copy's folder and the planted line's number.
+func plantIn(p plant) (string, int) {
 	dir := copySuiteDir(filepath.Join("..", "scenarios", p.Suite))
 	path := filepath.Join(dir, "machine.yaml")
 	data, err := os.ReadFile(path)
 	Expect(err).NotTo(HaveOccurred())
 	lines := strings.Split(string(data), "\n")
-	Expect(lines[p.Line-1]).To(ContainSubstring(p.Old), "the line to plant in moved")
-	lines[p.Line-1] = strings.Replace(lines[p.Line-1], p.Old, p.New, 1)
-	Expect(os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)).To(Succeed())
-	return dir
+	at := -1
+	for i, l := range lines {
+		if at < 0 && strings.HasPrefix(l, p.After) {
+			at = i
+		}
+		if at >= 0 && strings.Contains(l, p.Old) {
+			lines[i] = strings.Replace(l, p.Old, p.New, 1)
+			Expect(os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)).To(Succeed())
+			return dir, i + 1
+		}
+	}
+	Fail(fmt.Sprintf("%s: no %q after %q", path, p.Old, p.After))
+	return "", 0
 }
 
 var _ = Describe("verdicts on planted faults", func() {
@@ -40,7 +52,7 @@ var _ = Describe("verdicts on planted faults", func() {
 	// carries notes for other moves; so does a broken guard.
 	DescribeTable("fail the run, naming the move",
 		func(p plant) {
-			dir := plantIn(p)
+			dir, _ := plantIn(p)
 			var stdout, stderr bytes.Buffer
 			// A shallow search finds each planted move; it keeps the test fast.
 			code := cli.Main([]string{"run", "--quiet", "--explore-depth", "2", "--out", "", dir}, &stdout, &stderr)
@@ -48,11 +60,11 @@ var _ = Describe("verdicts on planted faults", func() {
 			Expect(code).To(Equal(cli.ExitFailed), stdout.String())
 			Expect(stdout.String()).To(ContainSubstring(p.Want))
 		},
-		Entry("soni: error --cancel--> completed", plant{Suite: "soni", Line: 345, Old: "target: idle", New: "target: completed", Want: "error -> completed"}),
-		Entry("soni: a broken guard (error recovery to the wrong step)", plant{Suite: "soni", Line: 171, Old: `recovery_state == "executing_action"`, New: `recovery_state != "executing_action"`, Want: "FAIL"}),
-		Entry("thea: completed -> agent_delegated", plant{Suite: "thea", Line: 722, Old: "target: initial", New: "target: agent_delegated", Want: "completed -> agent_delegated"}),
-		Entry("hfsm: retry -> answer", plant{Suite: "hfsm", Line: 479, Old: "target: router", New: "target: answer", Want: "retry -> answer"}),
-		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", Line: 412, Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
+		Entry("soni: error --cancel--> completed", plant{Suite: "soni", After: "  error:", Old: "target: idle", New: "target: completed", Want: "error -> completed"}),
+		Entry("soni: a broken guard (error recovery to the wrong step)", plant{Suite: "soni", After: "states:", Old: `recovery_state == "executing_action"`, New: `recovery_state != "executing_action"`, Want: "FAIL"}),
+		Entry("thea: completed -> agent_delegated", plant{Suite: "thea", After: "  completed:", Old: "target: initial", New: "target: agent_delegated", Want: "completed -> agent_delegated"}),
+		Entry("hfsm: retry -> answer", plant{Suite: "hfsm", After: "  retry:", Old: "target: router", New: "target: answer", Want: "retry -> answer"}),
+		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", After: "  prompt_next:", Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
 	)
 
 	It("passes the clean suites", func() {
@@ -64,24 +76,24 @@ var _ = Describe("verdicts on planted faults", func() {
 	})
 
 	It("warns of a note nothing reaches", func() {
-		dir := plantIn(plant{Suite: "soni", Line: 118, Old: "move: waiting_for_slot -> validating_slot", New: "move: idle -> completed"})
+		dir, line := plantIn(plant{Suite: "soni", After: "invariants:", Old: "move: waiting_for_slot -> validating_slot", New: "move: idle -> completed"})
 		var stdout, stderr bytes.Buffer
 		code := cli.Main([]string{"run", "--quiet", "--out", "", dir}, &stdout, &stderr)
 		Expect(stderr.String()).To(BeEmpty())
 		// The move the note excused now fails; the note is stale.
 		Expect(code).To(Equal(cli.ExitFailed))
-		Expect(stdout.String()).To(MatchRegexp(`STALE .*machine.yaml:118:9: soni_001_valid_transitions: contradiction idle -> completed: nothing in this run reached it`))
+		Expect(stdout.String()).To(MatchRegexp(fmt.Sprintf(`STALE .*machine.yaml:%d:9: soni_001_valid_transitions: contradiction idle -> completed: nothing in this run reached it`, line)))
 
 		stdout.Reset()
 		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
-		Expect(stdout.String()).To(MatchRegexp(`machine.yaml:118:9: warning: stale note: soni_001_valid_transitions: contradiction idle -> completed: no scenario or exploration reaches it`))
+		Expect(stdout.String()).To(MatchRegexp(fmt.Sprintf(`machine.yaml:%d:9: warning: stale note: soni_001_valid_transitions: contradiction idle -> completed: no scenario or exploration reaches it`, line)))
 	})
 
 	It("lint warns of a note for a move its table allows", func() {
-		dir := plantIn(plant{Suite: "soni", Line: 121, Old: "move: confirming -> completed", New: "move: idle -> understanding"})
+		dir, line := plantIn(plant{Suite: "soni", After: "invariants:", Old: "move: confirming -> completed", New: "move: idle -> understanding"})
 		var stdout, stderr bytes.Buffer
 		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
-		Expect(stdout.String()).To(ContainSubstring("machine.yaml:121:9: warning: invariant soni_001_valid_transitions: the table allows idle -> understanding: the note excuses nothing"))
+		Expect(stdout.String()).To(ContainSubstring(fmt.Sprintf("machine.yaml:%d:9: warning: invariant soni_001_valid_transitions: the table allows idle -> understanding: the note excuses nothing", line)))
 	})
 })
 
@@ -135,5 +147,21 @@ var _ = Describe("reports written into two folders", func() {
 			}
 			Expect(string(fb[name])).To(Equal(string(data)), "%s differs", name)
 		}
+	})
+})
+
+var _ = Describe("a scenario's own note", func() {
+	It("is reported stale when nothing in the scenario reaches it", func() {
+		dir := copySuiteDir(filepath.Join("..", "reports", "testdata", "suites", "greeter"))
+		path := filepath.Join(dir, "bob.scenario.yaml")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "state: idle", "state: asking", 1)), 0o644)).To(Succeed())
+		var stdout, stderr bytes.Buffer
+		Expect(cli.Main([]string{"run", "--quiet", "--explore-depth", "0", "--out", "", dir}, &stdout, &stderr)).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(MatchRegexp(`STALE .*bob.scenario.yaml:7:9: no_bob: modelling_choice: nothing in this scenario reached it`))
+		stdout.Reset()
+		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
+		Expect(stdout.String()).To(MatchRegexp(`bob.scenario.yaml:7:9: warning: stale note: no_bob: modelling_choice: nothing in this scenario reached it`))
 	})
 })

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
@@ -96,8 +97,10 @@ type ScenarioResult struct {
 	ViolationCount int
 	Known          []string // the known findings that did occur (Violation.Key)
 	// Reached lists the positions of the notes a violation matched, for
-	// the run's report of stale notes.
+	// the run's report of stale notes; Stale the scenario's own notes (in
+	// known_violations) that nothing in it reached.
 	Reached []engine.Pos
+	Stale   []string
 	Error   string // engine runtime error, if any
 	Trace   []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
@@ -217,14 +220,22 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		res.Failures = append(res.Failures, Failure{Pos: sc.MaxTurnsPos, Turn: d.Turn, What: "max turns",
 			Got: fmt.Sprint(d.Turn), Want: fmt.Sprintf("at most %d", sc.MaxTurns)})
 	}
-	res.Status = verdict(res, sc, ScenarioKnown(m, sc), checker.Unrecorded)
+	known, own := ScenarioKnown(m, sc)
+	res.Status = verdict(res, sc, known, checker.Unrecorded)
+	for _, n := range own {
+		if !slices.Contains(res.Reached, n.Pos) {
+			res.Stale = append(res.Stale, fmt.Sprintf("%s: %s: %s: nothing in this scenario reached it", n.Pos, n.Invariant, n.Kind))
+		}
+	}
 	return res
 }
 
 // ScenarioKnown returns the notes that judge sc's violations in machine
-// m: the invariants' notes in machine.yaml and the scenario's own.
-func ScenarioKnown(m *engine.Machine, sc *spec.Scenario) *eval.Known {
+// m: the invariants' notes in machine.yaml and the scenario's own, which it
+// also returns apart.
+func ScenarioKnown(m *engine.Machine, sc *spec.Scenario) (*eval.Known, []eval.Note) {
 	k := eval.NewKnown(m)
+	var own []eval.Note
 	for _, e := range sc.KnownViolations {
 		if len(e.Notes) == 0 {
 			continue
@@ -234,9 +245,12 @@ func ScenarioKnown(m *engine.Machine, sc *spec.Scenario) *eval.Known {
 		notes, err := m.CompileNotes(e.Invariant.Value, spec.Table(m, e.Invariant.Value), e.Notes)
 		if err == nil {
 			k = k.With(e.Invariant.Value, notes)
+			for _, n := range notes {
+				own = append(own, eval.Note{Invariant: e.Invariant.Value, Note: n})
+			}
 		}
 	}
-	return k
+	return k, own
 }
 
 // verdict weighs failures and violations against the notes: a violation
