@@ -241,7 +241,7 @@ var _ = Describe("simctl record", func() {
 		},
 		Entry("no URL", []string{}, "record needs the NLU server's parse endpoint: --nlu-url http://HOST:PORT/model/parse"),
 		Entry("not an http URL", []string{"--nlu-url", "localhost:5005"}, `--nlu-url: expected an http or https URL, got "localhost:5005"`),
-		Entry("negative retries", []string{"--nlu-url", "http://x/model/parse", "--retries", "-1"}, "--retries takes a number of retries, 0 or more"),
+		Entry("negative retries", []string{"--nlu-url", "http://x/model/parse", "--retries", "-1"}, "--retries takes a number of retries from 0 to 10, got -1"),
 	)
 })
 
