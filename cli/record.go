@@ -38,7 +38,6 @@ type recorded struct {
 	data []byte
 }
 
-//
 // SIGINT or SIGTERM (ctx cancelled) ends the request under way at once;
 // nothing is written, so every cassette stays as it was, and the status
 // is ExitInterrupted.
