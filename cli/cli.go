@@ -68,7 +68,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "lint":
 		status, err = lintCmd(args[1:], stdout)
 	case "replay":
-		status, err = replayCmd(args[1:], stdout)
+		status, err = replayCmd(ctx, args[1:], stdout)
 	case "explore":
 		status, err = exploreCmd(ctx, args[1:], stdout)
 	case "report":

@@ -525,9 +525,9 @@ func mean(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func replayCmd(args []string, stdout io.Writer) (int, error) {
+func replayCmd(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := newFlags("replay")
-	var o runOptions
+	o := runOptions{ctx: ctx}
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "", "folder for reports (none by default)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", true, "print the turn-by-turn trace")
