@@ -256,6 +256,23 @@ var _ = Describe("signals", func() {
 		Expect(tempFiles(dir)).To(BeEmpty())
 	})
 
+	DescribeTable("that come while suites load stop the command before it runs anything, exit 130",
+		func(cmd ...string) {
+			dir := writeSuite()
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			args := append([]string{cmd[0], dir}, cmd[1:]...)
+			var stdout, stderr bytes.Buffer
+			Expect(cli.MainContext(ctx, args, &stdout, &stderr)).To(Equal(cli.ExitInterrupted))
+			Expect(stderr.String()).To(Equal("simctl: interrupted before anything was run\n"))
+			Expect(stdout.String()).To(BeEmpty())
+		},
+		Entry("run", "run", "--out", filepath.Join(os.TempDir(), "simctl-never-written")),
+		Entry("explore", "explore"),
+		Entry("record", "record", "--nlu-url", "http://127.0.0.1:9/model/parse"),
+		Entry("graph", "graph"),
+	)
+
 	It("end a process at once when a second one comes", func() {
 		p := start(60*time.Second, "explore", "../scenarios/formfill", "--depth", "12")
 		time.Sleep(3 * time.Second)
