@@ -36,7 +36,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	stop := func() bool { return ctx.Err() != nil }
+	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
 	var results []*explore.Result
 	for _, s := range suites {
