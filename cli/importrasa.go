@@ -150,3 +150,11 @@ func removeStale(out string, files map[string][]byte) error {
 	}
 	return nil
 }
+
+// unwrapPath drops the operation and path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
