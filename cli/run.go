@@ -66,6 +66,7 @@ type runOptions struct {
 	generate     int
 	exploreDepth int // -1: each suite's explore_depth
 	maxStates    int
+	maxStatesSet bool
 	out          string
 	only         []string
 	verbose      bool
@@ -91,7 +92,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print a turn-by-turn trace of every scenario")
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth, else completely; 0: no exploration)")
-	fs.IntVar(&o.maxStates, "max-states", 0, fmt.Sprintf("cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else %d)", runMaxStates))
+	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else this)")
 	o.nlu.register(fs, true)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
@@ -107,6 +108,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return 0, err
 		}
 	}
+	// Given, the flag overrides each suite's explore_max_states.
+	o.maxStatesSet = fs.Changed("max-states")
 	if err := checkMaxStates(o.maxStates); err != nil {
 		return 0, err
 	}
@@ -480,11 +483,8 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
 	limit := o.maxStates
-	if limit <= 0 {
+	if !o.maxStatesSet && s.ExploreMaxStates > 0 {
 		limit = s.ExploreMaxStates
-	}
-	if limit <= 0 {
-		limit = runMaxStates
 	}
 	for _, v := range s.Variants {
 		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted}
