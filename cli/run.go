@@ -476,10 +476,10 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 	return nil
 }
 
-// explored runs the bounded exploration of each variant of s, prints its
-// line and findings, and adds it to the report; a finding that is not a
-// known contradiction fails the run. A shard searches its part of each
-// exploration and returns the parts, for simctl report merge.
+// explored runs the exploration of each variant of s, prints its line and
+// findings, and adds it to the report; a finding no note names fails the
+// run. A shard searches its part of each exploration and returns the
+// parts, for simctl report merge.
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
 	limit := o.maxStates

@@ -268,8 +268,7 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 
 // overviewRows gives one line per variant of suite s, with its verdict:
 // fail when a scenario failed, generated conversations or the exploration
-// broke an invariant other than a known contradiction, or a latency
-// objective was not met.
+// made a finding no note names, or a latency objective was not met.
 func overviewRows(s *Suite, v *suiteView) []overviewRow {
 	var rows []overviewRow
 	vs := variants(s)

@@ -122,7 +122,7 @@ func WriteJUnitXML(w io.Writer, run *Run) error {
 // NewJUnitReport builds the junit.xml document of run: by suite name, one
 // testsuite per variant holding its scripted scenarios in file order, then
 // a check of every invariant (built-in first), then its generated failures,
-// exploration findings and latency objectives. A known contradiction passes, with a
+// exploration findings and latency objectives. A known finding passes, with a
 // system-out note saying which invariant it breaks and why that is known.
 func NewJUnitReport(run *Run) (*JUnitTestSuites, error) {
 	suites, err := ordered(run)
