@@ -81,7 +81,7 @@ var _ = Describe("sharded runs", func() {
 		out := filepath.Join(base, "out")
 		run := func(extra ...string) int {
 			var stdout, stderr bytes.Buffer
-			a := append([]string{"run", "../scenarios/soni", "../scenarios/hfsm", "--generate", "40", "--seed", "3", "--quiet"}, extra...)
+			a := append([]string{"run", "../scenarios/hfsm", "../scenarios/thea", "--generate", "20", "--seed", "3", "--quiet"}, extra...)
 			code := cli.Main(a, &stdout, &stderr)
 			Expect(stderr.String()).To(BeEmpty())
 			return code

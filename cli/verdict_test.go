@@ -132,7 +132,7 @@ var _ = Describe("reports written into two folders", func() {
 		a, b := filepath.Join(base, "a"), filepath.Join(base, "deeper", "b")
 		for _, out := range []string{a, b} {
 			var stdout, stderr bytes.Buffer
-			code := cli.Main([]string{"run", "../scenarios/soni", "../scenarios/hfsm", "--generate", "40", "--seed", "7", "--quiet", "--out", out}, &stdout, &stderr)
+			code := cli.Main([]string{"run", "../scenarios/soni", "../scenarios/hfsm", "--generate", "40", "--seed", "7", "--explore-depth", "3", "--quiet", "--out", out}, &stdout, &stderr)
 			Expect(stderr.String()).To(BeEmpty())
 			Expect(code).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
 		}

@@ -352,12 +352,18 @@ func (x *explorer) quiet() {
 		return
 	}
 	for i := range x.res.Findings {
-		k.Violations = append(k.Violations, x.res.Findings[i].Violation)
+		k.Violations = append(k.Violations, placeholder(&x.res.Findings[i].Violation))
 	}
 	for i := range x.findings {
-		k.Violations = append(k.Violations, x.findings[i].Violation)
+		k.Violations = append(k.Violations, placeholder(&x.findings[i].Violation))
 	}
 	x.nQuiet = len(k.Violations)
+}
+
+// placeholder is what the checker compares of a violation found already:
+// what identifies its finding.
+func placeholder(v *eval.Violation) eval.Violation {
+	return eval.Violation{Invariant: v.Invariant, Move: v.Move, From: v.From, To: v.To, State: v.State, Slot: v.Slot, Timer: v.Timer}
 }
 
 // foldPayloads lets one step stand for the events that differ from it
