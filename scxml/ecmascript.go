@@ -35,8 +35,10 @@ func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) 
 	for i, e := range ch.Exprs {
 		var src string
 		switch e.Kind {
-		case statechart.ValueExpr, statechart.CondExpr:
-			src = "(" + e.Src + "\n)"
+		case statechart.ValueExpr, statechart.CondExpr, statechart.LogExpr:
+			// A trailing ";" (expr="new f();") is tolerated, as browsers'
+			// SCXML engines do.
+			src = "(" + strings.TrimSuffix(strings.TrimSpace(e.Src), ";") + "\n)"
 		case statechart.LocationExpr:
 			src = "\"use strict\";(" + e.Src + "\n) = __simctl_value;"
 			if s := strings.TrimSpace(e.Src); identRE.MatchString(s) {
@@ -125,6 +127,8 @@ func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) 
 	_ = io.Set(statechart.SCXMLProcessor, loc)
 	_ = io.Set("scxml", loc)
 	d.readonly("_ioprocessors", io)
+	// _event exists, unbound, before the first event.
+	d.readonly("_event", goja.Undefined())
 	return d
 }
 

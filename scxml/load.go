@@ -64,7 +64,7 @@ func Load(file string, src []byte, opt Options) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{file: file, src: src, opt: opt, chart: &statechart.Chart{}}
+	l := &loader{file: file, opt: opt, chart: &statechart.Chart{}}
 	if err := l.document(root); err != nil {
 		return nil, err
 	}
@@ -95,8 +95,8 @@ type pendingTargets struct {
 }
 
 type loader struct {
-	file    string
-	src     []byte
+	file string
+
 	opt     Options
 	chart   *statechart.Chart
 	targets []pendingTargets
@@ -413,10 +413,12 @@ func (l *loader) transition(n *node, src int) (*statechart.Transition, error) {
 	t := &statechart.Transition{Pos: n.pos, Source: src, Cond: l.optExpr(n, a, "cond", statechart.CondExpr)}
 	for _, d := range strings.Fields(a["event"]) {
 		if d != "*" {
+			// "foo.*" and "foo." mean "foo"; a descriptor that is only
+			// ".*" is read as "*".
 			d = strings.TrimSuffix(strings.TrimSuffix(d, "*"), ".")
-		}
-		if d == "" {
-			return nil, l.errf(n, "event descriptor %q is empty", a["event"])
+			if d == "" {
+				d = "*"
+			}
 		}
 		t.Events = append(t.Events, d)
 	}
@@ -492,6 +494,9 @@ func (l *loader) datamodel(n *node, idx int) error {
 		if d.ID == "" {
 			return l.errf(ch, "<data> needs an id")
 		}
+		if err := l.noXML(ch); err != nil {
+			return err
+		}
 		text := strings.TrimSpace(l.innerText(ch))
 		switch {
 		case a["src"] != "":
@@ -529,10 +534,16 @@ func (l *loader) read(n *node, name string) ([]byte, error) {
 // innerText is an element's content as written: its text, or the source
 // of its child elements (XML content, kept as a string).
 func (l *loader) innerText(n *node) string {
-	if len(n.children) == 0 {
-		return n.text.String()
+	return n.text.String()
+}
+
+// noXML rejects XML content: the ecmascript datamodel here has no DOM, so
+// it cannot be kept as what the document means.
+func (l *loader) noXML(n *node) error {
+	if len(n.children) > 0 {
+		return l.errf(n.children[0], "XML content (<%s> in <%s>) is not supported", n.children[0].name, n.name)
 	}
-	return string(l.src[n.inner[0]:n.inner[1]])
+	return nil
 }
 
 func (l *loader) block(children []*node) ([]statechart.Action, error) {
@@ -590,7 +601,7 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 		if err != nil {
 			return act, err
 		}
-		act.Kind, act.Label, act.Expr = statechart.ActLog, a["label"], l.optExpr(n, a, "expr", statechart.ValueExpr)
+		act.Kind, act.Label, act.Expr = statechart.ActLog, a["label"], l.optExpr(n, a, "expr", statechart.LogExpr)
 	case "assign":
 		a, err := l.attrs(n, "location", "expr")
 		if err != nil {
@@ -602,6 +613,9 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 		}
 		act.Location = l.expr(n, a["location"], statechart.LocationExpr)
 		act.Expr = l.optExpr(n, a, "expr", statechart.ValueExpr)
+		if err := l.noXML(n); err != nil {
+			return act, err
+		}
 		if text := strings.TrimSpace(l.innerText(n)); text != "" {
 			if act.Expr != none {
 				return act, l.errf(n, "<assign> has either expr or content")
@@ -774,6 +788,9 @@ func (l *loader) param(n *node) (statechart.Param, error) {
 func (l *loader) content(n *node) (statechart.Expr, *string, error) {
 	a, err := l.attrs(n, "expr")
 	if err != nil {
+		return statechart.NoExpr, nil, err
+	}
+	if err := l.noXML(n); err != nil {
 		return statechart.NoExpr, nil, err
 	}
 	text := l.innerText(n)

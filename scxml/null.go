@@ -14,11 +14,20 @@ type nullCompiler struct{}
 
 var inRE = regexp.MustCompile(`^\s*In\(\s*(?:'([^']*)'|"([^"]*)")\s*\)\s*$`)
 
-type nullProgram struct{ states []string }
+// nullProgram holds, per expression, the state an In() condition names
+// or, for a <log> expr, its source text.
+type nullProgram struct {
+	states []string
+	text   []string
+}
 
 func (nullCompiler) Compile(c *statechart.Chart) (statechart.Program, error) {
-	p := &nullProgram{states: make([]string, len(c.Exprs))}
+	p := &nullProgram{states: make([]string, len(c.Exprs)), text: make([]string, len(c.Exprs))}
 	for i, e := range c.Exprs {
+		if e.Kind == statechart.LogExpr {
+			p.text[i] = e.Src
+			continue
+		}
 		m := inRE.FindStringSubmatch(e.Src)
 		if e.Kind != statechart.CondExpr || m == nil {
 			return nil, &statechart.Error{Pos: e.Pos, Msg: "the null datamodel evaluates In('state') conditions only, not " + strings.TrimSpace(clip(e.Src))}

@@ -15,8 +15,7 @@ import (
 // NS is the SCXML namespace.
 const NS = "http://www.w3.org/2005/07/scxml"
 
-// node is an element with its position; raw keeps the source of elements
-// whose content is data (<content>, <data>) rather than SCXML.
+// node is an element with its position.
 type node struct {
 	name     string
 	space    string
@@ -24,9 +23,6 @@ type node struct {
 	attrs    []xml.Attr
 	children []*node
 	text     strings.Builder
-	start    int64 // offset of the start tag
-	end      int64 // offset after the end tag
-	inner    [2]int64
 }
 
 // positions turns byte offsets into line:col (columns count bytes, from 1).
@@ -75,8 +71,7 @@ func parseXML(file string, src []byte) (*node, positions, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			n := &node{name: t.Name.Local, space: t.Name.Space, pos: pos.at(off), attrs: t.Attr, start: off}
-			n.inner[0] = d.InputOffset()
+			n := &node{name: t.Name.Local, space: t.Name.Space, pos: pos.at(off), attrs: t.Attr}
 			if len(stack) == 0 {
 				if root != nil {
 					return nil, pos, &statechart.Error{Pos: n.pos, Msg: "a second root element; a document holds one <scxml>"}
@@ -91,9 +86,6 @@ func parseXML(file string, src []byte) (*node, positions, error) {
 				return nil, pos, &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf("elements nested deeper than %d", MaxDepth)}
 			}
 		case xml.EndElement:
-			n := stack[len(stack)-1]
-			n.inner[1] = off
-			n.end = d.InputOffset()
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
 			if len(stack) > 0 {

@@ -144,6 +144,8 @@ const (
 	CondExpr
 	LocationExpr
 	ScriptExpr
+	// LogExpr is a <log> expr; the null datamodel logs its source text.
+	LogExpr
 )
 
 // ExprDef is an expression's source.

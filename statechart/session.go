@@ -443,7 +443,7 @@ func (s *Session) enterStates(enabled []*Transition) {
 		if gp := c.States[parent].Parent; gp >= 0 && c.States[gp].Kind == Parallel {
 			all := true
 			for _, ch := range c.States[gp].Children {
-				if !s.isInFinalState(ch) {
+				if !s.isHistory(ch) && !s.isInFinalState(ch) {
 					all = false
 					break
 				}
@@ -515,7 +515,7 @@ func (s *Session) addDescendantStatesToEnter(st int, toEnter, forDefault *Bits, 
 		}
 	case Parallel:
 		for _, ch := range state.Children {
-			if !s.someDescendant(*toEnter, ch) {
+			if !s.isHistory(ch) && !s.someDescendant(*toEnter, ch) {
 				s.addDescendantStatesToEnter(ch, toEnter, forDefault, defaultHistory)
 			}
 		}
@@ -537,7 +537,7 @@ func (s *Session) addAncestorStatesToEnter(st, ancestor int, toEnter, forDefault
 		toEnter.Add(anc)
 		if c.States[anc].Kind == Parallel {
 			for _, ch := range c.States[anc].Children {
-				if !s.someDescendant(*toEnter, ch) {
+				if !s.isHistory(ch) && !s.someDescendant(*toEnter, ch) {
 					s.addDescendantStatesToEnter(ch, toEnter, forDefault, defaultHistory)
 				}
 			}
@@ -647,28 +647,49 @@ func (s *Session) getEffectiveTargetStates(t *Transition) Bits {
 }
 
 // raiseError queues a platform error event (error.execution,
-// error.communication).
+// error.communication) whose data says what failed.
 func (s *Session) raiseError(name string, err error) {
-	s.internal = append(s.internal, Event{Name: name, Type: "platform", Data: s.dm.Literal(err.Error())})
+	s.raiseErrorAt(name, err, "", Pos{}, "")
 }
 
+func (s *Session) raiseErrorAt(name string, err error, tag string, pos Pos, sendID string) {
+	data := s.dm.Object([]string{"tagname", "line", "column", "reason"}, []any{tag, pos.Line, pos.Col, err.Error()})
+	s.internal = append(s.internal, Event{Name: name, Type: "platform", SendID: sendID, Data: data})
+}
+
+// tagNames names action kinds as their elements, for error data.
+var tagNames = [...]string{ActRaise: "raise", ActSend: "send", ActCancel: "cancel", ActAssign: "assign",
+	ActScript: "script", ActLog: "log", ActIf: "if", ActForeach: "foreach"}
+
 // executeContent runs a block; the first element that fails raises
-// error.execution and ends the block.
+// error.execution (error.communication for a send that cannot reach its
+// target) and ends the block.
 func (s *Session) executeContent(block []Action) {
 	for i := range block {
 		if err := s.execute(&block[i]); err != nil {
-			name := "error.execution"
-			if ce, ok := err.(commError); ok {
-				name = "error.communication"
-				err = ce.error
-			}
-			s.raiseError(name, err)
+			s.actionError(&block[i], err)
 			return
 		}
 	}
 }
 
-type commError struct{ error }
+func (s *Session) actionError(a *Action, err error) {
+	name, id := "error.execution", ""
+	if se, ok := err.(sendError); ok {
+		id, err = se.id, se.error
+		if se.comm {
+			name = "error.communication"
+		}
+	}
+	s.raiseErrorAt(name, err, tagNames[a.Kind], a.Pos, id)
+}
+
+// sendError is a <send> that failed after its id was chosen.
+type sendError struct {
+	error
+	id   string
+	comm bool
+}
 
 func (s *Session) text(lit string, e Expr) (string, error) {
 	if e == NoExpr {
@@ -710,7 +731,9 @@ func (s *Session) execute(a *Action) error {
 			if cond != NoExpr {
 				var err error
 				if ok, err = s.dm.Cond(cond); err != nil {
-					return err
+					// A condition that cannot be evaluated is false.
+					s.actionError(a, err)
+					ok = false
 				}
 			}
 			if ok {
@@ -769,18 +792,19 @@ func (s *Session) send(a *Action) error {
 	if err != nil {
 		return err
 	}
-	if typ != "" && typ != SCXMLProcessor && typ != "scxml" {
-		return fmt.Errorf("send type %q is not supported", typ)
-	}
-	id := a.ID
+	id, named := a.ID, a.ID != ""
 	if id == "" {
 		s.sends++
 		id = "send." + strconv.Itoa(s.sends)
 		if a.IDLocation != NoExpr {
-			if err := s.dm.Assign(a.IDLocation, s.dm.Literal(id), false); err != nil {
+			named = true
+			if err := s.dm.Assign(a.IDLocation, id, false); err != nil {
 				return err
 			}
 		}
+	}
+	if typ != "" && typ != SCXMLProcessor && typ != "scxml" {
+		return sendError{fmt.Errorf("send type %q is not supported", typ), id, false}
 	}
 	delay := a.DelayMS
 	if a.DelayExpr != NoExpr {
@@ -796,7 +820,10 @@ func (s *Session) send(a *Action) error {
 	if err != nil {
 		return err
 	}
-	ev := Event{Name: name, Type: "external", SendID: id, Origin: "#_scxml_" + s.id, OriginType: SCXMLProcessor, Data: data}
+	ev := Event{Name: name, Type: "external", Origin: "#_scxml_" + s.id, OriginType: SCXMLProcessor, Data: data}
+	if named {
+		ev.SendID = id
+	}
 	inner := false
 	switch {
 	case target == "":
@@ -805,9 +832,9 @@ func (s *Session) send(a *Action) error {
 		ev.Type = "internal"
 	case target == "#_scxml_"+s.id:
 	case strings.HasPrefix(target, "#_"):
-		return commError{fmt.Errorf("send target %q cannot be reached", target)}
+		return sendError{fmt.Errorf("send target %q cannot be reached", target), id, true}
 	default:
-		return fmt.Errorf("send target %q is not supported", target)
+		return sendError{fmt.Errorf("send target %q is not supported", target), id, false}
 	}
 	if delay == 0 {
 		if inner {
