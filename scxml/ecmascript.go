@@ -27,6 +27,9 @@ type ecmaProgram struct {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
+// ScriptTimeout bounds one evaluation's wall time.
+const ScriptTimeout = time.Second
+
 // maxExprLen bounds one expression's source (goja's parser recurses).
 const maxExprLen = 64 << 10
 
@@ -85,11 +88,15 @@ func clip(s string) string {
 	return s
 }
 
+// gojaNoise is the part of goja's syntax errors that names positions in
+// the wrapped source simctl compiles, not in the document.
+var gojaNoise = regexp.MustCompile(`\(anonymous\): Line \d+:\d+ | \(and \d+ more errors?\)`)
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+		s = s[:i]
 	}
-	return s
+	return gojaNoise.ReplaceAllString(s, "")
 }
 
 // ecma is one session's ECMAScript data model. Date reads the session's
@@ -146,6 +153,14 @@ func (d *ecma) run(e statechart.Expr) (v goja.Value, err error) {
 		if r := recover(); r != nil {
 			v, err = nil, fmt.Errorf("%v", r)
 		}
+	}()
+	// A script that never ends (while(true){}) is interrupted: the only
+	// place a wall clock is read, and only to stop a runaway script, whose
+	// evaluation then fails with error.execution.
+	t := time.AfterFunc(ScriptTimeout, func() { d.rt.Interrupt("script ran longer than " + ScriptTimeout.String()) })
+	defer func() {
+		t.Stop()
+		d.rt.ClearInterrupt()
 	}()
 	return d.rt.RunProgram(d.p.progs[e])
 }

@@ -333,6 +333,8 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 		}
 		t.Type = statechart.Internal
 		st.Initial = t
+	case root && len(st.Children) == 0:
+		return l.errf(n, "<scxml> holds no state")
 	case st.Kind == statechart.Compound:
 		for _, ch := range st.Children {
 			if k := c.States[ch].Kind; k != statechart.HistoryShallow && k != statechart.HistoryDeep {
@@ -342,6 +344,7 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 		}
 		if st.Initial == nil {
 			return l.errf(n, "a state whose children are all <history> has no initial state")
+
 		}
 	}
 	return nil
