@@ -104,6 +104,7 @@ func firstLine(s string) string {
 // not depend on when or where it happens.
 type ecma struct {
 	p       *ecmaProgram
+	vars    []string // declared <data> ids, in document order
 	rt      *goja.Runtime
 	session *statechart.Session
 	parse   goja.Callable
@@ -183,8 +184,31 @@ func (d *ecma) Init(data []statechart.Data) error {
 			v = d.literal(*x.Text)
 		}
 		_ = d.rt.GlobalObject().Set(x.ID, v)
+		d.vars = append(d.vars, x.ID)
 	}
 	return first
+}
+
+// Snapshot is the JSON of the declared variables in document order (a
+// value JSON cannot hold, such as a function, renders as its String).
+func (d *ecma) Snapshot() string {
+	var b strings.Builder
+	stringify, _ := goja.AssertFunction(d.rt.Get("JSON").ToObject(d.rt).Get("stringify"))
+	for _, id := range d.vars {
+		v := d.rt.GlobalObject().Get(id)
+		b.WriteString(id + "=")
+		if v == nil {
+			b.WriteString("undefined;")
+			continue
+		}
+		if r, err := stringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(r) {
+			b.WriteString(r.String())
+		} else {
+			b.WriteString(v.String())
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
 }
 
 func (d *ecma) SetEvent(ev statechart.Event) {

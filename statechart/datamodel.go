@@ -36,6 +36,10 @@ type Datamodel interface {
 	Iterate(e Expr) ([]any, error)
 	// Object builds event data from <param> names and values.
 	Object(names []string, values []any) any
+	// Snapshot renders the declared variables canonically (the null data
+	// model: ""), so that two sessions with equal snapshots and equal
+	// configurations behave alike as far as the chart's data goes.
+	Snapshot() string
 }
 
 // Compiler compiles a chart's expressions once and makes a fresh data model

@@ -79,6 +79,34 @@ func (s *Session) Running() bool { return s.running }
 // settle), or "".
 func (s *Session) Halted() string { return s.halted }
 
+// Key renders everything that decides the session's future, canonically:
+// the configuration, history values, the delayed events (deadlines relative
+// to now), whether it runs, and the data model's snapshot. Two sessions of
+// one chart with equal keys react to the same events alike, so an explorer
+// keeps one of them.
+func (s *Session) Key() string {
+	var b strings.Builder
+	for _, w := range s.config {
+		b.WriteString(strconv.FormatUint(w, 16))
+		b.WriteByte(',')
+	}
+	for _, h := range s.historySet.List() {
+		b.WriteString("|h" + strconv.Itoa(h) + ":")
+		for _, w := range s.history[h] {
+			b.WriteString(strconv.FormatUint(w, 16))
+			b.WriteByte(',')
+		}
+	}
+	for _, d := range s.delayed {
+		b.WriteString("|d" + strconv.FormatInt(d.due-s.now, 10) + ":" + d.id + ":" + d.event.Name)
+	}
+	if !s.running {
+		b.WriteString("|stopped")
+	}
+	b.WriteString("|" + s.dm.Snapshot())
+	return b.String()
+}
+
 // Now is the virtual clock in milliseconds.
 func (s *Session) Now() int64 { return s.now }
 
