@@ -36,7 +36,7 @@ Usage:
   simctl record PATH... --nlu-url URL [--overwrite] [--generate N] [--timeout 5s] [--retries 3]
   simctl graph SUITE [--format dot|mermaid] [--coverage FILE]
 
-A PATH is a suite folder (one holding machine.yaml) or a folder of suites.
+A PATH is a suite folder (one holding machine.yaml, or machine.scxml) or a folder of suites.
 Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input.
 `
 

@@ -24,11 +24,17 @@ func exploreCmd(args []string, w io.Writer) (int, error) {
 	if *depth < 0 || *maxStates < 1 {
 		return 0, &usageError{"--depth must be 0 or more and --max-states 1 or more"}
 	}
-	suites, err := loadSuites(fs.Args())
+	suites, charts, err := loadAll(fs.Args())
 	if err != nil {
 		return 0, err
 	}
 	status := ExitOK
+	if len(charts) > 0 && *emit != "" {
+		return 0, &usageError{"--emit-scenarios does not write scenarios for SCXML suites yet"}
+	}
+	if exploreCharts(w, charts, *depth, *maxStates) {
+		status = ExitFailed
+	}
 	var results []*explore.Result
 	for _, s := range suites {
 		for _, v := range s.Variants {

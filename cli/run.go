@@ -19,27 +19,13 @@ import (
 // loadSuites discovers and loads every suite under paths. The first bad
 // file stops the load: nothing runs and nothing is written.
 func loadSuites(paths []string) ([]*spec.Suite, error) {
-	if len(paths) == 0 {
-		return nil, &usageError{"no suite given (simctl run scenarios/)"}
-	}
-	dirs, err := spec.Discover(paths)
+	suites, charts, err := loadAll(paths)
 	if err != nil {
 		return nil, err
 	}
-	var suites []*spec.Suite
-	names := map[string]string{}
-	for _, d := range dirs {
-		s, err := spec.Load(d)
-		if err != nil {
-			return nil, err
-		}
-		if prev, dup := names[s.Name]; dup {
-			return nil, &spec.Error{Pos: s.Def.Pos, Msg: fmt.Sprintf("duplicate machine name %q (also in %s)", s.Name, prev)}
-		}
-		names[s.Name] = d
-		suites = append(suites, s)
+	if err := noCharts("record", charts); err != nil {
+		return nil, err
 	}
-	sort.Slice(suites, func(i, j int) bool { return suites[i].Name < suites[j].Name })
 	return suites, nil
 }
 
@@ -51,6 +37,8 @@ func (o runOptions) interrupted() bool { return o.ctx != nil && o.ctx.Err() != n
 const runMaxStates = 100_000
 
 type runOptions struct {
+	// charts are the SCXML suites of the run (cli/chart.go).
+	charts []*spec.ChartSuite
 	shard        shardSpec
 	ctx          context.Context
 	stderr       io.Writer
@@ -147,7 +135,12 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		return loadSuites(paths)
+		suites, charts, err := loadAll(paths)
+		o.charts = charts
+		if err == nil && len(charts) > 0 && (o.generate > 0 || o.shard.on() || len(o.nlu.sweep) > 0 || len(o.only) > 0) {
+			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios and exploration only (no --generate, --shard, --only or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
+		}
+		return suites, err
 	}
 	if files != len(paths) {
 		return nil, &usageError{"give suite folders or scenario files, not both"}
@@ -217,6 +210,13 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		run.Generate, o.generate, o.exploreDepth = 0, 0, 0
 	}
 	var total tally
+	if len(o.charts) > 0 {
+		depth := o.exploreDepth
+		if depth < 0 {
+			depth = spec.DefaultExploreDepth
+		}
+		total = runCharts(w, o.charts, depth, o.verbose)
+	}
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
@@ -300,7 +300,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		return ExitInterrupted, nil
 	}
 	fmt.Fprintf(w, "tags (passed/scenarios): %s\n", tagSummary(tags))
-	fmt.Fprintf(w, "seed %d: %d scenarios in %d suites: %s\n", o.seed, total.n(), len(suites), total)
+	fmt.Fprintf(w, "seed %d: %d scenarios in %d suites: %s\n", o.seed, total.n(), len(suites)+len(o.charts), total)
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s\n", o.out)
 	}

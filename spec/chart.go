@@ -1,0 +1,184 @@
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/scxml"
+	"github.com/simctl/simctl/statechart"
+)
+
+// ChartFile is the machine file of an SCXML suite, read instead of
+// machine.yaml when a suite folder holds it.
+const ChartFile = "machine.scxml"
+
+// ChartSuite is a suite whose machine is an SCXML chart, run by package
+// statechart with the recommendation's semantics.
+type ChartSuite struct {
+	Name      string
+	Dir       string
+	Machine   *scxml.Machine
+	Scenarios []*ChartScenario
+}
+
+// ChartScenario is a scripted run of a chart: named events with data, and
+// waits on the virtual clock, each with expectations.
+type ChartScenario struct {
+	File        string `yaml:"-"`
+	Pos         engine.Pos
+	Name        string      `yaml:"name"`
+	Description string      `yaml:"description"`
+	Tags        StrList     `yaml:"tags"`
+	Turns       []ChartTurn `yaml:"turns,required"`
+}
+
+// ChartTurn is one event or wait, with expectations after it.
+type ChartTurn struct {
+	Pos    engine.Pos
+	Event  *ChartEvent  `yaml:"event"`
+	Wait   *Duration    `yaml:"wait"`
+	Expect *ChartExpect `yaml:"expect"`
+}
+
+// ChartEvent is an external event: a name and optional data (_event.data).
+type ChartEvent struct {
+	Pos  engine.Pos
+	Name Str          `yaml:"name,required"`
+	Data Entries[Str] `yaml:"data"`
+}
+
+// ChartExpect lists what must hold after a turn.
+type ChartExpect struct {
+	Pos engine.Pos
+	// Configuration is the exact set of active atomic states, in any order.
+	Configuration *StrList `yaml:"configuration"`
+	// Active lists states (of any kind) that must be active.
+	Active StrList `yaml:"active"`
+	// Done: whether the chart has reached a top-level final state.
+	Done    *bool      `yaml:"done"`
+	DonePos engine.Pos `yaml:"-"`
+}
+
+// IsChartSuite reports whether dir holds a machine.scxml.
+func IsChartSuite(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ChartFile))
+	return err == nil
+}
+
+// LoadChartSuite loads machine.scxml and the *.scenario.yaml beside it.
+func LoadChartSuite(dir string) (*ChartSuite, error) {
+	path := filepath.Join(dir, ChartFile)
+	m, err := scxml.LoadFile(path, scxml.Options{})
+	if err != nil {
+		var se *statechart.Error
+		if errors.As(err, &se) {
+			return nil, &Error{Pos: engine.Pos(se.Pos), Msg: se.Msg}
+		}
+		return nil, &Error{Pos: engine.Pos{File: path}, Msg: "cannot read machine file"}
+	}
+	s := &ChartSuite{Name: m.Chart.Name, Dir: dir, Machine: m}
+	if s.Name == "" {
+		s.Name = filepath.Base(dir)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
+	if err != nil {
+		return nil, &Error{Pos: engine.Pos{File: dir}, Msg: err.Error()}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, &Error{Pos: engine.Pos{File: f}, Msg: "cannot read scenario"}
+		}
+		sc, err := LoadChartScenario(f, data, m)
+		if err != nil {
+			return nil, err
+		}
+		s.Scenarios = append(s.Scenarios, sc)
+	}
+	return s, nil
+}
+
+// LoadChartScenario parses a scenario of a chart suite and checks every
+// event and state it names against the chart.
+func LoadChartScenario(file string, data []byte, m *scxml.Machine) (*ChartScenario, error) {
+	s := &ChartScenario{File: file}
+	if err := decodeFile(file, data, s); err != nil {
+		return nil, err
+	}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(file), ScenarioSuffix)
+	}
+	if len(s.Turns) == 0 {
+		return nil, &Error{Pos: s.Pos, Msg: "scenario has no turns"}
+	}
+	for _, t := range s.Tags {
+		if !isBuiltinTag(t.Value) {
+			return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("unknown tag %q (known tags: %s)", t.Value, strings.Join(BuiltinTags, ", "))}
+		}
+	}
+	state := func(x Str) error {
+		if _, ok := m.Chart.Lookup(x.Value); !ok || x.Value == "" {
+			return &Error{Pos: x.Pos, Msg: fmt.Sprintf("unknown state %q", x.Value)}
+		}
+		return nil
+	}
+	for _, t := range s.Turns {
+		if (t.Event == nil) == (t.Wait == nil) {
+			return nil, &Error{Pos: t.Pos, Msg: "a turn of a chart scenario is exactly one of event or wait"}
+		}
+		if t.Event != nil && t.Event.Name.Value == "" {
+			return nil, &Error{Pos: t.Event.Name.Pos, Msg: "empty event name"}
+		}
+		if e := t.Expect; e != nil {
+			if e.Configuration != nil {
+				for _, x := range *e.Configuration {
+					if err := state(x); err != nil {
+						return nil, err
+					}
+				}
+			}
+			for _, x := range e.Active {
+				if err := state(x); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+func isBuiltinTag(t string) bool {
+	for _, b := range BuiltinTags {
+		if b == t {
+			return true
+		}
+	}
+	return false
+}
+
+// EventData converts an event's data: numbers and booleans as written
+// become numbers and booleans, anything else text.
+func (e *ChartEvent) EventData() any {
+	if len(e.Data) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(e.Data))
+	for _, d := range e.Data {
+		v := d.Value.Value
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			out[d.Key] = f
+		} else if v == "true" || v == "false" {
+			out[d.Key] = v == "true"
+		} else {
+			out[d.Key] = v
+		}
+	}
+	return out
+}
