@@ -38,7 +38,7 @@ const runMaxStates = 100_000
 
 type runOptions struct {
 	// charts are the SCXML suites of the run (cli/chart.go).
-	charts []*spec.ChartSuite
+	charts       []*spec.ChartSuite
 	shard        shardSpec
 	ctx          context.Context
 	stderr       io.Writer

@@ -68,5 +68,5 @@ func (*nullDM) Literal(s string) any                    { return s }
 func (*nullDM) Assign(statechart.Expr, any, bool) error { return errNull }
 func (*nullDM) Script(statechart.Expr) error            { return errNull }
 func (*nullDM) Iterate(statechart.Expr) ([]any, error)  { return nil, errNull }
-func (*nullDM) Snapshot() string { return "" }
+func (*nullDM) Snapshot() string                        { return "" }
 func (*nullDM) Object(names []string, values []any) any { return nil }
