@@ -67,15 +67,23 @@ func noCharts(cmd string, charts []*spec.ChartSuite) error {
 	return &usageError{fmt.Sprintf("%s/%s: simctl %s does not read SCXML suites yet (lint, run, explore and graph do)", charts[0].Dir, spec.ChartFile, cmd)}
 }
 
-// runCharts plays every chart suite's scenarios and explores it to depth,
-// printing as run does for YAML suites; it returns the tally.
-func runCharts(w io.Writer, charts []*spec.ChartSuite, depth int, verbose bool) tally {
+// chartMaxTurns bounds a generated run of a chart.
+const chartMaxTurns = 20
+
+// runCharts plays every chart suite's scenarios, then --generate runs of
+// its event alphabet, and explores it to depth, printing as run does for
+// YAML suites; it returns the tally.
+func runCharts(w io.Writer, charts []*spec.ChartSuite, depth int, o runOptions) tally {
 	var total tally
 	for _, c := range charts {
 		var t tally
 		fmt.Fprintf(w, "suite %s (%s, SCXML)\n", c.Name, c.Dir)
+		covered := map[string]bool{}
 		for _, sc := range c.Scenarios {
-			r := sim.RunChartScenario(c, sc, verbose)
+			r := sim.RunChartScenario(c, sc, o.verbose)
+			for _, x := range r.Taken {
+				covered[x] = true
+			}
 			t.add(r.Status)
 			label := "PASS"
 			if r.Status != sim.Pass {
@@ -87,6 +95,18 @@ func runCharts(w io.Writer, charts []*spec.ChartSuite, depth int, verbose bool) 
 			}
 			for _, l := range r.Trace {
 				fmt.Fprintf(w, "         %s\n", l)
+			}
+		}
+		if len(c.Scenarios) > 0 {
+			fmt.Fprintf(w, "  coverage: %d of %d transitions taken by the scenarios\n", len(covered), sim.ChartTransitions(c))
+		}
+		if o.generate > 0 {
+			g := sim.GenerateChart(c, explore.ChartAlphabet(c.Machine.Chart), o.generate, uint64(o.seed), chartMaxTurns)
+			fmt.Fprintf(w, "  generated %d runs of at most %d events: %d reached a final state, %.1f events per run, %d of %d transitions taken\n",
+				g.Runs, chartMaxTurns, g.Done, float64(g.Turns)/float64(max(g.Runs, 1)), g.Covered, g.Total)
+			if g.Halted > 0 {
+				t.fail++
+				fmt.Fprintf(w, "  FAIL  generated: %d runs halted (%s); the first: %s\n", g.Halted, g.HaltMsg, strings.Join(g.FirstHalt, ", "))
 			}
 		}
 		if depth > 0 {

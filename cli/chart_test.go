@@ -19,6 +19,14 @@ var _ = Describe("SCXML suites", func() {
 		golden("run-research-scxml.txt", []byte(stdout))
 	})
 
+	It("--generate draws runs from the event alphabet, the same for the same seed", func() {
+		code, first, _ := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "50", "--seed", "3")
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(first).To(MatchRegexp(`generated 50 runs of at most 20 events: \d+ reached a final state`))
+		_, again, _ := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "50", "--seed", "3")
+		Expect(again).To(Equal(first))
+	})
+
 	It("explore reports a stuck region with its shortest path", func() {
 		code, stdout, _ := run(noOut, "explore", "testdata/charts/stuck")
 		Expect(code).To(Equal(cli.ExitFailed))

@@ -137,8 +137,8 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	if files == 0 {
 		suites, charts, err := loadAll(paths)
 		o.charts = charts
-		if err == nil && len(charts) > 0 && (o.generate > 0 || o.shard.on() || len(o.nlu.sweep) > 0 || len(o.only) > 0) {
-			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios and exploration only (no --generate, --shard, --only or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
+		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0 || len(o.only) > 0) {
+			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard, --only or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
 		}
 		return suites, err
 	}
@@ -215,7 +215,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		if depth < 0 {
 			depth = spec.DefaultExploreDepth
 		}
-		total = runCharts(w, o.charts, depth, o.verbose)
+		total = runCharts(w, o.charts, depth, o)
 	}
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant

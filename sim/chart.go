@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
@@ -20,6 +21,20 @@ type ChartResult struct {
 	Failures    []Failure
 	// Trace lists each microstep's transitions ("s1 -> s2 on e"), when asked.
 	Trace []string
+	// Taken names the transitions taken (ChartTransitionName), for coverage.
+	Taken []string
+}
+
+// ChartTransitionName names a transition by its position in machine.scxml.
+func ChartTransitionName(t *statechart.Transition) string { return t.Pos.String() }
+
+// ChartTransitions counts a chart suite's transitions.
+func ChartTransitions(cs *spec.ChartSuite) int {
+	n := 0
+	for i := range cs.Machine.Chart.States {
+		n += len(cs.Machine.Chart.States[i].Trans)
+	}
+	return n
 }
 
 // RunChartScenario plays a chart scenario on a fresh session: each turn
@@ -31,6 +46,9 @@ func RunChartScenario(cs *spec.ChartSuite, sc *spec.ChartScenario, trace bool) *
 	s := cs.Machine.NewSession()
 	s.Trace = func(ts []*statechart.Transition) {
 		r.Transitions += len(ts)
+		for _, t := range ts {
+			r.Taken = append(r.Taken, ChartTransitionName(t))
+		}
 		if trace {
 			for _, t := range ts {
 				r.Trace = append(r.Trace, describeChartTransition(c, t))
@@ -98,4 +116,68 @@ func describeChartTransition(c *statechart.Chart, t *statechart.Transition) stri
 		on = "(eventless)"
 	}
 	return fmt.Sprintf("%s -> %s on %s", c.States[t.Source].ID, to, on)
+}
+
+// ChartGenerated sums up generated runs of a chart.
+type ChartGenerated struct {
+	Runs, Done, Halted, Turns int
+	Covered, Total            int
+	// FirstHalt is the first run whose session halted (a macrostep that
+	// did not settle): its events, for a scenario to replay.
+	FirstHalt []string
+	HaltMsg   string
+}
+
+// GenerateChart plays n runs of at most maxTurns events each, drawn from
+// the chart's event alphabet (and, when events are delayed, waits to the
+// next deadline). Run k draws from its own stream of (seed, k), so a run
+// is the same whoever plays it.
+func GenerateChart(cs *spec.ChartSuite, alphabet []string, n int, seed uint64, maxTurns int) ChartGenerated {
+	g := ChartGenerated{Runs: n}
+	covered := map[*statechart.Transition]bool{}
+	c := cs.Machine.Chart
+	for i := range c.States {
+		g.Total += len(c.States[i].Trans)
+	}
+	for k := 0; k < n; k++ {
+		rng := rand.New(rand.NewPCG(seed, uint64(k)))
+		s := cs.Machine.NewSession()
+		s.Trace = func(ts []*statechart.Transition) {
+			for _, t := range ts {
+				covered[t] = true
+			}
+		}
+		s.Start()
+		var played []string
+		for turn := 0; turn < maxTurns && s.Running(); turn++ {
+			choices := len(alphabet)
+			due, delayed := s.NextDue()
+			if delayed {
+				choices++
+			}
+			if choices == 0 {
+				break
+			}
+			x := rng.IntN(choices)
+			if x == len(alphabet) {
+				s.Advance(due - s.Now())
+				played = append(played, "wait")
+			} else {
+				s.Send(statechart.Event{Name: alphabet[x]})
+				played = append(played, alphabet[x])
+			}
+			g.Turns++
+		}
+		switch {
+		case s.Halted() != "":
+			g.Halted++
+			if g.FirstHalt == nil {
+				g.FirstHalt, g.HaltMsg = played, s.Halted()
+			}
+		case !s.Running():
+			g.Done++
+		}
+	}
+	g.Covered = len(covered)
+	return g
 }
