@@ -65,6 +65,40 @@ func (b Bits) Intersects(o Bits) bool {
 	return false
 }
 
+// Next returns the least member at or after i, or -1: for x :=
+// b.Next(0); x >= 0; x = b.Next(x + 1) visits the members in document order
+// without allocating.
+func (b Bits) Next(i int) int {
+	for w := i >> 6; w < len(b); w++ {
+		word := b[w]
+		if w == i>>6 {
+			word &= ^uint64(0) << (i & 63)
+		}
+		if word != 0 {
+			return w*64 + bits.TrailingZeros64(word)
+		}
+	}
+	return -1
+}
+
+// Prev returns the greatest member at or before i, or -1 (reverse document
+// order, the order states are exited in).
+func (b Bits) Prev(i int) int {
+	if i >= MaxStates {
+		i = MaxStates - 1
+	}
+	for w := i >> 6; w >= 0; w-- {
+		word := b[w]
+		if w == i>>6 && i&63 != 63 {
+			word &= (uint64(1) << (i&63 + 1)) - 1
+		}
+		if word != 0 {
+			return w*64 + 63 - bits.LeadingZeros64(word)
+		}
+	}
+	return -1
+}
+
 // List returns the members in ascending order, which is document order.
 func (b Bits) List() []int {
 	var out []int
@@ -109,6 +143,8 @@ type State struct {
 	History  []int // history children
 	DoneData *DoneData
 	Depth    int
+	// DoneEvent is "done.state.ID", built once.
+	DoneEvent string
 }
 
 // TransitionType is internal or external.
@@ -252,6 +288,7 @@ func (c *Chart) Build() error {
 		if s.Parent >= 0 {
 			s.Depth = c.States[s.Parent].Depth + 1
 		}
+		s.DoneEvent = "done.state." + s.ID
 		if s.ID == "" {
 			continue
 		}

@@ -34,8 +34,8 @@ type Session struct {
 	history    []Bits
 	historySet Bits
 	entered    Bits // states entered at least once (late binding)
-	internal   []Event
-	external   []Event
+	internal   queue
+	external   queue
 	delayed    []delayed
 	now        int64
 	seq        int
@@ -52,12 +52,34 @@ type Session struct {
 	Log []string
 	// Trace, when set, is called with each microstep's transitions.
 	Trace func(ts []*Transition)
+	// Scratch space reused by every macrostep, so that a step in steady
+	// state allocates nothing.
+	enabledBuf, filteredBuf []*Transition
+	defaultHistory          map[int][]Action
+}
+
+// queue is a FIFO of events that reuses its array.
+type queue struct {
+	evs  []Event
+	head int
+}
+
+func (q *queue) push(e Event) { q.evs = append(q.evs, e) }
+func (q *queue) empty() bool  { return q.head == len(q.evs) }
+func (q *queue) pop() Event {
+	e := q.evs[q.head]
+	q.evs[q.head] = Event{}
+	q.head++
+	if q.head == len(q.evs) {
+		q.evs, q.head = q.evs[:0], 0
+	}
+	return e
 }
 
 // NewSession makes a session of a built chart with the compiled program's
 // data model; Start runs it.
 func NewSession(c *Chart, p Program) *Session {
-	s := &Session{chart: c, history: make([]Bits, len(c.States)), Final: -1, id: "simctl0"}
+	s := &Session{chart: c, history: make([]Bits, len(c.States)), Final: -1, id: "simctl0", defaultHistory: map[int][]Action{}}
 	s.dm = p.NewDatamodel(s, s.In)
 	return s
 }
@@ -168,7 +190,7 @@ func (s *Session) Send(ev Event) {
 	if ev.Type == "" {
 		ev.Type = "external"
 	}
-	s.external = append(s.external, ev)
+	s.external.push(ev)
 	s.mainEventLoop()
 }
 
@@ -190,9 +212,9 @@ func (s *Session) Advance(ms int64) {
 		s.delayed = s.delayed[1:]
 		s.now = d.due
 		if d.inner {
-			s.internal = append(s.internal, d.event)
+			s.internal.push(d.event)
 		} else {
-			s.external = append(s.external, d.event)
+			s.external.push(d.event)
 		}
 		s.mainEventLoop()
 	}
@@ -211,11 +233,10 @@ func (s *Session) mainEventLoop() {
 		for s.running && !macrostepDone {
 			enabled := s.selectEventlessTransitions()
 			if len(enabled) == 0 {
-				if len(s.internal) == 0 {
+				if s.internal.empty() {
 					macrostepDone = true
 				} else {
-					ev := s.internal[0]
-					s.internal = s.internal[1:]
+					ev := s.internal.pop()
 					s.dm.SetEvent(ev)
 					enabled = s.selectTransitions(ev)
 				}
@@ -232,14 +253,13 @@ func (s *Session) mainEventLoop() {
 		if !s.running {
 			break
 		}
-		if len(s.internal) > 0 {
+		if !s.internal.empty() {
 			continue
 		}
-		if len(s.external) == 0 {
+		if s.external.empty() {
 			return
 		}
-		ev := s.external[0]
-		s.external = s.external[1:]
+		ev := s.external.pop()
 		s.dm.SetEvent(ev)
 		if enabled := s.selectTransitions(ev); len(enabled) > 0 {
 			s.microstep(enabled)
@@ -275,8 +295,9 @@ func (s *Session) selectTransitions(ev Event) []*Transition {
 
 func (s *Session) selectFor(ev *Event) []*Transition {
 	c := s.chart
-	var enabled []*Transition
-	for _, a := range s.config.List() {
+	enabled := s.enabledBuf[:0]
+	defer func() { s.enabledBuf = enabled[:0] }()
+	for a := s.config.Next(0); a >= 0; a = s.config.Next(a + 1) {
 		if k := c.States[a].Kind; k != Atomic && k != Final {
 			continue
 		}
@@ -338,34 +359,30 @@ func (s *Session) conditionMatch(t *Transition) bool {
 // descendant of the other's wins; otherwise the first in document order of
 // the states that selected them.
 func (s *Session) removeConflictingTransitions(enabled []*Transition) []*Transition {
-	if len(enabled) < 2 {
-		return enabled
-	}
-	var filtered []*Transition
+	filtered := s.filteredBuf[:0]
 	for _, t1 := range enabled {
 		preempted := false
-		var remove []*Transition
-		exit1 := s.computeExitSet([]*Transition{t1})
+		exit1 := s.computeExitSetOne(t1)
+		// Drop the transitions t1 preempts, unless t1 is itself preempted,
+		// in which case filtered must stay as it was: so first look.
 		for _, t2 := range filtered {
-			if exit1.Intersects(s.computeExitSet([]*Transition{t2})) {
-				if s.chart.isDescendant(t1.Source, t2.Source) {
-					remove = append(remove, t2)
-				} else {
-					preempted = true
-					break
-				}
+			if exit1.Intersects(s.computeExitSetOne(t2)) && !s.chart.isDescendant(t1.Source, t2.Source) {
+				preempted = true
+				break
 			}
 		}
-		if !preempted {
-			kept := filtered[:0:0]
-			for _, t := range filtered {
-				if !containsT(remove, t) {
-					kept = append(kept, t)
-				}
-			}
-			filtered = append(kept, t1)
+		if preempted {
+			continue
 		}
+		kept := filtered[:0]
+		for _, t2 := range filtered {
+			if !exit1.Intersects(s.computeExitSetOne(t2)) {
+				kept = append(kept, t2)
+			}
+		}
+		filtered = append(kept, t1)
 	}
+	s.filteredBuf = filtered[:0]
 	return filtered
 }
 
@@ -384,11 +401,10 @@ func (s *Session) microstep(enabled []*Transition) {
 func (s *Session) exitStates(enabled []*Transition) {
 	c := s.chart
 	toExit := s.computeExitSet(enabled)
-	list := toExit.List()
-	for _, i := range list {
+	for i := toExit.Next(0); i >= 0; i = toExit.Next(i + 1) {
 		for _, h := range c.States[i].History {
 			var v Bits
-			for _, a := range s.config.List() {
+			for a := s.config.Next(0); a >= 0; a = s.config.Next(a + 1) {
 				if c.States[h].Kind == HistoryDeep {
 					if k := c.States[a].Kind; (k == Atomic || k == Final) && c.isDescendant(a, i) {
 						v.Add(a)
@@ -401,12 +417,11 @@ func (s *Session) exitStates(enabled []*Transition) {
 			s.historySet.Add(h)
 		}
 	}
-	for k := len(list) - 1; k >= 0; k-- {
-		st := &c.States[list[k]]
-		for _, block := range st.OnExit {
+	for i := toExit.Prev(MaxStates - 1); i >= 0; i = toExit.Prev(i - 1) {
+		for _, block := range c.States[i].OnExit {
 			s.executeContent(block)
 		}
-		s.config.Delete(list[k])
+		s.config.Delete(i)
 	}
 }
 
@@ -415,14 +430,24 @@ func (s *Session) exitStates(enabled []*Transition) {
 func (s *Session) computeExitSet(ts []*Transition) Bits {
 	var out Bits
 	for _, t := range ts {
-		if len(t.Targets) == 0 {
-			continue
+		x := s.computeExitSetOne(t)
+		for w := range out {
+			out[w] |= x[w]
 		}
-		domain := s.getTransitionDomain(t)
-		for _, a := range s.config.List() {
-			if s.chart.isDescendant(a, domain) {
-				out.Add(a)
-			}
+	}
+	return out
+}
+
+// computeExitSetOne is computeExitSet of one transition.
+func (s *Session) computeExitSetOne(t *Transition) Bits {
+	var out Bits
+	if len(t.Targets) == 0 {
+		return out
+	}
+	domain := s.getTransitionDomain(t)
+	for a := s.config.Next(0); a >= 0; a = s.config.Next(a + 1) {
+		if s.chart.isDescendant(a, domain) {
+			out.Add(a)
 		}
 	}
 	return out
@@ -440,9 +465,10 @@ func (s *Session) executeTransitionContent(enabled []*Transition) {
 func (s *Session) enterStates(enabled []*Transition) {
 	c := s.chart
 	var toEnter, forDefault Bits
-	defaultHistory := map[int][]Action{}
+	defaultHistory := s.defaultHistory
+	clear(defaultHistory)
 	s.computeEntrySet(enabled, &toEnter, &forDefault, defaultHistory)
-	for _, i := range toEnter.List() {
+	for i := toEnter.Next(0); i >= 0; i = toEnter.Next(i + 1) {
 		st := &c.States[i]
 		s.config.Add(i)
 		if c.Binding == "late" {
@@ -467,7 +493,7 @@ func (s *Session) enterStates(enabled []*Transition) {
 			continue
 		}
 		parent := st.Parent
-		s.internal = append(s.internal, Event{Name: "done.state." + c.States[parent].ID, Type: "internal", Data: s.doneData(st)})
+		s.internal.push(Event{Name: c.States[parent].DoneEvent, Type: "internal", Data: s.doneData(st)})
 		if gp := c.States[parent].Parent; gp >= 0 && c.States[gp].Kind == Parallel {
 			all := true
 			for _, ch := range c.States[gp].Children {
@@ -477,7 +503,7 @@ func (s *Session) enterStates(enabled []*Transition) {
 				}
 			}
 			if all {
-				s.internal = append(s.internal, Event{Name: "done.state." + c.States[gp].ID, Type: "internal"})
+				s.internal.push(Event{Name: c.States[gp].DoneEvent, Type: "internal"})
 			}
 		}
 	}
@@ -502,7 +528,8 @@ func (s *Session) computeEntrySet(ts []*Transition, toEnter, forDefault *Bits, d
 			s.addDescendantStatesToEnter(tg, toEnter, forDefault, defaultHistory)
 		}
 		ancestor := s.getTransitionDomain(t)
-		for _, tg := range s.getEffectiveTargetStates(t).List() {
+		eff := s.getEffectiveTargetStates(t)
+		for tg := eff.Next(0); tg >= 0; tg = eff.Next(tg + 1) {
 			s.addAncestorStatesToEnter(tg, ancestor, toEnter, forDefault, defaultHistory)
 		}
 	}
@@ -513,11 +540,11 @@ func (s *Session) addDescendantStatesToEnter(st int, toEnter, forDefault *Bits, 
 	state := &c.States[st]
 	if c.isHistory(st) {
 		if s.historySet.Has(st) {
-			hv := s.history[st].List()
-			for _, h := range hv {
+			hv := s.history[st]
+			for h := hv.Next(0); h >= 0; h = hv.Next(h + 1) {
 				s.addDescendantStatesToEnter(h, toEnter, forDefault, defaultHistory)
 			}
-			for _, h := range hv {
+			for h := hv.Next(0); h >= 0; h = hv.Next(h + 1) {
 				s.addAncestorStatesToEnter(h, state.Parent, toEnter, forDefault, defaultHistory)
 			}
 			return
@@ -551,7 +578,7 @@ func (s *Session) addDescendantStatesToEnter(st int, toEnter, forDefault *Bits, 
 }
 
 func (s *Session) someDescendant(set Bits, anc int) bool {
-	for _, x := range set.List() {
+	for x := set.Next(0); x >= 0; x = set.Next(x + 1) {
 		if s.chart.isDescendant(x, anc) {
 			return true
 		}
@@ -559,9 +586,11 @@ func (s *Session) someDescendant(set Bits, anc int) bool {
 	return false
 }
 
+// addAncestorStatesToEnter adds st's proper ancestors below ancestor (the
+// recommendation's getProperAncestors, walked in place).
 func (s *Session) addAncestorStatesToEnter(st, ancestor int, toEnter, forDefault *Bits, defaultHistory map[int][]Action) {
 	c := s.chart
-	for _, anc := range s.getProperAncestors(st, ancestor) {
+	for anc := c.States[st].Parent; anc >= 0 && anc != ancestor; anc = c.States[anc].Parent {
 		toEnter.Add(anc)
 		if c.States[anc].Kind == Parallel {
 			for _, ch := range c.States[anc].Children {
@@ -571,16 +600,6 @@ func (s *Session) addAncestorStatesToEnter(st, ancestor int, toEnter, forDefault
 			}
 		}
 	}
-}
-
-// getProperAncestors returns st's ancestors up to, not including, stop
-// (all of them when stop is -1), innermost first.
-func (s *Session) getProperAncestors(st, stop int) []int {
-	var out []int
-	for p := s.chart.States[st].Parent; p >= 0 && p != stop; p = s.chart.States[p].Parent {
-		out = append(out, p)
-	}
-	return out
 }
 
 func (s *Session) isInFinalState(st int) bool {
@@ -616,7 +635,7 @@ func (s *Session) getTransitionDomain(t *Transition) int {
 	}
 	if t.Type == Internal && (c.States[t.Source].Kind == Compound || t.Source == 0) {
 		all := true
-		for _, tg := range targets.List() {
+		for tg := targets.Next(0); tg >= 0; tg = targets.Next(tg + 1) {
 			if !c.isDescendant(tg, t.Source) {
 				all = false
 				break
@@ -626,19 +645,19 @@ func (s *Session) getTransitionDomain(t *Transition) int {
 			return t.Source
 		}
 	}
-	return s.findLCCA(t.Source, targets.List())
+	return s.findLCCA(t.Source, targets)
 }
 
 // findLCCA returns the innermost compound ancestor (or the root) of the
 // first state that contains all the others.
-func (s *Session) findLCCA(head int, tail []int) int {
+func (s *Session) findLCCA(head int, tail Bits) int {
 	c := s.chart
-	for _, anc := range s.getProperAncestors(head, -1) {
+	for anc := c.States[head].Parent; anc >= 0; anc = c.States[anc].Parent {
 		if anc != 0 && c.States[anc].Kind != Compound {
 			continue
 		}
 		all := true
-		for _, x := range tail {
+		for x := tail.Next(0); x >= 0; x = tail.Next(x + 1) {
 			if !c.isDescendant(x, anc) {
 				all = false
 				break
@@ -657,15 +676,12 @@ func (s *Session) getEffectiveTargetStates(t *Transition) Bits {
 	var out Bits
 	for _, tg := range t.Targets {
 		if s.chart.isHistory(tg) {
-			if s.historySet.Has(tg) {
-				for _, h := range s.history[tg].List() {
-					out.Add(h)
-				}
-			} else {
-				sub := s.getEffectiveTargetStates(s.chart.States[tg].Initial)
-				for _, h := range sub.List() {
-					out.Add(h)
-				}
+			add := s.history[tg]
+			if !s.historySet.Has(tg) {
+				add = s.getEffectiveTargetStates(s.chart.States[tg].Initial)
+			}
+			for w := range out {
+				out[w] |= add[w]
 			}
 		} else {
 			out.Add(tg)
@@ -682,7 +698,7 @@ func (s *Session) raiseError(name string, err error) {
 
 func (s *Session) raiseErrorAt(name string, err error, tag string, pos Pos, sendID string) {
 	data := s.dm.Object([]string{"tagname", "line", "column", "reason"}, []any{tag, pos.Line, pos.Col, err.Error()})
-	s.internal = append(s.internal, Event{Name: name, Type: "platform", SendID: sendID, Data: data})
+	s.internal.push(Event{Name: name, Type: "platform", SendID: sendID, Data: data})
 }
 
 // tagNames names action kinds as their elements, for error data.
@@ -729,7 +745,7 @@ func (s *Session) text(lit string, e Expr) (string, error) {
 func (s *Session) execute(a *Action) error {
 	switch a.Kind {
 	case ActRaise:
-		s.internal = append(s.internal, Event{Name: a.Event, Type: "internal"})
+		s.internal.push(Event{Name: a.Event, Type: "internal"})
 	case ActLog:
 		v := ""
 		if a.Expr != NoExpr {
@@ -866,9 +882,9 @@ func (s *Session) send(a *Action) error {
 	}
 	if delay == 0 {
 		if inner {
-			s.internal = append(s.internal, ev)
+			s.internal.push(ev)
 		} else {
-			s.external = append(s.external, ev)
+			s.external.push(ev)
 		}
 		return nil
 	}
