@@ -80,6 +80,9 @@ func runCharts(w io.Writer, charts []*spec.ChartSuite, depth int, o runOptions) 
 		fmt.Fprintf(w, "suite %s (%s, SCXML)\n", c.Name, c.Dir)
 		covered := map[string]bool{}
 		for _, sc := range c.Scenarios {
+			if !chartSelected(sc, o.only) {
+				continue
+			}
 			r := sim.RunChartScenario(c, sc, o.verbose)
 			for _, x := range r.Taken {
 				covered[x] = true
@@ -122,6 +125,21 @@ func runCharts(w io.Writer, charts []*spec.ChartSuite, depth int, o runOptions) 
 	return total
 }
 
+// chartSelected applies --only to a chart scenario's tags.
+func chartSelected(sc *spec.ChartScenario, only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, t := range sc.Tags {
+		for _, want := range only {
+			if t.Value == want {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func pathText(p []explore.ChartStep) string {
 	parts := make([]string, len(p))
 	for i, s := range p {
@@ -134,11 +152,15 @@ func pathText(p []explore.ChartStep) string {
 }
 
 // exploreCharts explores each chart suite and prints the search and its
-// findings; it reports whether any was found.
-func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int) bool {
+// findings; it reports whether any was found, and writes a scenario per
+// finding to emit when it is not empty.
+func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int, emit string) (bool, error) {
 	failed := false
+	var names, dirs []string
+	var results []explore.ChartResult
 	for _, c := range charts {
 		res := explore.Chart(c.Machine, explore.ChartOptions{Depth: depth, MaxStates: maxStates})
+		names, dirs, results = append(names, c.Name), append(dirs, c.Dir), append(results, res)
 		fmt.Fprintf(w, "explore %s (SCXML)\n", c.Name)
 		fmt.Fprintf(w, "  %d states generated, %d distinct states, depth %d\n", res.Generated, res.Distinct, res.Depth)
 		fmt.Fprintf(w, "  events: %s\n", strings.Join(res.Alphabet, " "))
@@ -161,7 +183,14 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int)
 			fmt.Fprintf(w, "  no dead ends, stuck regions or livelocks\n")
 		}
 	}
-	return failed
+	if emit != "" && len(charts) > 0 {
+		n, err := explore.EmitChartScenarios(emit, names, dirs, results)
+		if err != nil {
+			return failed, err
+		}
+		fmt.Fprintf(w, "wrote %d scenarios of SCXML findings to %s\n", n, emit)
+	}
+	return failed, nil
 }
 
 // chartGraph writes a chart as DOT or Mermaid: compound and parallel

@@ -33,6 +33,23 @@ var _ = Describe("SCXML suites", func() {
 		golden("explore-stuck-scxml.txt", []byte(stdout))
 	})
 
+	It("explore --emit-scenarios writes each finding as a scenario that replay plays", func() {
+		dir := GinkgoT().TempDir()
+		code, stdout, _ := run(noOut, "explore", "testdata/charts/stuck", "--emit-scenarios", dir)
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout).To(ContainSubstring("wrote 2 scenarios of SCXML findings to"))
+		code, stdout, stderr := run(noOut, "replay", dir+"/stuck-stuck-region.scenario.yaml")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring("docs_searching -> docs_waiting_quota on docs.failed"))
+	})
+
+	It("--only selects the scenarios of an SCXML suite by tag", func() {
+		code, stdout, _ := run(noOut, "run", "../docs/examples/research", "--out", "", "--only", "timeout")
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring("1 scenarios in 1 suites: 1 passed"))
+	})
+
 	It("explore passes the same machine without the flaw", func() {
 		code, stdout, _ := run(noOut, "explore", "../docs/examples/research")
 		Expect(code).To(Equal(cli.ExitOK))

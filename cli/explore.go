@@ -29,10 +29,11 @@ func exploreCmd(args []string, w io.Writer) (int, error) {
 		return 0, err
 	}
 	status := ExitOK
-	if len(charts) > 0 && *emit != "" {
-		return 0, &usageError{"--emit-scenarios does not write scenarios for SCXML suites yet"}
+	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit)
+	if err != nil {
+		return 0, err
 	}
-	if exploreCharts(w, charts, *depth, *maxStates) {
+	if failed {
 		status = ExitFailed
 	}
 	var results []*explore.Result
@@ -50,7 +51,7 @@ func exploreCmd(args []string, w io.Writer) (int, error) {
 			}
 		}
 	}
-	if *emit != "" {
+	if *emit != "" && (len(results) > 0 || len(charts) == 0) {
 		n, err := explore.EmitScenarios(*emit, results)
 		if err != nil {
 			return 0, err

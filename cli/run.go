@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,16 +106,17 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	if err := checkTags(suites, o.only); err != nil {
+	if err := checkTags(suites, len(o.charts) > 0, o.only); err != nil {
 		return 0, err
 	}
 	return execute(suites, o, stdout)
 }
 
-// checkTags rejects an --only tag that no suite knows.
-func checkTags(suites []*spec.Suite, only []string) error {
+// checkTags rejects an --only tag that no suite knows (SCXML suites know
+// the builtin tags).
+func checkTags(suites []*spec.Suite, charts bool, only []string) error {
 	for _, t := range only {
-		known := false
+		known := charts && slices.Contains(spec.BuiltinTags, t)
 		for _, s := range suites {
 			known = known || s.Tags[t]
 		}
@@ -137,8 +139,8 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	if files == 0 {
 		suites, charts, err := loadAll(paths)
 		o.charts = charts
-		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0 || len(o.only) > 0) {
-			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard, --only or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
+		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0) {
+			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
 		}
 		return suites, err
 	}
@@ -147,8 +149,23 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	}
 	o.files = map[string]bool{}
 	bySuite := map[string]*spec.Suite{}
+	byChart := map[string]*spec.ChartSuite{}
 	var suites []*spec.Suite
 	for _, p := range paths {
+		if spec.ScenarioFileIsChart(p) {
+			cs, sc, err := spec.LoadChartScenarioFile(p)
+			if err != nil {
+				return nil, err
+			}
+			prev, ok := byChart[cs.Dir]
+			if !ok {
+				prev = &spec.ChartSuite{Name: cs.Name, Dir: cs.Dir, Machine: cs.Machine}
+				byChart[cs.Dir] = prev
+				o.charts = append(o.charts, prev)
+			}
+			prev.Scenarios = append(prev.Scenarios, sc)
+			continue
+		}
 		s, sc, err := spec.LoadScenarioFile(p)
 		if err != nil {
 			return nil, err
@@ -214,6 +231,10 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		depth := o.exploreDepth
 		if depth < 0 {
 			depth = spec.DefaultExploreDepth
+		}
+		if o.files != nil {
+			// A replay of chosen files explores nothing.
+			depth = 0
 		}
 		total = runCharts(w, o.charts, depth, o)
 	}

@@ -1,7 +1,11 @@
 package explore
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/simctl/simctl/scxml"
@@ -9,15 +13,17 @@ import (
 )
 
 // ChartStep is one move of a chart exploration: an external event by name,
-// or (Wait) the virtual clock moving to the next delayed event.
+// or (Wait) the virtual clock moving MS milliseconds, to the next delayed
+// event.
 type ChartStep struct {
 	Event string
 	Wait  bool
+	MS    int64
 }
 
 func (s ChartStep) String() string {
 	if s.Wait {
-		return "wait"
+		return "wait " + strconv.FormatInt(s.MS, 10) + "ms"
 	}
 	return s.Event
 }
@@ -153,7 +159,8 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 			steps = append(steps, ChartStep{Event: e})
 		}
 		if s := replay(n.path); hasDelayed(s) {
-			steps = append(steps, ChartStep{Wait: true})
+			due, _ := s.NextDue()
+			steps = append(steps, ChartStep{Wait: true, MS: due - s.Now()})
 		}
 		for _, st := range steps {
 			path := append(append([]ChartStep(nil), n.path...), st)
@@ -184,12 +191,85 @@ func hasDelayed(s *statechart.Session) bool {
 
 func play(s *statechart.Session, st ChartStep) {
 	if st.Wait {
-		if due, ok := s.NextDue(); ok {
-			s.Advance(due - s.Now())
-		}
+		s.Advance(st.MS)
 		return
 	}
 	s.Send(statechart.Event{Name: st.Event})
+}
+
+// EmitChartScenarios writes, for each finding of each chart, a scenario
+// that replays its shortest path and expects the configuration at its end,
+// to dir as <suite>-<kind>.scenario.yaml; suiteDirs[i] is the folder of
+// results[i]'s suite. It returns the number of files written.
+func EmitChartScenarios(dir string, names, suiteDirs []string, results []ChartResult) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, res := range results {
+		rel, err := relPath(dir, suiteDirs[i])
+		if err != nil {
+			return n, err
+		}
+		for _, f := range res.Findings {
+			var b strings.Builder
+			name := names[i] + "-" + strings.ReplaceAll(f.Kind, "_", "-")
+			fmt.Fprintf(&b, "name: %s\nsuite: %s\ndescription: %q\ntags: [explored]\nturns:\n", name, filepath.ToSlash(rel), "simctl explore: "+f.Kind+": "+f.Msg)
+			for _, st := range f.Path {
+				if st.Wait {
+					fmt.Fprintf(&b, "  - wait: %dms\n", st.MS)
+				} else {
+					fmt.Fprintf(&b, "  - event: {name: %q}\n", st.Event)
+				}
+			}
+			if len(f.Path) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "    expect: {configuration: [%s]}\n", strings.Join(f.Active, ", "))
+			if err := writeWhole(filepath.Join(dir, name+".scenario.yaml"), b.String()); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// relPath is target relative to base, both taken from the working
+// folder when relative.
+func relPath(base, target string) (string, error) {
+	b, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	t, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(b, t)
+}
+
+// writeWhole writes a file through a temporary one and a rename, so that
+// no reader sees half of it.
+func writeWhole(path, content string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(content)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func countTransitions(c *statechart.Chart) int {

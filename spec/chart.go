@@ -32,7 +32,10 @@ type ChartSuite struct {
 type ChartScenario struct {
 	File        string `yaml:"-"`
 	Pos         engine.Pos
-	Name        string      `yaml:"name"`
+	Name string `yaml:"name"`
+	// Suite names the suite folder, relative to this file, for a scenario
+	// kept outside it (an explored finding); empty: the file's folder.
+	Suite       Str         `yaml:"suite"`
 	Description string      `yaml:"description"`
 	Tags        StrList     `yaml:"tags"`
 	Turns       []ChartTurn `yaml:"turns,required"`
@@ -103,6 +106,67 @@ func LoadChartSuite(dir string) (*ChartSuite, error) {
 		s.Scenarios = append(s.Scenarios, sc)
 	}
 	return s, nil
+}
+
+// LoadChartScenarioFile loads the chart suite a scenario file belongs to
+// (its folder, or the folder its suite: names) and the scenario.
+func LoadChartScenarioFile(file string) (*ChartSuite, *ChartScenario, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "cannot read scenario file"}
+	}
+	var head ChartScenario
+	if err := decodeFile(file, data, &head); err != nil {
+		return nil, nil, err
+	}
+	dir := filepath.Dir(file)
+	if head.Suite.Value != "" {
+		dir = filepath.Join(dir, filepath.FromSlash(head.Suite.Value))
+		if !IsChartSuite(dir) {
+			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.scxml in %s", dir)}
+		}
+	}
+	s, err := LoadChartSuite(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, sc := range s.Scenarios {
+		if filepath.Clean(sc.File) == filepath.Clean(file) {
+			return s, sc, nil
+		}
+	}
+	sc, err := LoadChartScenario(file, data, s.Machine)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, sc, nil
+}
+
+// ScenarioFileIsChart reports whether a scenario file belongs to a chart
+// suite: its folder, or the one its suite: key names, holds machine.scxml.
+func ScenarioFileIsChart(file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	var head struct {
+		Suite Str `yaml:"suite"`
+	}
+	dir := filepath.Dir(file)
+	// Only the suite key matters here; other keys are checked when the
+	// scenario loads.
+	if doc, err := parse(file, data); err == nil && len(doc.Content) > 0 {
+		n := doc.Content[0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "suite" {
+				head.Suite.Value = n.Content[i+1].Value
+			}
+		}
+	}
+	if head.Suite.Value != "" {
+		dir = filepath.Join(dir, filepath.FromSlash(head.Suite.Value))
+	}
+	return IsChartSuite(dir)
 }
 
 // LoadChartScenario parses a scenario of a chart suite and checks every
