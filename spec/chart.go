@@ -30,8 +30,8 @@ type ChartSuite struct {
 // ChartScenario is a scripted run of a chart: named events with data, and
 // waits on the virtual clock, each with expectations.
 type ChartScenario struct {
-	File        string `yaml:"-"`
-	Pos         engine.Pos
+	File string `yaml:"-"`
+	Pos  engine.Pos
 	Name string `yaml:"name"`
 	// Suite names the suite folder, relative to this file, for a scenario
 	// kept outside it (an explored finding); empty: the file's folder.
@@ -149,22 +149,16 @@ func ScenarioFileIsChart(file string) bool {
 	if err != nil {
 		return false
 	}
-	var head struct {
-		Suite Str `yaml:"suite"`
-	}
 	dir := filepath.Dir(file)
-	// Only the suite key matters here; other keys are checked when the
-	// scenario loads.
+	// Only the suite key matters here; the other keys are checked when
+	// the scenario loads.
 	if doc, err := parse(file, data); err == nil && len(doc.Content) > 0 {
 		n := doc.Content[0]
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == "suite" {
-				head.Suite.Value = n.Content[i+1].Value
+				dir = filepath.Join(dir, filepath.FromSlash(n.Content[i+1].Value))
 			}
 		}
-	}
-	if head.Suite.Value != "" {
-		dir = filepath.Join(dir, filepath.FromSlash(head.Suite.Value))
 	}
 	return IsChartSuite(dir)
 }
