@@ -74,6 +74,7 @@ func Load(file string, src []byte, opt Options) (*Machine, error) {
 	if err := l.resolve(); err != nil {
 		return nil, err
 	}
+	l.chart.Prepare()
 	var comp statechart.Compiler
 	if l.chart.Datamodel == "null" {
 		comp = nullCompiler{}

@@ -165,6 +165,10 @@ type Transition struct {
 	Type    TransitionType
 	Actions []Action
 	Order   int // document order among all transitions
+	// domain is the transition domain when no target is a history state
+	// (it then never changes), set by Chart.Prepare; static says so.
+	domain int
+	static bool
 }
 
 // Expr is a compiled expression's index in the chart's Exprs; NoExpr is none.
@@ -269,6 +273,7 @@ type Chart struct {
 	Script    Expr     // the global <script>, or NoExpr
 	index     map[string]int
 	numTrans  int
+	desc      []Bits // desc[i]: the proper descendants of state i
 }
 
 // Lookup returns the index of the state with the given id.
@@ -305,16 +310,80 @@ func (c *Chart) Build() error {
 		}
 	}
 	c.numTrans = n
+	// States follow their ancestors, so one backward pass gathers every
+	// state's descendants.
+	c.desc = make([]Bits, len(c.States))
+	for i := len(c.States) - 1; i > 0; i-- {
+		p := c.States[i].Parent
+		c.desc[p].Add(i)
+		for w := range c.desc[p] {
+			c.desc[p][w] |= c.desc[i][w]
+		}
+	}
 	return nil
 }
 
-func (c *Chart) isDescendant(s, anc int) bool {
-	for p := c.States[s].Parent; p >= 0; p = c.States[p].Parent {
-		if p == anc {
-			return true
+// Prepare computes what does not change while the chart runs: the domain
+// of every transition none of whose targets is a history state. Loaders
+// call it once the targets are resolved.
+func (c *Chart) Prepare() {
+	for i := range c.States {
+		for _, t := range c.States[i].Trans {
+			t.static = len(t.Targets) > 0
+			var targets Bits
+			for _, tg := range t.Targets {
+				if c.isHistory(tg) {
+					t.static = false
+				}
+				targets.Add(tg)
+			}
+			if t.static {
+				t.domain = c.domain(t, targets)
+			}
 		}
 	}
-	return false
+}
+
+// domain is getTransitionDomain for given effective targets (not empty).
+func (c *Chart) domain(t *Transition, targets Bits) int {
+	if t.Type == Internal && (c.States[t.Source].Kind == Compound || t.Source == 0) {
+		all := true
+		for tg := targets.Next(0); tg >= 0; tg = targets.Next(tg + 1) {
+			if !c.isDescendant(tg, t.Source) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return t.Source
+		}
+	}
+	return c.findLCCA(t.Source, targets)
+}
+
+// findLCCA returns the innermost compound ancestor (or the root) of head
+// that contains all of tail.
+func (c *Chart) findLCCA(head int, tail Bits) int {
+	for anc := c.States[head].Parent; anc >= 0; anc = c.States[anc].Parent {
+		if anc != 0 && c.States[anc].Kind != Compound {
+			continue
+		}
+		all := true
+		for w := range tail {
+			if tail[w]&^c.desc[anc][w] != 0 {
+				all = false
+				break
+			}
+		}
+		if all {
+			return anc
+		}
+	}
+	return 0
+}
+
+func (c *Chart) isDescendant(s, anc int) bool {
+	return anc >= 0 && c.desc[anc].Has(s)
 }
 
 func (c *Chart) isHistory(s int) bool {

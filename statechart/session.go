@@ -445,10 +445,12 @@ func (s *Session) computeExitSetOne(t *Transition) Bits {
 		return out
 	}
 	domain := s.getTransitionDomain(t)
-	for a := s.config.Next(0); a >= 0; a = s.config.Next(a + 1) {
-		if s.chart.isDescendant(a, domain) {
-			out.Add(a)
-		}
+	if domain < 0 {
+		return out
+	}
+	d := &s.chart.desc[domain]
+	for w := range out {
+		out[w] = s.config[w] & d[w]
 	}
 	return out
 }
@@ -578,12 +580,7 @@ func (s *Session) addDescendantStatesToEnter(st int, toEnter, forDefault *Bits, 
 }
 
 func (s *Session) someDescendant(set Bits, anc int) bool {
-	for x := set.Next(0); x >= 0; x = set.Next(x + 1) {
-		if s.chart.isDescendant(x, anc) {
-			return true
-		}
-	}
-	return false
+	return set.Intersects(s.chart.desc[anc])
 }
 
 // addAncestorStatesToEnter adds st's proper ancestors below ancestor (the
@@ -626,48 +623,17 @@ func (s *Session) isHistory(st int) bool { return s.chart.isHistory(st) }
 
 // getTransitionDomain returns the state whose descendants the transition
 // exits and enters: its source for an internal transition staying inside
-// a compound source, otherwise the least common compound ancestor.
+// a compound source, otherwise the least common compound ancestor
+// (findLCCA). Without history targets it is computed once, by Prepare.
 func (s *Session) getTransitionDomain(t *Transition) int {
-	c := s.chart
+	if t.static {
+		return t.domain
+	}
 	targets := s.getEffectiveTargetStates(t)
 	if targets.IsEmpty() {
 		return -1
 	}
-	if t.Type == Internal && (c.States[t.Source].Kind == Compound || t.Source == 0) {
-		all := true
-		for tg := targets.Next(0); tg >= 0; tg = targets.Next(tg + 1) {
-			if !c.isDescendant(tg, t.Source) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return t.Source
-		}
-	}
-	return s.findLCCA(t.Source, targets)
-}
-
-// findLCCA returns the innermost compound ancestor (or the root) of the
-// first state that contains all the others.
-func (s *Session) findLCCA(head int, tail Bits) int {
-	c := s.chart
-	for anc := c.States[head].Parent; anc >= 0; anc = c.States[anc].Parent {
-		if anc != 0 && c.States[anc].Kind != Compound {
-			continue
-		}
-		all := true
-		for x := tail.Next(0); x >= 0; x = tail.Next(x + 1) {
-			if !c.isDescendant(x, anc) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return anc
-		}
-	}
-	return 0
+	return s.chart.domain(t, targets)
 }
 
 // getEffectiveTargetStates replaces history targets by their stored value
