@@ -31,7 +31,8 @@ func (s ChartStep) String() string {
 // ChartFinding is a problem found in an SCXML chart, with the shortest path
 // to the first configuration that shows it.
 type ChartFinding struct {
-	// Kind is "dead_end" (running, and no event or delay changes
+	// Kind is "halted" (a macrostep that did not settle, or a runaway
+	// script, stopped the session), "dead_end" (running, and no event or delay changes
 	// anything), "stuck_region" (a region of a parallel state that can no
 	// longer reach its final state, so the parallel state never completes
 	// and is never left) or "livelock" (no top-level final state can be
@@ -68,6 +69,7 @@ type chartNode struct {
 	done   bool // expanded
 	stop   bool // not running any more
 	final  bool // stopped in a top-level final state
+	halted string
 	succ   []int
 	depth  int
 }
@@ -119,6 +121,7 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		n := &chartNode{key: k, path: path, active: s.Active(), config: s.Configuration(), stop: !s.Running(), depth: len(path)}
 		n.final = n.stop && s.Final >= 0
+		n.halted = s.Halted()
 		for w := range activeEver {
 			activeEver[w] |= n.config[w]
 		}
@@ -285,6 +288,12 @@ func countTransitions(c *statechart.Chart) int {
 // that a bound never produces a finding.
 func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
 	var out []ChartFinding
+	for _, n := range nodes {
+		if n.halted != "" {
+			out = append(out, ChartFinding{Kind: "halted", Active: n.active, Path: n.path, Msg: n.halted})
+			break
+		}
+	}
 	for _, n := range nodes {
 		if n.done && !n.stop && len(n.succ) == 0 {
 			out = append(out, ChartFinding{Kind: "dead_end", Active: n.active, Path: n.path,

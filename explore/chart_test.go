@@ -57,3 +57,16 @@ var _ = Describe("Chart", func() {
 		Expect(res.Findings).To(BeEmpty())
 	})
 })
+
+var _ = Describe("Chart on a chart that does not settle", func() {
+	It("reports the halt with its shortest path", func() {
+		m, err := scxml.Load("loop.scxml", []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="null">
+			<state id="a"><transition event="go" target="b"/></state>
+			<state id="b"><transition target="c"/></state><state id="c"><transition target="b"/></state></scxml>`), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		res := explore.Chart(m, explore.ChartOptions{})
+		Expect(res.Findings).NotTo(BeEmpty())
+		Expect(res.Findings[0].Kind).To(Equal("halted"))
+		Expect(res.Findings[0].Path).To(Equal(steps("go")))
+	})
+})

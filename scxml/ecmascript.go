@@ -156,14 +156,19 @@ func (d *ecma) run(e statechart.Expr) (v goja.Value, err error) {
 		}
 	}()
 	// A script that never ends (while(true){}) is interrupted: the only
-	// place a wall clock is read, and only to stop a runaway script, whose
-	// evaluation then fails with error.execution.
+	// place a wall clock is read, and only to stop a runaway script; the
+	// session then halts.
 	t := time.AfterFunc(ScriptTimeout, func() { d.rt.Interrupt("script ran longer than " + ScriptTimeout.String()) })
 	defer func() {
 		t.Stop()
 		d.rt.ClearInterrupt()
 	}()
-	return d.rt.RunProgram(d.p.progs[e])
+	v, err = d.rt.RunProgram(d.p.progs[e])
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		return nil, &statechart.HaltError{Msg: "a script ran longer than " + ScriptTimeout.String() + " (wall clock)"}
+	}
+	return v, err
 }
 
 func (d *ecma) Init(data []statechart.Data) error {

@@ -207,16 +207,29 @@ var _ = Describe("Appendix D semantics", func() {
 		Expect(s.Configuration() == first).To(BeTrue())
 	})
 
-	It("stops a macrostep that never settles instead of looping", func() {
-		s := start(`<state id="a"><transition target="b"/></state><state id="b"><transition target="a"/></state>`)
-		Expect(s.Halted()).To(ContainSubstring("microsteps"))
-		Expect(s.Running()).To(BeFalse())
-	})
+	DescribeTable("stops a macrostep that never settles instead of looping",
+		func(body string) {
+			s := start(body)
+			Expect(s.Halted()).To(ContainSubstring("did not settle"))
+			Expect(s.Running()).To(BeFalse())
+		},
+		Entry("a cycle of eventless transitions", `<state id="a"><transition target="b"/></state><state id="b"><transition target="a"/></state>`),
+		Entry("a failing condition raising error.execution on every round", `<state id="a"><transition cond="nope.x" target="b"/></state><state id="b"/>`),
+		Entry("raised events that raise each other", `<state id="a"><onentry><raise event="e"/></onentry><transition event="e"><raise event="e"/></transition></state>`),
+	)
 
 	It("is deterministic: Date and Math.random do not depend on the run", func() {
 		body := `<datamodel><data id="r" expr="Math.random()"/><data id="t" expr="Date.now()"/></datamodel>
 			<state id="a"><onentry><log label="r" expr="r"/><log label="t" expr="t"/></onentry></state>`
 		Expect(start(body).Log).To(Equal(start(body).Log))
 		Expect(start(body).Log[1]).To(Equal("t: 0"))
+	})
+})
+
+var _ = Describe("a runaway script", func() {
+	It("halts the session after the script time bound", func() {
+		s := start(`<state id="a"><transition cond="(function(){ while (true) {} })()" target="b"/></state><state id="b"/>`)
+		Expect(s.Halted()).To(ContainSubstring("script ran longer than"))
+		Expect(s.Running()).To(BeFalse())
 	})
 })

@@ -1,6 +1,7 @@
 package statechart
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,9 +12,11 @@ import (
 // one a Session has.
 const SCXMLProcessor = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
 
-// MaxMicrosteps bounds the microsteps of one macrostep: a chart whose
-// eventless transitions or raised events never settle stops there (Halted
-// reports why) instead of looping forever.
+// MaxMicrosteps bounds the rounds of one macrostep (each a microstep, or an
+// internal event taken from the queue): a chart whose eventless transitions
+// or internal events never settle (a cycle of eventless transitions, a
+// failing condition raising error.execution on every round) stops there
+// (Halted reports why) instead of looping forever.
 const MaxMicrosteps = 10000
 
 // delayed is a <send> waiting on the virtual clock.
@@ -231,6 +234,7 @@ func (s *Session) mainEventLoop() {
 		s.micro = 0
 		macrostepDone := false
 		for s.running && !macrostepDone {
+			s.micro++
 			enabled := s.selectEventlessTransitions()
 			if len(enabled) == 0 {
 				if s.internal.empty() {
@@ -245,7 +249,7 @@ func (s *Session) mainEventLoop() {
 				s.microstep(enabled)
 			}
 			if s.micro > MaxMicrosteps {
-				s.halted = fmt.Sprintf("a macrostep took more than %d microsteps", MaxMicrosteps)
+				s.halted = fmt.Sprintf("a macrostep did not settle after %d microsteps and internal events", MaxMicrosteps)
 				s.running = false
 				return
 			}
@@ -272,6 +276,9 @@ func (s *Session) mainEventLoop() {
 // first. The configuration is kept as it was, so that callers can see
 // where the session stopped.
 func (s *Session) exitInterpreter() {
+	if s.halted != "" {
+		return
+	}
 	list := s.config.List()
 	for k := len(list) - 1; k >= 0; k-- {
 		st := &s.chart.States[list[k]]
@@ -387,7 +394,6 @@ func (s *Session) removeConflictingTransitions(enabled []*Transition) []*Transit
 }
 
 func (s *Session) microstep(enabled []*Transition) {
-	s.micro++
 	if s.Trace != nil {
 		s.Trace(enabled)
 	}
@@ -663,6 +669,11 @@ func (s *Session) raiseError(name string, err error) {
 }
 
 func (s *Session) raiseErrorAt(name string, err error, tag string, pos Pos, sendID string) {
+	var h *HaltError
+	if errors.As(err, &h) {
+		s.halted, s.running = h.Msg, false
+		return
+	}
 	data := s.dm.Object([]string{"tagname", "line", "column", "reason"}, []any{tag, pos.Line, pos.Col, err.Error()})
 	s.internal.push(Event{Name: name, Type: "platform", SendID: sendID, Data: data})
 }
@@ -693,6 +704,13 @@ func (s *Session) actionError(a *Action, err error) {
 	}
 	s.raiseErrorAt(name, err, tagNames[a.Kind], a.Pos, id)
 }
+
+// HaltError is returned by a data model to stop the session rather than
+// raise error.execution (a script that ran past its time bound: another
+// round would run it again).
+type HaltError struct{ Msg string }
+
+func (e *HaltError) Error() string { return e.Msg }
 
 // sendError is a <send> that failed after its id was chosen.
 type sendError struct {
