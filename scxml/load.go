@@ -400,7 +400,7 @@ func (l *loader) state(n *node, parent int) error {
 		if err != nil {
 			return err
 		}
-		if len(t.Events) > 0 || t.Cond != statechart.NoExpr || len(t.Targets) == 0 && len(l.targets[len(l.targets)-1].ids) == 0 {
+		if len(t.Events) > 0 || t.Cond != statechart.NoExpr || strings.TrimSpace(attr(n.children[0], "target")) == "" {
 			return l.errf(n.children[0], "a history's default transition has a target and neither event nor cond")
 		}
 		c.States[idx].Initial = t

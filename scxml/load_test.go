@@ -38,6 +38,8 @@ var _ = Describe("Load", func() {
 		Entry("XML content", head+"\n<datamodel><data id=\"d\">\n<books/></data></datamodel><state id=\"a\"/></scxml>",
 			"m.scxml:3:1: XML content (<books> in <data>) is not supported"),
 		Entry("no state", head+"</scxml>", "m.scxml:1:1: <scxml> holds no state"),
+		Entry("a history without a default target (found by FuzzSCXML)", head+"<state><history><transition/></history></state></scxml>",
+			"m.scxml:1:78: a history's default transition has a target and neither event nor cond"),
 	)
 
 	It("loads the null datamodel with In() conditions", func() {
