@@ -7,6 +7,7 @@ package cli
 // only for now.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -20,7 +21,7 @@ import (
 
 // loadAll discovers the suites under paths and loads them: YAML suites and
 // SCXML chart suites, each sorted by name.
-func loadAll(paths []string) ([]*spec.Suite, []*spec.ChartSuite, error) {
+func loadAll(ctx context.Context, paths []string) ([]*spec.Suite, []*spec.ChartSuite, error) {
 	if len(paths) == 0 {
 		return nil, nil, &usageError{"no suite given (simctl run scenarios/)"}
 	}
@@ -32,6 +33,9 @@ func loadAll(paths []string) ([]*spec.Suite, []*spec.ChartSuite, error) {
 	var charts []*spec.ChartSuite
 	names := map[string]string{}
 	for _, d := range dirs {
+		if interrupted(ctx) {
+			return nil, nil, errInterrupted
+		}
 		var name string
 		var pos fmt.Stringer
 		if spec.IsChartSuite(d) {

@@ -18,9 +18,11 @@ import (
 )
 
 // loadSuites discovers and loads every suite under paths. The first bad
-// file stops the load: nothing runs and nothing is written.
-func loadSuites(paths []string) ([]*spec.Suite, error) {
-	suites, charts, err := loadAll(paths)
+// file stops the load: nothing runs and nothing is written. A signal
+// (ctx cancelled) stops it between files with errInterrupted. SCXML suites
+// are refused (the commands that read them call loadAll).
+func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
+	suites, charts, err := loadAll(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +33,7 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 }
 
 // interrupted reports whether a signal asked the run to stop.
-func (o runOptions) interrupted() bool { return o.ctx != nil && o.ctx.Err() != nil }
+func (o runOptions) interrupted() bool { return interrupted(o.ctx) }
 
 // runMaxStates caps the exploration inside simctl run, which should stay a
 // matter of seconds; simctl explore searches further.
@@ -81,14 +83,24 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
-	if o.generate < 0 {
-		return 0, &usageError{"--generate takes a number of conversations, 0 or more"}
+	if err := checkGenerate(o.generate); err != nil {
+		return 0, err
+	}
+	// -1, the default, means each suite's explore_depth; a negative value
+	// given on the command line is a mistake, as it is for explore --depth.
+	if fs.Changed("explore-depth") {
+		if err := checkDepth("--explore-depth", o.exploreDepth); err != nil {
+			return 0, err
+		}
+	}
+	if err := checkMaxStates(o.maxStates); err != nil {
+		return 0, err
 	}
 	if err := o.nlu.check(o.generate); err != nil {
 		return 0, err
 	}
-	if o.workers < 1 {
-		return 0, &usageError{"--workers takes a number of goroutines, 1 or more"}
+	if o.workers < 1 || o.workers > MaxWorkers {
+		return 0, &usageError{fmt.Sprintf("--workers takes a number of goroutines from 1 to %d, got %d", MaxWorkers, o.workers)}
 	}
 	if *shard != "" {
 		var err error
@@ -137,7 +149,7 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		suites, charts, err := loadAll(paths)
+		suites, charts, err := loadAll(o.ctx, paths)
 		o.charts = charts
 		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0) {
 			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
@@ -152,6 +164,9 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	byChart := map[string]*spec.ChartSuite{}
 	var suites []*spec.Suite
 	for _, p := range paths {
+		if o.interrupted() {
+			return nil, errInterrupted
+		}
 		if spec.ScenarioFileIsChart(p) {
 			cs, sc, err := spec.LoadChartScenarioFile(p)
 			if err != nil {
@@ -214,6 +229,16 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 // execute runs the selected scenarios of every suite, prints one line per
 // scenario and a summary, and writes the reports.
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
+	if o.out != "" {
+		// Held from before the first scenario to after the last report, so
+		// that a second run given the same --out is refused at once
+		// instead of mixing its reports with these.
+		release, err := reports.Lock(o.out)
+		if err != nil {
+			return 0, err
+		}
+		defer release()
+	}
 	run := &reports.Run{Seed: o.seed, Generate: o.generate, Out: o.out}
 	if o.generate > 0 {
 		total := 0
@@ -458,7 +483,7 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: o.maxStates}
+		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
@@ -519,9 +544,9 @@ func mean(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func replayCmd(args []string, stdout io.Writer) (int, error) {
+func replayCmd(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := newFlags("replay")
-	var o runOptions
+	o := runOptions{ctx: ctx}
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "", "folder for reports (none by default)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", true, "print the turn-by-turn trace")

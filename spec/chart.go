@@ -77,13 +77,30 @@ func IsChartSuite(dir string) bool {
 // LoadChartSuite loads machine.scxml and the *.scenario.yaml beside it.
 func LoadChartSuite(dir string) (*ChartSuite, error) {
 	path := filepath.Join(dir, ChartFile)
-	m, err := scxml.LoadFile(path, scxml.Options{})
+	src, err := ReadFile(path, "machine file", MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	m, err := scxml.Load(path, src, scxml.Options{ReadFile: func(name string) ([]byte, error) {
+		// src attributes name files beside machine.scxml, read as
+		// carefully as the machine itself.
+		name = strings.TrimPrefix(name, "file:")
+		if filepath.IsAbs(name) || strings.Contains(name, "://") {
+			return nil, errors.New("only a relative file name can be read")
+		}
+		b, err := ReadFile(filepath.Join(dir, name), "src file", MaxFileSize)
+		var se *Error
+		if errors.As(err, &se) {
+			return nil, errors.New(se.Msg)
+		}
+		return b, err
+	}})
 	if err != nil {
 		var se *statechart.Error
 		if errors.As(err, &se) {
 			return nil, &Error{Pos: engine.Pos(se.Pos), Msg: se.Msg}
 		}
-		return nil, &Error{Pos: engine.Pos{File: path}, Msg: "cannot read machine file"}
+		return nil, &Error{Pos: engine.Pos{File: path}, Msg: err.Error()}
 	}
 	s := &ChartSuite{Name: m.Chart.Name, Dir: dir, Machine: m}
 	if s.Name == "" {
@@ -95,9 +112,9 @@ func LoadChartSuite(dir string) (*ChartSuite, error) {
 	}
 	sort.Strings(files)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := ReadFile(f, "scenario file", MaxFileSize)
 		if err != nil {
-			return nil, &Error{Pos: engine.Pos{File: f}, Msg: "cannot read scenario"}
+			return nil, err
 		}
 		sc, err := LoadChartScenario(f, data, m)
 		if err != nil {
@@ -111,9 +128,9 @@ func LoadChartSuite(dir string) (*ChartSuite, error) {
 // LoadChartScenarioFile loads the chart suite a scenario file belongs to
 // (its folder, or the folder its suite: names) and the scenario.
 func LoadChartScenarioFile(file string) (*ChartSuite, *ChartScenario, error) {
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file, "scenario file", MaxFileSize)
 	if err != nil {
-		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "cannot read scenario file"}
+		return nil, nil, err
 	}
 	var head ChartScenario
 	if err := decodeFile(file, data, &head); err != nil {
@@ -145,8 +162,9 @@ func LoadChartScenarioFile(file string) (*ChartSuite, *ChartScenario, error) {
 // ScenarioFileIsChart reports whether a scenario file belongs to a chart
 // suite: its folder, or the one its suite: key names, holds machine.scxml.
 func ScenarioFileIsChart(file string) bool {
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file, "scenario file", MaxFileSize)
 	if err != nil {
+		// LoadScenarioFile reports it.
 		return false
 	}
 	dir := filepath.Dir(file)
