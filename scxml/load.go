@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/simctl/simctl/statechart"
@@ -805,10 +804,4 @@ func (l *loader) content(n *node) (statechart.Expr, *string, error) {
 		return l.expr(n, e, statechart.ValueExpr), nil, nil
 	}
 	return statechart.NoExpr, &text, nil
-}
-
-// numberText reports whether s reads as a number.
-func numberText(s string) bool {
-	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	return err == nil
 }

@@ -142,7 +142,6 @@ type State struct {
 	Trans    []*Transition
 	History  []int // history children
 	DoneData *DoneData
-	Depth    int
 	// DoneEvent is "done.state.ID", built once.
 	DoneEvent string
 }
@@ -164,7 +163,6 @@ type Transition struct {
 	Targets []int
 	Type    TransitionType
 	Actions []Action
-	Order   int // document order among all transitions
 	// domain is the transition domain when no target is a history state
 	// (it then never changes), set by Chart.Prepare; static says so.
 	domain int
@@ -272,7 +270,6 @@ type Chart struct {
 	Data      [][]Data // per state index: its <datamodel>'s elements
 	Script    Expr     // the global <script>, or NoExpr
 	index     map[string]int
-	numTrans  int
 	desc      []Bits // desc[i]: the proper descendants of state i
 }
 
@@ -290,9 +287,6 @@ func (c *Chart) Build() error {
 	c.index = make(map[string]int, len(c.States))
 	for i := range c.States {
 		s := &c.States[i]
-		if s.Parent >= 0 {
-			s.Depth = c.States[s.Parent].Depth + 1
-		}
 		s.DoneEvent = "done.state." + s.ID
 		if s.ID == "" {
 			continue
@@ -302,14 +296,6 @@ func (c *Chart) Build() error {
 		}
 		c.index[s.ID] = i
 	}
-	n := 0
-	for i := range c.States {
-		for _, t := range c.States[i].Trans {
-			t.Order = n
-			n++
-		}
-	}
-	c.numTrans = n
 	// States follow their ancestors, so one backward pass gathers every
 	// state's descendants.
 	c.desc = make([]Bits, len(c.States))

@@ -346,9 +346,6 @@ func nameMatch(descriptors []string, name string) bool {
 	return false
 }
 
-// NameMatch reports whether one of the descriptors matches the event name.
-func NameMatch(descriptors []string, name string) bool { return nameMatch(descriptors, name) }
-
 func (s *Session) conditionMatch(t *Transition) bool {
 	if t.Cond == NoExpr {
 		return true
