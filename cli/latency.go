@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/latency"
 	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
@@ -65,12 +66,15 @@ func latencyReport(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, 
 				verdict := slo.Check(v.Machine, l)
 				verdict.Variant = v.Name
 				rs.SLOs = append(rs.SLOs, verdict)
-				status := "PASS "
-				if !verdict.Pass {
-					status = "FAIL "
+				status := map[string]string{latency.StatusPass: "PASS ", latency.StatusFail: "FAIL ", latency.StatusNotJudged: "NOT JUDGED"}[verdict.Status()]
+				if verdict.Failed() {
 					t.fail++
 				}
-				fmt.Fprintf(w, "  %s %s: got %s\n", status, label("slo "+slo.Text, v.Name), verdict.GotText())
+				got := "got " + verdict.GotText()
+				if verdict.Samples == 0 {
+					got = "no samples (no turn this run played is one it reads)"
+				}
+				fmt.Fprintf(w, "  %s %s: %s\n", status, label("slo "+slo.Text, v.Name), got)
 			}
 		}
 	}

@@ -182,14 +182,12 @@ func latencySummaries(s *Suite) ([]LatencySummary, []SLOSummary, bool) {
 	var slos []SLOSummary
 	failed := false
 	for _, v := range s.SLOs {
-		o := SLOSummary{Variant: v.Variant, SLO: v.SLO.Text, Spec: v.SLO.Pos.String(), Status: "pass", Samples: v.Samples}
+		o := SLOSummary{Variant: v.Variant, SLO: v.SLO.Text, Spec: v.SLO.Pos.String(), Status: v.Status(), Samples: v.Samples}
 		if v.Samples > 0 {
 			got := v.Got
 			o.Got = &got
 		}
-		if !v.Pass {
-			o.Status, failed = "fail", true
-		}
+		failed = failed || v.Failed()
 		slos = append(slos, o)
 	}
 	return lat, slos, failed

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/version"
 )
 
 // More report files.
@@ -88,8 +89,11 @@ func WriteGeneratedCSV(w io.Writer, run *Run) error {
 
 // Summary is summary.json: the run's verdict and totals for machines.
 type Summary struct {
-	Seed   int64  `json:"seed"`
-	Status string `json:"status"` // pass or fail
+	// Version is simctl's version (not the build's revision, so that the
+	// same release writes the same bytes).
+	Version string `json:"simctl_version"`
+	Seed    int64  `json:"seed"`
+	Status  string `json:"status"` // pass or fail
 	// Incomplete is true when a signal stopped the run before it finished.
 	Incomplete bool           `json:"incomplete,omitempty"`
 	Generate   int            `json:"generate"`
@@ -143,7 +147,7 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 	if err != nil {
 		return err
 	}
-	sum := Summary{Seed: run.Seed, Status: "pass", Generate: run.Generate, Incomplete: run.Incomplete, Suites: []SuiteSummary{}}
+	sum := Summary{Version: version.Version, Seed: run.Seed, Status: "pass", Generate: run.Generate, Incomplete: run.Incomplete, Suites: []SuiteSummary{}}
 	gen, err := generatedRows(run)
 	if err != nil {
 		return err

@@ -96,6 +96,10 @@ type ScenarioResult struct {
 	Trace          []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
+	// DurationMS is the virtual time the conversation took, in
+	// milliseconds: its waits and, under a latency model, its turns'
+	// latencies (junit.xml's time).
+	DurationMS int64
 }
 
 // Options control a scenario run.
@@ -188,6 +192,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		}
 	}
 	res.Turns = d.Turn
+	res.DurationMS = d.Cfg.Now
 	res.Transitions = d.Transitions
 	res.NLUCalls, res.NLUSkipped = d.NLUCalls, d.NLUSkipped
 	res.FinalState = m.StateName(d.Cfg.State)
