@@ -50,6 +50,9 @@ func latencyReport(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, 
 			continue
 		}
 		sum := l.Turn.Summary()
+		if sum.Count == 0 {
+			continue // no turn played (--only chose none of this suite's scenarios)
+		}
 		fmt.Fprintf(w, "  %s p50 %dms p95 %dms p99 %dms max %dms over %d turns; direct mapping saved %d NLU calls (%d ms)\n",
 			label("latency", v.Name), sum.P50, sum.P95, sum.P99, sum.Max, sum.Count, l.NLUSkipped, l.NLUSavedMS)
 	}
@@ -68,11 +71,11 @@ func latencyReport(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, 
 				rs.SLOs = append(rs.SLOs, verdict)
 				status := map[string]string{latency.StatusPass: "PASS ", latency.StatusFail: "FAIL ", latency.StatusNotJudged: "NOT JUDGED"}[verdict.Status()]
 				if verdict.Failed() {
-					t.fail++
+					t.sloFail++
 				}
 				got := "got " + verdict.GotText()
 				if verdict.Samples == 0 {
-					got = "no samples (no turn this run played is one it reads)"
+					got = "no samples in this run"
 				}
 				fmt.Fprintf(w, "  %s %s: %s\n", status, label("slo "+slo.Text, v.Name), got)
 			}

@@ -231,7 +231,7 @@ func (r *Result) PathEvents(n int32) []string {
 		case e.event >= 0:
 			ev := r.alpha[e.event]
 			s = r.m.Intents()[ev.Intent]
-			if ev.Value != "" {
+			if ev.Value != "" && ev.Value != ev.Text {
 				s += "=" + strconv.Quote(ev.Value)
 			}
 			for i := 0; i < int(ev.NEnt); i++ {
@@ -246,8 +246,12 @@ func (r *Result) PathEvents(n int32) []string {
 		default:
 			s = "branch " + strconv.Itoa(int(edgeBranch-e.event))
 		}
+		var names []string
 		for _, x := range failed {
-			s += " [" + r.m.ExtName(x) + " fails]"
+			if name := r.m.ExtName(x); !slices.Contains(names, name) {
+				names = append(names, name)
+				s += " [" + name + " fails]"
+			}
 		}
 		out = append(out, s)
 	}
