@@ -168,3 +168,17 @@ var _ = Describe("--out", func() {
 		Expect(strings.ReplaceAll(stderr.String(), file, "FILE")).To(Equal("simctl: --out FILE/out: FILE is not a folder\n"))
 	})
 })
+
+var _ = Describe("the progress estimate", func() {
+	DescribeTable("is never negative, whatever the counts",
+		func(left int64, rate float64, want string) {
+			Expect(cli.Estimate(left, rate)).To(Equal(want))
+		},
+		Entry("done", int64(0), 10.0, "0s"),
+		Entry("past the total", int64(-5), 10.0, "0s"),
+		Entry("no rate yet", int64(10), 0.0, "?"),
+		Entry("a minute", int64(600), 10.0, "1m0s"),
+		Entry("an absurd count", int64(9223372036854775807), 1000.0, "more than 1000h0m0s"),
+		Entry("a tiny rate", int64(10), 1e-300, "more than 1000h0m0s"),
+	)
+})
