@@ -141,7 +141,7 @@ const openRows = 12
 type scenarioView struct {
 	Name, Description, File string
 	Status                  string // pass, known or fail: the badge's class
-	Tags                    string
+	Tags                    []string
 	Turns, Transitions      int
 	Problem                 string
 	Anchor                  string // id of its entry under Failures, if it has one
@@ -246,7 +246,7 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 				name += " [" + r.Variant + "]"
 			}
 			sv := scenarioView{Name: name, Description: r.Description, File: r.File, Status: statusClass(r.Status),
-				Tags: strings.Join(r.Tags, " "), Turns: r.Turns, Transitions: r.Transitions, Problem: firstProblem(r)}
+				Tags: r.Tags, Turns: r.Turns, Transitions: r.Transitions, Problem: firstProblem(r)}
 			if r.Status == sim.Fail {
 				f := newFailingView(r)
 				f.ID = ids.take("failure-" + slugify(s.Name) + "-" + slugify(name))
