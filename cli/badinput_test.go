@@ -292,7 +292,7 @@ var _ = Describe("bad input", func() {
 		Entry("a negative --generate", badCase{
 			files: suite(nil),
 			args:  []string{"SUITE", "--generate", "-5"},
-			want:  `simctl: --generate takes a number of conversations, 0 or more`,
+			want:  `simctl: --generate takes a number of conversations from 0 to 1000000000, got -5`,
 		}),
 		Entry("unknown flag", badCase{
 			files: suite(nil),

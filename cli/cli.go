@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
+	"github.com/simctl/simctl/spec"
 	"github.com/simctl/simctl/version"
 )
 
@@ -52,6 +56,7 @@ var commands = []command{
 	{"record", "PATH... --nlu-url URL", "play the suites against a live NLU server and record its replies to nlu.cassette.jsonl"},
 	{"graph", "SUITE", "write a suite's machine as a Graphviz (dot) or Mermaid graph"},
 	{"report merge", "SHARD_DIR...", "combine the shards of one run into the reports one process writes (docs/sharding.md)"},
+	{"import rasa", "PROJECT_DIR --out SUITE_DIR", "turn a Rasa project into a simctl suite"},
 	{"help", "[COMMAND]", "print this usage, or a command's usage and every flag it takes"},
 	{"version", "", "print simctl's version and the revision it was built from (also simctl --version)"},
 }
@@ -116,15 +121,17 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "lint":
 		status, err = lintCmd(args[1:], stdout)
 	case "replay":
-		status, err = replayCmd(args[1:], stdout)
+		status, err = replayCmd(ctx, args[1:], stdout)
 	case "explore":
-		status, err = exploreCmd(args[1:], stdout)
+		status, err = exploreCmd(ctx, args[1:], stdout)
 	case "report":
 		status, err = reportCmd(args[1:], stdout)
 	case "record":
-		status, err = recordCmd(args[1:], stdout)
+		status, err = recordCmd(ctx, args[1:], stdout, stderr)
 	case "graph":
-		status, err = graphCmd(args[1:], stdout)
+		status, err = graphCmd(ctx, args[1:], stdout)
+	case "import":
+		status, err = importCmd(args[1:], stdout, stderr)
 	default:
 		msg := fmt.Sprintf("unknown command %q", args[0])
 		if args[0] == "merge" {
@@ -139,6 +146,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprint(stdout, help.text)
 		return ExitOK
 	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(stderr, "simctl: interrupted before anything was run\n")
+		return ExitInterrupted
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simctl: %s\n", oneLine(err.Error()))
 		return ExitBadInput
@@ -146,13 +157,39 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return status
 }
 
-// oneLine keeps error output to a single line whatever a library said.
+// oneLine keeps error output to a single short line whatever a library
+// said: the first line, every quoted value cut to spec.MaxQuoted
+// characters (most messages quote with spec.Quote already; this catches
+// the rest), and the whole at maxErrorLine bytes.
 func oneLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
+	s = quotedRe.ReplaceAllStringFunc(s, func(q string) string {
+		if len(q) <= spec.MaxQuoted+2 {
+			return q
+		}
+		if v, err := strconv.Unquote(q); err == nil {
+			return spec.Quote(v)
+		}
+		return q
+	})
+	if len(s) > maxErrorLine {
+		cut := maxErrorLine
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
 	return s
 }
+
+// maxErrorLine bounds an error line; the longest that simctl writes itself
+// (an unknown tag with the list of known ones) is a few hundred bytes.
+const maxErrorLine = 1000
+
+// quotedRe matches a Go-quoted string, as %q writes it.
+var quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // newFlags returns a flag set that reports errors instead of exiting and
 // accepts flags after positional arguments (simctl run scenarios/ --out o).

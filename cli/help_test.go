@@ -48,6 +48,7 @@ var _ = Describe("help", func() {
 			[]string{"graph", "--help"},
 			[]string{"help", "report", "merge"},
 			[]string{"report", "--help"},
+			[]string{"help", "import"},
 		))
 	})
 
@@ -62,6 +63,7 @@ var _ = Describe("help", func() {
 		Entry("run", "run", "--help"), Entry("lint", "lint", "-h"), Entry("replay", "help", "replay"),
 		Entry("explore", "explore", "-h"), Entry("record", "record", "--help"), Entry("graph", "help", "graph"),
 		Entry("report merge", "report", "merge", "--help"),
+		Entry("import rasa", "import", "rasa", "--help"),
 		Entry("help after other flags", "run", "scenarios/", "--seed", "3", "--help"),
 	)
 
