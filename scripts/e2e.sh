@@ -21,10 +21,12 @@ E2E_DIR=$(cd "$E2E_DIR" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
-if ! command -v chromium >/dev/null 2>&1; then
-	echo "e2e: installing chromium (apt-get)"
+# The state graphs are laid out with Helvetica's metrics; Liberation Sans
+# has the same metrics, so the label check measures what dot planned.
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -q "Liberation Sans"; then
+	echo "e2e: installing chromium and fonts-liberation (apt-get)"
 	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-liberation
 fi
 
 # chrome FILE PREFIX: loads FILE in a fresh profile with every host
