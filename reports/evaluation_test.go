@@ -351,7 +351,7 @@ var _ = Describe("evaluation reports", func() {
 		})
 
 		It("fails the overview of a suite whose generated conversations broke an invariant", func() {
-			Expect(section(html, "overview")).To(MatchRegexp(`greeter</a></td><td></td><td><span class="badge fail">`))
+			Expect(section(html, "overview")).To(MatchRegexp(`greeter</a></td><td class="id"></td><td><span class="badge fail">`))
 		})
 	})
 })
