@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/explore"
+	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 	"github.com/simctl/simctl/statechart"
@@ -96,7 +97,8 @@ func runCharts(w io.Writer, charts []*spec.ChartSuite, depth int, o runOptions) 
 			if r.Status != sim.Pass {
 				label = "FAIL"
 			}
-			fmt.Fprintf(w, "  %s  %-40s %3d turns %4d transitions\n", label, r.Scenario, r.Turns, r.Transitions)
+			fmt.Fprintf(w, "  %s  %-40s %3d %-5s %4d %s\n", label, r.Scenario, r.Turns, plural(r.Turns, "turn", "turns"),
+				r.Transitions, plural(r.Transitions, "transition", "transitions"))
 			for _, f := range r.Failures {
 				fmt.Fprintf(w, "         %s\n", f)
 			}
@@ -197,7 +199,8 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 	return failed, nil
 }
 
-// chartGraph writes a chart as DOT or Mermaid: compound and parallel
+// chartGraph writes a chart as DOT (also for svg, which graphCmd lays out)
+// or Mermaid: compound and parallel
 // states as clusters (a parallel state's regions as dashed clusters side
 // by side), transitions as edges labelled with their events.
 func chartGraph(w io.Writer, c *spec.ChartSuite, format string) {
@@ -223,7 +226,7 @@ func chartGraph(w io.Writer, c *spec.ChartSuite, format string) {
 		}
 		return l
 	}
-	if format == "mermaid" {
+	if format == reports.FormatMermaid {
 		b.WriteString("stateDiagram-v2\n")
 		var walk func(i int, indent string)
 		walk = func(i int, indent string) {

@@ -47,7 +47,7 @@ var _ = Describe("SCXML suites", func() {
 	It("--only selects the scenarios of an SCXML suite by tag", func() {
 		code, stdout, _ := run(noOut, "run", "../docs/examples/research", "--out", "", "--only", "timeout")
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(stdout).To(ContainSubstring("1 scenarios in 1 suites: 1 passed"))
+		Expect(stdout).To(ContainSubstring("1 scenario in 1 suite: 1 passed"))
 	})
 
 	It("explore passes the same machine without the flaw", func() {
@@ -63,6 +63,10 @@ var _ = Describe("SCXML suites", func() {
 		code, stdout, _ = run(noOut, "graph", "../docs/examples/research", "--format", "mermaid")
 		Expect(code).To(Equal(cli.ExitOK))
 		golden("graph-research-scxml.mmd", []byte(stdout))
+		code, stdout, _ = run(noOut, "graph", "../docs/examples/research", "--format", "svg")
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring("<svg"))
+		Expect(stdout).To(ContainSubstring("cluster_research"))
 	})
 
 	DescribeTable("bad SCXML is one file:line:col line and exit 2",
