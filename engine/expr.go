@@ -151,8 +151,11 @@ func newExprCompiler(m *Machine) *exprCompiler {
 	expr.Function("remaining", noop, new(func() int))(cfg)
 	expr.Function("exhausted", noop, new(func(int) bool))(cfg)
 	expr.Function("valid", noop, new(func(string) bool))(cfg)
+	// number(x) converts text to a number; the builtin validator of that
+	// name is called as is_number(x).
+	expr.Function("number", noop, new(func(any) float64))(cfg)
 	for _, v := range m.validators {
-		if _, shadowed := env[v.name]; !shadowed {
+		if _, shadowed := env[v.name]; !shadowed && v.name != "number" {
 			expr.Function(v.name, noop, new(func(string) bool))(cfg)
 		}
 		expr.Function("is_"+v.name, noop, new(func(string) bool))(cfg)
@@ -696,6 +699,8 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 			return b.fail(n, "counter %q has no limit", arg.Value)
 		}
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return int(e.c.Counters[cid]) >= limit }}
+	case "number":
+		return b.number(n)
 	case "valid":
 		x := b.node(n.Arguments[0])
 		f := x.s
@@ -708,6 +713,9 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		}}
 	}
 	v := m.validator(callee.Value)
+	if callee.Value == "number" {
+		v = nil
+	}
 	if v == nil {
 		v = m.validator(strings.TrimPrefix(callee.Value, "is_"))
 	}
@@ -717,6 +725,43 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}
 	}
 	return b.fail(n, "unknown function %q", callee.Value)
+}
+
+// number converts its argument to a number. Text that is not a number (a
+// NaN or infinity included, which would make a Config unequal to itself)
+// is a runtime error of the step evaluating it; where no step runs (an
+// invariant, a success condition) it is NaN, so every comparison with it
+// is false.
+func (b *nodeCompiler) number(n *ast.CallNode) compiled {
+	if len(n.Arguments) != 1 {
+		return b.fail(n, "number takes one argument")
+	}
+	x := b.node(n.Arguments[0])
+	switch x.kind {
+	case Number:
+		return x
+	case Bool:
+		f := x.b
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			if f(e) {
+				return 1
+			}
+			return 0
+		}}
+	}
+	f, pos, src := x.s, b.src.Pos, b.src.Src
+	pos.Col += n.Location().From
+	return compiled{kind: Number, n: func(e evalEnv) float64 {
+		s := f(e)
+		v, ok := parseNumber(s)
+		if ok {
+			return v
+		}
+		if e.r != nil && e.r.exprErr == nil {
+			e.r.exprErr = e.m.rtErr(e.c, pos, "in expression %q: number(%q): not a number", src, s)
+		}
+		return math.NaN()
+	}}
 }
 
 func (b *nodeCompiler) slotArg(n *ast.CallNode) (SlotID, bool) {
