@@ -59,6 +59,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.xc = newExprCompiler(b.m)
 	b.compileExts()
 	b.compileStates()
+	b.compileRootTransitions()
 	b.compileOverrides()
 	if !b.failed() {
 		b.idleStates()
@@ -799,6 +800,18 @@ func (b *builder) trigger(td TransitionDef) trigger {
 		b.errf(td.OnPos, "unknown intent %q (intents: %s)", on, describe(append([]string(nil), m.intents...)))
 		return trigger{}
 	}
+	if name == "*" {
+		// A catch-all for one kind of event, tried in written order like
+		// any other transition.
+		switch kind {
+		case "timer":
+			return trigger{kind: TimerEvent, any: true}
+		case "done":
+			return trigger{kind: DoneEvent, any: true}
+		case "failed":
+			return trigger{kind: FailedEvent, any: true}
+		}
+	}
 	switch kind {
 	case "timer":
 		if id, ok := m.timerIDs[name]; ok {
@@ -815,7 +828,7 @@ func (b *builder) trigger(td TransitionDef) trigger {
 		}
 		b.errf(td.OnPos, "unknown action %q", name)
 	default:
-		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION)", on)
+		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION, NAME or ACTION possibly *)", on)
 	}
 	return trigger{}
 }
@@ -957,7 +970,7 @@ func (b *builder) tables() {
 	m.alwaysTab = make([][]TransID, n)
 	bySource := make([][]TransID, n)
 	for i := range m.trans {
-		if m.trans[i].override != "" || m.trans[i].join {
+		if m.trans[i].override != "" || m.trans[i].join || m.trans[i].source == NoID {
 			continue
 		}
 		s := m.trans[i].source
@@ -966,25 +979,48 @@ func (b *builder) tables() {
 	for s := 0; s < n; s++ {
 		for x := StateID(s); x != NoID; x = m.states[x].parent {
 			for _, t := range bySource[x] {
-				tr := &m.trans[t]
-				switch {
-				case tr.always:
-					m.alwaysTab[s] = append(m.alwaysTab[s], t)
-				case tr.trig.kind == UserEvent && tr.trig.any:
-					for i := 0; i < ni; i++ {
-						m.userTab[s*ni+i] = append(m.userTab[s*ni+i], t)
-					}
-				case tr.trig.kind == UserEvent:
-					m.userTab[s*ni+int(tr.trig.id)] = append(m.userTab[s*ni+int(tr.trig.id)], t)
-				case tr.trig.kind == TimerEvent:
-					m.timerTab[s*nt+int(tr.trig.id)] = append(m.timerTab[s*nt+int(tr.trig.id)], t)
-				case tr.trig.kind == DoneEvent:
-					m.doneTab[s*ne+int(tr.trig.id)] = append(m.doneTab[s*ne+int(tr.trig.id)], t)
-				case tr.trig.kind == FailedEvent:
-					m.failTab[s*ne+int(tr.trig.id)] = append(m.failTab[s*ne+int(tr.trig.id)], t)
-				}
+				b.addCandidate(s, t)
 			}
 		}
+		if m.states[s].forkRoot == NoID {
+			// Machine-level transitions come after every state's own, in
+			// the main machine only: a fork's branches take none.
+			for _, t := range m.rootTrans {
+				b.addCandidate(s, t)
+			}
+		}
+	}
+}
+
+// addCandidate appends transition t to the candidates of state s for the
+// events its trigger matches. A catch-all matches every event of its kind.
+func (b *builder) addCandidate(s int, t TransID) {
+	m := b.m
+	tr := &m.trans[t]
+	if tr.always {
+		m.alwaysTab[s] = append(m.alwaysTab[s], t)
+		return
+	}
+	var tab [][]TransID
+	var row int
+	switch tr.trig.kind {
+	case UserEvent:
+		tab, row = m.userTab, len(m.intents)
+	case TimerEvent:
+		tab, row = m.timerTab, len(m.timers)
+	case DoneEvent:
+		tab, row = m.doneTab, len(m.exts)
+	case FailedEvent:
+		tab, row = m.failTab, len(m.exts)
+	default:
+		return
+	}
+	if !tr.trig.any {
+		tab[s*row+int(tr.trig.id)] = append(tab[s*row+int(tr.trig.id)], t)
+		return
+	}
+	for i := 0; i < row; i++ {
+		tab[s*row+i] = append(tab[s*row+i], t)
 	}
 }
 
@@ -1025,7 +1061,14 @@ func (b *builder) reachability() {
 				}
 				continue
 			}
-			if tr.target == NoID || !reached[tr.source] {
+			if tr.target != NoID && tr.source == NoID && m.states[s].forkRoot == NoID {
+				// A machine-level transition leaves from any state.
+				for _, e := range tr.enter {
+					mark(e)
+				}
+				continue
+			}
+			if tr.target == NoID || tr.source == NoID || !reached[tr.source] {
 				continue
 			}
 			// A transition declared on s applies to every active descendant.
@@ -1061,9 +1104,53 @@ func (b *builder) idleStates() {
 	}
 	m.failable = make([]bool, len(m.exts))
 	for i := range m.trans {
-		if t := &m.trans[i]; !t.always && t.override == "" && t.trig.kind == FailedEvent {
-			m.failable[t.trig.id] = true
+		t := &m.trans[i]
+		if t.always || t.override != "" || t.trig.kind != FailedEvent {
+			continue
 		}
+		if !t.trig.any {
+			m.failable[t.trig.id] = true
+			continue
+		}
+		for x := range m.failable {
+			m.failable[x] = true
+		}
+	}
+}
+
+// compileRootTransitions compiles the machine-level transitions (the
+// definition's On), which every state of the main machine tries after its
+// own and its ancestors': SCXML's transitions of the root. Their domain is
+// the root, so they leave the whole configuration and enter their target
+// from the top, as a transition of a top-level state would.
+func (b *builder) compileRootTransitions() {
+	m := b.m
+	for _, td := range b.d.On {
+		if !b.roomForTransition(td.Pos) {
+			return
+		}
+		t := transition{pos: td.Pos, source: NoID, target: NoID, domain: NoID, guardSrc: td.Guard.Src}
+		t.trig = b.trigger(td)
+		if td.Guard.Src != "" {
+			c, err := b.xc.compile(td.Guard, Bool)
+			b.add(err)
+			t.guard = c.b
+		}
+		if td.Target != "" {
+			t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
+			if t.target == NoID {
+				continue
+			}
+			if root := m.states[t.target].forkRoot; root != NoID {
+				b.errf(td.TargetPos, "state %q runs in the branches of fork %q; target the fork state instead", m.states[t.target].path, m.states[root].path)
+				continue
+			}
+			t.enter = b.enterPath(NoID, t.target)
+			t.leaf = t.enter[len(t.enter)-1]
+		}
+		t.actions = b.actions(td.Actions)
+		m.rootTrans = append(m.rootTrans, TransID(len(m.trans)))
+		m.trans = append(m.trans, t)
 	}
 }
 

@@ -55,6 +55,10 @@ type Definition struct {
 	Validators        []ValidatorDef
 	Invariants        []InvariantDef
 	Overrides         []OverrideDef
+	// On holds machine-level transitions: every state of the main machine
+	// tries them after its own and its ancestors' (lowest precedence), and
+	// they leave the whole configuration, as SCXML's root transitions do.
+	On []TransitionDef
 	Params            []ParamDef
 	// Assign gives parameter values for this build (a variant); a parameter
 	// it leaves out takes its default.
@@ -136,8 +140,9 @@ type TimeoutDef struct {
 func TimeoutTimer(statePath string) string { return "timeout." + statePath }
 
 // TransitionDef is one transition. On is the trigger: an intent name, "*"
-// for any user event, "timer:NAME", "done:ACTION" or "failed:ACTION". It is
-// empty for eventless transitions, which live in StateDef.Always.
+// for any user event, "timer:NAME", "done:ACTION" or "failed:ACTION", where
+// NAME or ACTION may be "*" for any timer or any action. It is empty for
+// eventless transitions, which live in StateDef.Always.
 type TransitionDef struct {
 	Pos       Pos
 	On        string

@@ -46,7 +46,9 @@ type forkInfo struct {
 type trigger struct {
 	kind EventKind
 	id   uint16
-	any  bool // "*": any user event
+	// any: "*" (any user event), "timer:*", "done:*" or "failed:*"
+	// (any event of the kind).
+	any bool
 }
 
 type transition struct {
@@ -171,7 +173,10 @@ type Machine struct {
 	idle       []bool // by state
 	failable   []bool // by external action: the machine handles its failure somewhere
 	overrides  []override
-	params     map[string]Value
+	// rootTrans are the machine-level transitions, tried last in every
+	// state of the main machine.
+	rootTrans []TransID
+	params    map[string]Value
 }
 
 // Param returns the value of a machine parameter in this build.
@@ -287,6 +292,14 @@ func (m *Machine) triggerName(tr *transition) string {
 	}
 	if tr.always {
 		return "always"
+	}
+	switch {
+	case tr.trig.any && tr.trig.kind == TimerEvent:
+		return "timer:*"
+	case tr.trig.any && tr.trig.kind == DoneEvent:
+		return "done:*"
+	case tr.trig.any && tr.trig.kind == FailedEvent:
+		return "failed:*"
 	}
 	switch tr.trig.kind {
 	case TimerEvent:

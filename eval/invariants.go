@@ -135,7 +135,7 @@ func (k *Checker) Observe(st *Step) {
 			continue
 		}
 		if inv.Kind != engine.InvAllowed {
-			if !k.m.Holds(inv, st.After) {
+			if !k.m.Holds(inv, before(st), st.After) {
 				what := "no longer holds"
 				if inv.Kind == engine.InvNever {
 					what = "became true"
@@ -166,10 +166,19 @@ func (k *Checker) Observe(st *Step) {
 	}
 }
 
+// before is the configuration before the step, or the one after it at a
+// conversation's start, where nothing came before.
+func before(st *Step) *engine.Config {
+	if st.Event == nil || st.Before == nil {
+		return st.After
+	}
+	return st.Before
+}
+
 // within arms an InvWithin invariant when its trigger holds, disarms it
 // when its goal holds, and reports it when the turn is past its bound.
 func (k *Checker) within(st *Step, i int, inv *engine.Invariant) {
-	trigger, goal := k.m.Within(inv, st.After)
+	trigger, goal := k.m.Within(inv, before(st), st.After)
 	switch {
 	case k.due[i] >= 0 && goal:
 		k.due[i] = -1

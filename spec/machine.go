@@ -34,6 +34,7 @@ type machineFile struct {
 	States            Entries[stateYAML]     `yaml:"states,required"`
 	Invariants        []invariantYAML        `yaml:"invariants"`
 	Overrides         []overrideYAML         `yaml:"overrides"`
+	On                Entries[transList]     `yaml:"on"`
 	Parameters        Entries[paramYAML]     `yaml:"parameters"`
 	Variants          []variantYAML          `yaml:"variants"`
 	Latency           *latencyYAML           `yaml:"latency"`
@@ -392,6 +393,11 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 	}
 	if err := flattenStates(def, "", f.States); err != nil {
 		return nil, err
+	}
+	for _, on := range f.On {
+		for _, t := range on.Value {
+			def.On = append(def.On, t.engine(on.Key, on.KeyPos))
+		}
 	}
 	for _, o := range f.Overrides {
 		od := engine.OverrideDef{Name: o.Name.Value, Pos: o.Name.Pos, Description: o.Description, Guard: o.Guard.engine(),
