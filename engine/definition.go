@@ -58,8 +58,8 @@ type Definition struct {
 	// On holds machine-level transitions: every state of the main machine
 	// tries them after its own and its ancestors' (lowest precedence), and
 	// they leave the whole configuration, as SCXML's root transitions do.
-	On []TransitionDef
-	Params            []ParamDef
+	On     []TransitionDef
+	Params []ParamDef
 	// Assign gives parameter values for this build (a variant); a parameter
 	// it leaves out takes its default.
 	Assign map[string]string
