@@ -92,7 +92,7 @@ type eventEnv struct {
 var reserved = map[string]bool{
 	"event": true, "waiting": true, "branch_index": true, "branch_input": true, "branch_result": true,
 	"branches": true, "branches_done": true, "branches_failed": true, "all": true, "next": true, "none": true, "waiting_value": true, "prompt": true, "state": true, "flow": true, "now": true,
-	"filled": true, "empty": true, "before": true, "changed": true, "pending": true, "deadline": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
+	"filled": true, "empty": true, "before": true, "changed": true, "number": true, "pending": true, "deadline": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
 	"true": true, "false": true, "nil": true, "len": true, "lower": true, "upper": true, "trim": true,
 }
 
