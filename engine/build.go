@@ -61,6 +61,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.compileStates()
 	b.compileRootTransitions()
 	b.compileOverrides()
+	b.escapes()
 	if !b.failed() {
 		b.idleStates()
 		b.tables()
@@ -473,6 +474,10 @@ func (b *builder) compileExts() {
 			continue
 		}
 		e := &b.m.exts[id]
+		e.neverFails = ed.NeverFails
+		if ed.NeverFails && ed.Succeeds.Src != "" {
+			b.errf(ed.Succeeds.Pos, "action %q: never_fails and succeeds contradict each other (succeeds says when it fails)", ed.Name)
+		}
 		if ed.Succeeds.Src != "" {
 			c, err := b.xc.compile(ed.Succeeds, Bool)
 			b.add(err)
@@ -1114,6 +1119,70 @@ func (b *builder) idleStates() {
 		}
 		for x := range m.failable {
 			m.failable[x] = true
+		}
+	}
+	// An action that may fail and whose failure no transition takes: a
+	// backend failure leaves the machine where it was, which is the
+	// commonest way a conversation gets stranded.
+	warned := make([]bool, len(m.exts))
+	for _, a := range m.acts {
+		if a.kind != ActInvoke || a.ext == NoID || warned[a.ext] || m.failable[a.ext] || m.exts[a.ext].neverFails {
+			continue
+		}
+		warned[a.ext] = true
+		b.warnf(a.pos, "invoke %s: no transition handles failed:%s, so a failure leaves the machine where it was (explore tries it); handle it, or declare the action never_fails: true", m.exts[a.ext].name, m.exts[a.ext].name)
+	}
+}
+
+// DefaultEscape reports whether an intent or timer name is an escape when
+// a machine declares none: intents that abandon the task (cancel, stop,
+// quit, abort, exit, restart, goodbye) and timers of the whole session
+// (names holding "session", "inactiv" or "idle").
+func DefaultEscape(name string, timer bool) bool {
+	n := strings.ToLower(name)
+	words := []string{"cancel", "stop", "quit", "abort", "exit", "restart", "goodbye", "bye"}
+	if timer {
+		words = []string{"session", "inactiv", "idle"}
+	}
+	for _, w := range words {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// escapes marks the escape intents and timers: the declared ones, or the
+// defaults.
+func (b *builder) escapes() {
+	m := b.m
+	m.escIntent = make([]bool, len(m.intents))
+	m.escTimer = make([]bool, len(m.timers))
+	if len(b.d.Escapes) == 0 {
+		for i, n := range m.intents {
+			m.escIntent[i] = DefaultEscape(n, false)
+		}
+		for i := range m.timers {
+			// A state's timeout belongs to its state, not to the session.
+			if !strings.HasPrefix(m.timers[i].name, "timeout.") {
+				m.escTimer[i] = DefaultEscape(m.timers[i].name, true)
+			}
+		}
+		return
+	}
+	for _, e := range b.d.Escapes {
+		if name, ok := strings.CutPrefix(e.Name, "timer:"); ok {
+			if id, ok := m.timerIDs[name]; ok {
+				m.escTimer[id] = true
+			} else {
+				b.errf(e.Pos, "escapes: unknown timer %q", name)
+			}
+			continue
+		}
+		if id, ok := m.intentIDs[e.Name]; ok {
+			m.escIntent[id] = true
+		} else {
+			b.errf(e.Pos, "escapes: unknown intent %q (want an intent or timer:NAME)", e.Name)
 		}
 	}
 }

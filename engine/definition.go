@@ -48,6 +48,11 @@ type Definition struct {
 	// (default: the initial state); liveness checks count reaching one, with
 	// no flow and no fork active, as the task ending.
 	IdleStates []NameDef
+	// Escapes are the events that end a task without completing it: intents
+	// (cancel) and "timer:NAME" (a session timeout). A configuration from
+	// which the task completes only through them is stuck. Empty means
+	// the defaults (DefaultEscape).
+	Escapes []NameDef
 	// CorrectionIntents are the intents by which a user corrects a slot
 	// already filled; the slot_overwrite invariant allows them to change it.
 	CorrectionIntents []NameDef
@@ -249,12 +254,16 @@ type FlowDef struct {
 
 // ExternalDef declares an external action and how the simulator stubs it:
 // it succeeds when Succeeds holds (always, if empty) and, on success,
-// reports Outputs as entities of the done: event.
+// reports Outputs as entities of the done: event. Explorers also try its
+// failure, unless NeverFails.
 type ExternalDef struct {
 	Name     string
 	Pos      Pos
 	Succeeds Expr
 	Outputs  []OutputDef
+	// NeverFails says the action cannot fail (a local computation, not a
+	// backend): explorers and generated users do not try its failure.
+	NeverFails bool
 }
 
 // OutputDef is one named output of a stubbed external action.

@@ -119,10 +119,11 @@ type flow struct {
 }
 
 type ext struct {
-	name     string
-	pos      Pos
-	succeeds boolFn
-	outputs  []extOutput
+	name       string
+	pos        Pos
+	succeeds   boolFn
+	outputs    []extOutput
+	neverFails bool
 }
 
 type extOutput struct {
@@ -172,7 +173,9 @@ type Machine struct {
 	invariants []Invariant
 	idle       []bool // by state
 	failable   []bool // by external action: the machine handles its failure somewhere
-	overrides  []override
+	// escIntent and escTimer mark the escape events, by intent and timer.
+	escIntent, escTimer []bool
+	overrides           []override
 	// rootTrans are the machine-level transitions, tried last in every
 	// state of the main machine.
 	rootTrans []TransID
@@ -205,6 +208,31 @@ func (m *Machine) IsIdle(c *Config) bool {
 
 // HandlesFailure reports whether some transition takes failed:x.
 func (m *Machine) HandlesFailure(x ExtID) bool { return m.failable[x] }
+
+// IsEscapeIntent reports whether user intent i is an escape (see
+// Definition.Escapes).
+func (m *Machine) IsEscapeIntent(i IntentID) bool { return int(i) < len(m.escIntent) && m.escIntent[i] }
+
+// IsEscapeTimer reports whether timer t is an escape.
+func (m *Machine) IsEscapeTimer(t TimerID) bool { return int(t) < len(m.escTimer) && m.escTimer[t] }
+
+// MayFail reports whether external action x may fail: every action may,
+// unless its declaration says it never fails.
+func (m *Machine) MayFail(x ExtID) bool { return !m.exts[x].neverFails }
+
+// TakesResult reports whether state s (through itself, its ancestors or
+// the machine-level transitions) has a transition for done:x, or for
+// failed:x when failed is true, whatever its guard.
+func (m *Machine) TakesResult(s StateID, x ExtID, failed bool) bool {
+	tab := m.doneTab
+	if failed {
+		tab = m.failTab
+	}
+	if int(s) >= len(m.states) || int(x) >= len(m.exts) {
+		return false
+	}
+	return len(tab[int(s)*len(m.exts)+int(x)]) > 0
+}
 
 // Initial returns the leaf state a conversation starts in.
 func (m *Machine) Initial() StateID { return m.initial }
@@ -402,6 +430,10 @@ func (m *Machine) CounterLimit(id CounterID) int { return m.counters[id].limit }
 
 // TimerName returns a timer's name.
 func (m *Machine) TimerName(id TimerID) string { return m.timers[id].name }
+
+// NumTimers returns the number of timers, state timeouts included; ids
+// run from 0.
+func (m *Machine) NumTimers() int { return len(m.timers) }
 
 // TimerID resolves a timer name.
 func (m *Machine) TimerID(name string) (TimerID, bool) {

@@ -32,11 +32,9 @@ func (r *Result) Cover() []int32 {
 		c := cand{node: n, takes: map[engine.TransID]bool{}}
 		var cfg engine.Config
 		var scratch engine.Result
-		r.m.Start(&cfg, 0, &scratch)
-		for _, s := range scratch.Steps {
-			if s.Trans != engine.NoID {
-				c.takes[s.Trans] = true
-			}
+		startTaken, _ := startConfig(r.m, &cfg, &scratch, nil)
+		for _, t := range startTaken {
+			c.takes[t] = true
 		}
 		for _, e := range r.path(n) {
 			taken, _ := r.replay(&cfg, e, &scratch)
@@ -134,7 +132,7 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 	b.WriteString("turns:\n")
 	var cfg engine.Config
 	var scratch engine.Result
-	r.m.Start(&cfg, 0, &scratch)
+	startConfig(r.m, &cfg, &scratch, nil)
 	turns := 0
 	// A turn is written once the branch steps that follow it are known:
 	// they are its schedule, and the actions failed on them are failed

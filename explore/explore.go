@@ -135,25 +135,21 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 
 	var root searchState
 	var r engine.Result
-	if err := m.Start(&root.cfg, 0, &r); err != nil {
+	x.checker.Reset()
+	// The start, and the results of the actions it invoked, are observed
+	// as a driver's start is: every path begins with them.
+	startTaken, err := startConfig(m, &root.cfg, &r, func(ev *engine.Event, before *engine.Config) {
+		x.observe(0, ev, before, &root.cfg, &r)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("%s: the machine fails at its start: %v", s.Name, err)
 	}
-	x.checker.Reset()
-	// Before the start nothing is waited for (a zero Config would wait for
-	// slot 0, which a machine without slots cannot describe).
-	before := engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
-	x.observe(0, nil, &before, &root.cfg, &r)
 	root.path = x.checker.Save()
 	x.rootPath = root.path
 	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
-	// The transitions of the start (entries, the first eventless chain)
-	// are taken by every path; node 0 stands for them.
-	var startTaken []engine.TransID
-	for _, st := range r.Steps {
-		if st.Trans != engine.NoID {
-			startTaken = append(startTaken, st.Trans)
-		}
-	}
+	// The transitions of the start (entries, the first eventless chain,
+	// the start's action results) are taken by every path; node 0 stands
+	// for them.
 	for _, t := range startTaken {
 		if res.firstTaken[t] < 0 {
 			res.firstTaken[t] = 0
@@ -251,7 +247,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	}
 	if seen {
 		if j >= 0 {
-			x.targets = append(x.targets, j)
+			x.targets = append(x.targets, x.target(j))
 		}
 		if x.novelPath() {
 			wi := int32(len(res.nodes))
@@ -270,9 +266,18 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	x.noteFP(ni, fp)
 	x.distinct++
 	x.visited[fp] = ni
-	x.targets = append(x.targets, ni)
+	x.targets = append(x.targets, x.target(ni))
 	x.keep(ni)
 	x.push(x.next, st, ni)
+}
+
+// target is successor j as the graph takes it: marked when an escape
+// event led to it.
+func (x *explorer) target(j int32) int32 {
+	if x.esc {
+		return escapeTarget(j)
+	}
+	return j
 }
 
 func (r *Result) has(kind string) bool {

@@ -68,16 +68,18 @@ type CovCount struct {
 // PartNode is one configuration a shard saw. Parent indexes the part's
 // nodes (-1: the start).
 type PartNode struct {
-	FP       uint64     `json:"fp"`
-	Parent   int32      `json:"parent"`
-	In       Edge       `json:"in"`
-	Good     bool       `json:"good,omitempty"`
-	Dead     bool       `json:"dead,omitempty"`
-	Fails    bool       `json:"fails,omitempty"`
-	Expanded bool       `json:"expanded,omitempty"`
-	Succ     int        `json:"succ,omitempty"`
-	To       []uint64   `json:"to,omitempty"`
-	Cov      []CovCount `json:"cov,omitempty"`
+	FP       uint64   `json:"fp"`
+	Parent   int32    `json:"parent"`
+	In       Edge     `json:"in"`
+	Good     bool     `json:"good,omitempty"`
+	Dead     bool     `json:"dead,omitempty"`
+	Fails    bool     `json:"fails,omitempty"`
+	Expanded bool     `json:"expanded,omitempty"`
+	Succ     int      `json:"succ,omitempty"`
+	To       []uint64 `json:"to,omitempty"`
+	// Esc lists the indices into To that only escape events lead to.
+	Esc []int32    `json:"esc,omitempty"`
+	Cov []CovCount `json:"cov,omitempty"`
 }
 
 // Where a finding was made.
@@ -212,12 +214,15 @@ func (x *explorer) makePart(opts Options) *Part {
 		if k+1 < len(g.start) {
 			end = int(g.start[k+1])
 		}
-		for _, t := range g.to[g.start[k]:end] {
+		for j, t := range g.to[g.start[k]:end] {
+			if g.esc[int(g.start[k])+j] {
+				pn.Esc = append(pn.Esc, int32(len(pn.To)))
+			}
 			pn.To = append(pn.To, x.fps[t])
 		}
 	}
 	for _, f := range res.Findings {
-		if f.Kind == livelock {
+		if f.Kind == livelock || f.Kind == Stuck {
 			continue
 		}
 		at := atEdge
@@ -477,13 +482,20 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 			return nil, err
 		}
 		var targets []int32
-		for _, fp := range pn.To {
+		esc := 0
+		for k, fp := range pn.To {
 			t, ok := index[fp]
 			if !ok {
 				if res.Stopped != "" {
 					continue // a best effort: see above
 				}
 				return nil, mergeErr("a successor of a configuration at depth %d is in no part", nd.depth)
+			}
+			for esc < len(pn.Esc) && int(pn.Esc[esc]) < k {
+				esc++
+			}
+			if esc < len(pn.Esc) && int(pn.Esc[esc]) == k {
+				t = escapeTarget(t)
 			}
 			targets = append(targets, t)
 		}
@@ -557,7 +569,7 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 	for pi, p := range parts {
 		for i := range p.Findings {
 			f := &p.Findings[i]
-			if f.Kind == livelock {
+			if f.Kind == livelock || f.Kind == Stuck {
 				continue
 			}
 			if f.At < atEdge || f.At > atNode || (f.At == atEdge && len(f.Path) == 0) {

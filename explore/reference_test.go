@@ -99,6 +99,8 @@ type refNode struct {
 	// dead: a dead end; fails: an event from it makes the engine fail.
 	dead, fails bool
 	next        []refKey
+	// nextNE are the successors some event other than an escape leads to.
+	nextNE []refKey
 }
 
 // refResult is what the reference found.
@@ -136,6 +138,32 @@ func refSearch(s *spec.Suite, m *engine.Machine, bound int) (*refResult, error) 
 	r.checker.Reset()
 	before := engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
 	r.observe(0, nil, &before, &root.cfg, &res)
+	// The actions the start invoked return as their stubs say, depth
+	// first, as a driver's start performs them.
+	var calls []engine.ExtID
+	var branches []uint8
+	collect := func() {
+		var ext []engine.ExtID
+		var br []uint8
+		for _, e := range res.Effects {
+			if e.Kind == engine.EffInvoke {
+				ext, br = append(ext, e.Ext), append(br, e.Branch)
+			}
+		}
+		calls, branches = append(ext, calls...), append(br, branches...)
+	}
+	collect()
+	for len(calls) > 0 {
+		var ev engine.Event
+		before := root.cfg
+		r.m.InvokeIn(&root.cfg, calls[0], branches[0], root.cfg.Now, &ev)
+		calls, branches = calls[1:], branches[1:]
+		if err := m.Step(&root.cfg, &ev, &res); err != nil {
+			return nil, err
+		}
+		r.observe(0, &ev, &before, &root.cfg, &res)
+		collect()
+	}
 	root.path = r.checker.Save()
 	r.dfs(root, 0)
 	r.livelocks()
@@ -157,13 +185,16 @@ func (r *reference) dfs(st refState, d int) {
 		return
 	}
 	outs := r.successors(st, d)
-	n.next, n.fails = nil, false
+	n.next, n.nextNE, n.fails = nil, nil, false
 	for _, o := range outs {
 		if o.failed {
 			n.fails = true
 			continue
 		}
 		n.next = append(n.next, keyOf(&o.st, d+1))
+		if !o.esc {
+			n.nextNE = append(n.nextNE, keyOf(&o.st, d+1))
+		}
 	}
 	_, timer := r.m.NextTimer(&st.cfg)
 	if len(outs) == 0 && !st.cfg.Final && !timer {
@@ -181,6 +212,7 @@ func (r *reference) dfs(st refState, d int) {
 type outcome struct {
 	st     refState
 	failed bool
+	esc    bool // an escape event led to it
 }
 
 // successors steps every runnable fork branch; if there is none, or none
@@ -197,12 +229,18 @@ func (r *reference) successors(st refState, d int) []outcome {
 	if len(out) > 0 {
 		return out
 	}
+	mark := func(os []outcome, esc bool) []outcome {
+		for i := range os {
+			os[i].esc = esc
+		}
+		return os
+	}
 	for _, ev := range r.alpha {
 		ev.At = c.Now
-		out = append(out, r.apply(st, ev, d)...)
+		out = append(out, mark(r.apply(st, ev, d), r.m.IsEscapeIntent(ev.Intent))...)
 	}
 	if t, ok := r.m.NextTimer(c); ok {
-		out = append(out, r.apply(st, engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}, d)...)
+		out = append(out, mark(r.apply(st, engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}, d), r.m.IsEscapeTimer(t.ID))...)
 	}
 	return out
 }
@@ -241,7 +279,7 @@ func (r *reference) deliver(st refState, calls []call, bit int, d int) []outcome
 	p := calls[0]
 	var out []outcome
 	for _, fail := range []bool{false, true} {
-		if fail && (bit >= explore.MaxChoiceBits || !r.m.HandlesFailure(p.ext)) {
+		if fail && (bit >= explore.MaxChoiceBits || !r.m.MayFail(p.ext)) {
 			continue
 		}
 		var ev engine.Event
@@ -325,6 +363,33 @@ func (r *reference) livelocks() {
 	}
 	if len(ok) < len(r.res.nodes) {
 		r.res.kinds["livelock"] = true
+	}
+	// Stuck: an end is reachable, but not without an escape event.
+	okNE := map[refKey]bool{}
+	for k, n := range r.res.nodes {
+		if n.good || n.dead || n.fails || n.depth >= r.bound {
+			okNE[k] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for k, n := range r.res.nodes {
+			if okNE[k] {
+				continue
+			}
+			for _, x := range n.nextNE {
+				if okNE[x] {
+					okNE[k] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	for k := range r.res.nodes {
+		if ok[k] && !okNE[k] {
+			r.res.kinds[explore.Stuck] = true
+		}
 	}
 }
 

@@ -63,7 +63,7 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 func (r *Result) ConfigAt(n int32) *engine.Config {
 	var c engine.Config
 	var scratch engine.Result
-	r.m.Start(&c, 0, &scratch)
+	startConfig(r.m, &c, &scratch, nil)
 	for _, e := range r.path(n) {
 		r.replay(&c, e, &scratch)
 	}
