@@ -453,6 +453,9 @@ func (m *Machine) FlowID(name string) (FlowID, bool) {
 // ExtName returns an external action's name.
 func (m *Machine) ExtName(id ExtID) string { return m.exts[id].name }
 
+// NumExternals returns the number of external actions; ids run from 0.
+func (m *Machine) NumExternals() int { return len(m.exts) }
+
 // ExtID resolves an external action's name.
 func (m *Machine) ExtID(name string) (ExtID, bool) {
 	id, ok := m.extIDs[name]

@@ -47,6 +47,10 @@ var defaultBehaviour = [numKinds]float64{
 	ChangeMind: 0.02, Human: 0.02, Cancel: 0.03, Deny: 0.05,
 }
 
+// defaultFailRate is the chance, per turn, that the external actions the
+// turn sets off fail, when users.yaml does not say.
+const defaultFailRate = 0.02
+
 // goal is a compiled spec.Goal.
 type goal struct {
 	name    string
@@ -61,9 +65,11 @@ type goal struct {
 
 // Model is what the user simulator knows of one suite and variant.
 type Model struct {
-	m        *engine.Machine
-	goals    []goal
-	weights  [numKinds]float64
+	m       *engine.Machine
+	goals   []goal
+	weights [numKinds]float64
+	// failRate is the chance that a turn's external actions fail.
+	failRate float64
 	phrases  map[string]string
 	intentPh map[engine.IntentID]string // how to say each intent, when the NLU has a phrase
 	maxTurns int
@@ -73,6 +79,9 @@ type Model struct {
 	slotValues  map[engine.SlotID][]string
 	slotValue   map[engine.SlotID]string
 	slotInvalid map[engine.SlotID]string
+	// choices caches, per leaf state, the answers its guards accept
+	// (choices.go).
+	choices map[engine.StateID][]choice
 }
 
 // NewModel builds the simulator's model for machine m of suite s: from the
@@ -85,9 +94,13 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
 	mo.weights = defaultBehaviour
+	mo.failRate = defaultFailRate
 	u := s.Users
 	if u != nil {
 		b := u.Behaviour
+		if b.ActionFailure != nil {
+			mo.failRate = b.ActionFailure.Value
+		}
 		for k, p := range map[Kind]*spec.Prob{Correct: b.Correct, Invalid: b.Invalid, OffTopic: b.OffTopic, Silence: b.Silence,
 			ChangeMind: b.ChangeMind, Human: b.Human, Cancel: b.Cancel, Deny: b.Deny} {
 			if p != nil {
@@ -145,6 +158,34 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	}
 	mo.defaultPhrases()
 	return mo, nil
+}
+
+// The definitions of a generated conversation's success, as Metrics
+// report them.
+const (
+	// SuccessCompleted: the goal's flow completed (the default).
+	SuccessCompleted = "flow completed"
+	// SuccessCondition: users.yaml's success: conditions.
+	SuccessCondition = "users.yaml success:"
+	// SuccessMixed: success: where a goal gives one, else flow completed.
+	SuccessMixed = "success: where given, else flow completed"
+)
+
+// SuccessBy says which definition of success the model's goals use.
+func (mo *Model) SuccessBy() string {
+	with := 0
+	for _, g := range mo.goals {
+		if g.success != nil {
+			with++
+		}
+	}
+	switch with {
+	case 0:
+		return SuccessCompleted
+	case len(mo.goals):
+		return SuccessCondition
+	}
+	return SuccessMixed
 }
 
 // forVariant reports whether goal g applies to the variant machine m
