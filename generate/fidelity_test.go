@@ -128,7 +128,7 @@ var _ = Describe("bounded liveness", func() {
 			}
 		}
 		Expect(live).NotTo(BeNil(), "got %d failures", len(fails))
-		Expect(live.Index % 10).To(Equal(9), "a conversation drawn cooperative on purpose")
+		Expect(live.Index%10).To(Equal(9), "a conversation drawn cooperative on purpose")
 	})
 })
 
