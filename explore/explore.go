@@ -88,6 +88,8 @@ type Result struct {
 	m              *engine.Machine
 	alpha          []engine.Event
 	nodes          []node
+	// userSlots are the slots that hold what the user said (guards.go).
+	userSlots map[string]bool
 
 	Generated int // successors computed
 	Distinct  int
@@ -126,7 +128,8 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		opts.MaxStates = DefaultMaxStates
 	}
 	x := newExplorer(s, m)
-	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m)}
+	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m),
+		userSlots: userSlots(s.Def)}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1

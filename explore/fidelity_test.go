@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/explore"
 )
@@ -168,5 +169,46 @@ states:
   placed: {final: true}
 `)
 		Expect(kinds(search(fixed, explore.Options{Depth: 8}))).To(BeEmpty())
+	})
+})
+
+var _ = Describe("guards never true", func() {
+	It("are told apart: for want of values in the alphabet, or dead code", func() {
+		res := search(suiteOf(`
+machine: plans
+initial: idle
+intents: [choose]
+slots: {plan: {}, step: {}}
+flows: {signup: [plan]}
+states:
+  idle:
+    waits: true
+    entry: [{set: {step: '"start"'}}]
+    on:
+      choose:
+        - guard: lower(event.value) == "premium"
+          target: premium
+        - guard: plan contains "gold"
+          target: premium
+        - guard: step == "never"
+          target: premium
+        - guard: 1 > 2
+          target: premium
+  premium: {final: true}
+`), explore.Options{Depth: 3})
+		lacks := map[string][]string{}
+		m := res.Machine()
+		for t := 0; t < m.NumTransitions(); t++ {
+			if g := m.Transition(engine.TransID(t)).Guard; g != "" {
+				lacks[g] = res.AlphabetLacks(engine.TransID(t))
+			}
+		}
+		Expect(lacks).To(Equal(map[string][]string{
+			`lower(event.value) == "premium"`: {"premium"},
+			`plan contains "gold"`:            {"gold"},
+			// step is the machine's own: its guard is dead code.
+			`step == "never"`: nil,
+			`1 > 2`:           nil,
+		}))
 	})
 })
