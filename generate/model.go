@@ -79,6 +79,8 @@ type Model struct {
 	slotValues  map[engine.SlotID][]string
 	slotValue   map[engine.SlotID]string
 	slotInvalid map[engine.SlotID]string
+	// invokes: the machine invokes external actions somewhere.
+	invokes bool
 	// choices caches, per leaf state, the answers its guards accept
 	// (choices.go).
 	choices map[engine.StateID][]choice
@@ -91,6 +93,7 @@ type Model struct {
 func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
 		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
+	mo.invokes = hasExternal(m)
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
 	mo.weights = defaultBehaviour

@@ -135,17 +135,17 @@ func (w *watcher) achieved(c *engine.Config, g *goal) bool {
 
 // completed is the default success, judged when the task ends: the goal's
 // flow was completed, not abandoned. Every goal slot was seen holding the
-// goal's value; the user did not cancel and nobody escalated; and if any
-// external action's result came back, the last one before the end was a
-// success (the flow's final action done, not a pre-check done early and
-// the order failed later).
-func (w *watcher) completed(cancelled bool) bool {
+// goal's value; the user did not cancel and nobody escalated; and, on a
+// machine that invokes external actions, the last result before the end
+// was a success (the flow's final action done: not a pre-check done early
+// and the order refused or dropped later).
+func (w *watcher) completed(needAction, cancelled bool) bool {
 	for _, f := range w.filled {
 		if !f {
 			return false
 		}
 	}
-	return !cancelled && !w.escalated && (!w.results || w.lastDone)
+	return !cancelled && !w.escalated && (w.lastDone || (!needAction && !w.results))
 }
 
 // Play runs one conversation from the machine's start and reports what
@@ -228,7 +228,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	if err == nil && !out.Ended && (d.Cfg.Final || (requested && p.idle())) {
 		out.Ended = true
 	}
-	if g.success == nil && out.Ended && err == nil && p.w.completed(out.Cancelled) {
+	if g.success == nil && out.Ended && err == nil && p.w.completed(mo.invokes, out.Cancelled) {
 		out.Success, out.SuccessTurn = true, out.Turns
 	}
 	out.Escalated = p.w.escalated
@@ -247,6 +247,15 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		out.ViolationCount++
 	}
 	return out
+}
+
+func hasExternal(m *engine.Machine) bool {
+	for i := 0; i < m.NumActions(); i++ {
+		if k, _, _ := m.ActionInfo(uint32(i)); k == engine.ActInvoke {
+			return true
+		}
+	}
+	return false
 }
 
 // failing makes every external action that may fail fail during the next
