@@ -94,6 +94,7 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
 		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
 	mo.invokes = hasExternal(m)
+
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
 	mo.weights = defaultBehaviour
@@ -145,6 +146,11 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 			mo.goals = append(mo.goals, cg)
 		}
 	}
+	if !mayFail(m) {
+		// Nothing can fail: draw nothing, so that the machine's
+		// conversations are the ones drawn before failures were.
+		mo.failRate = 0
+	}
 	total := 0.0
 	for k := Invalid; k < numKinds; k++ {
 		total += mo.weights[k]
@@ -189,6 +195,18 @@ func (mo *Model) SuccessBy() string {
 		return SuccessCondition
 	}
 	return SuccessMixed
+}
+
+// mayFail reports whether m invokes an action that may fail.
+func mayFail(m *engine.Machine) bool {
+	for i := 0; i < m.NumActions(); i++ {
+		if k, name, _ := m.ActionInfo(uint32(i)); k == engine.ActInvoke {
+			if x, ok := m.ExtID(name); ok && m.MayFail(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // forVariant reports whether goal g applies to the variant machine m
