@@ -212,3 +212,35 @@ states:
 		}))
 	})
 })
+
+var _ = Describe("machine-level transitions and catch-alls in machine.yaml", func() {
+	It("cancel from anywhere written once, and a timer caught by timer:*, are taken in every state", func() {
+		res := search(suiteOf(`
+machine: pizza
+initial: idle
+intents: [order, size, cancel]
+timers: {nudge: 30s}
+on:
+  cancel: {target: idle, actions: [{say: "Cancelled."}]}
+states:
+  idle:
+    waits: true
+    on: {order: ordering}
+  ordering:
+    initial: size
+    entry: [{start: nudge}]
+    exit: [{cancel: nudge}]
+    states:
+      size:
+        waits: true
+        on:
+          size: done
+          "timer:*": {actions: [{say: "Still there?"}]}
+  done: {final: true}
+`), explore.Options{Depth: 4})
+		Expect(kinds(res)).To(BeEmpty())
+		t := taken(res.Machine(), res.Coverage)
+		Expect(t).To(ContainElement(ContainSubstring("--timer:*-->")))
+		Expect(t).To(ContainElement(MatchRegexp(`\(any( state)?\) --cancel--> idle|--cancel--> idle`)))
+	})
+})
