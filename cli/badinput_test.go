@@ -317,7 +317,7 @@ var _ = Describe("bad input", func() {
 		Entry("a negative --generate", badCase{
 			files: suite(nil),
 			args:  []string{"SUITE", "--generate", "-5"},
-			want:  `simctl: --generate takes a number of conversations, 0 or more`,
+			want:  `simctl: --generate takes a number of conversations from 0 to 1000000000, got -5`,
 		}),
 		Entry("unknown flag", badCase{
 			files: suite(nil),
@@ -390,6 +390,6 @@ var _ = Describe("bad input", func() {
 	It("rejects an unknown command", func() {
 		var stdout, stderr bytes.Buffer
 		Expect(cli.Main([]string{"rnu"}, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
-		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint, replay, explore, graph or record; see simctl help)\n"))
+		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint, replay, explore, graph, record or import; see simctl help)\n"))
 	})
 })

@@ -8,9 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+
+	"github.com/simctl/simctl/spec"
 )
 
 // Exit statuses.
@@ -35,6 +40,7 @@ Usage:
   simctl explore PATH... [--depth D] [--max-states N] [--emit-scenarios DIR]
   simctl record PATH... --nlu-url URL [--overwrite] [--generate N] [--timeout 5s] [--retries 3]
   simctl graph SUITE [--format dot|mermaid] [--coverage FILE]
+  simctl import rasa PROJECT_DIR --out SUITE_DIR [--force]
 
 A PATH is a suite folder (one holding machine.yaml) or a folder of suites.
 Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input.
@@ -63,17 +69,23 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "lint":
 		status, err = lintCmd(args[1:], stdout)
 	case "replay":
-		status, err = replayCmd(args[1:], stdout)
+		status, err = replayCmd(ctx, args[1:], stdout)
 	case "explore":
-		status, err = exploreCmd(args[1:], stdout)
+		status, err = exploreCmd(ctx, args[1:], stdout)
 	case "report":
 		status, err = reportCmd(args[1:], stdout)
 	case "record":
-		status, err = recordCmd(args[1:], stdout)
+		status, err = recordCmd(ctx, args[1:], stdout, stderr)
 	case "graph":
-		status, err = graphCmd(args[1:], stdout)
+		status, err = graphCmd(ctx, args[1:], stdout)
+	case "import":
+		status, err = importCmd(args[1:], stdout, stderr)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay, explore, graph or record; see simctl help)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay, explore, graph, record or import; see simctl help)", args[0])}
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(stderr, "simctl: interrupted before anything was run\n")
+		return ExitInterrupted
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simctl: %s\n", oneLine(err.Error()))
@@ -82,13 +94,39 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	return status
 }
 
-// oneLine keeps error output to a single line whatever a library said.
+// oneLine keeps error output to a single short line whatever a library
+// said: the first line, every quoted value cut to spec.MaxQuoted
+// characters (most messages quote with spec.Quote already; this catches
+// the rest), and the whole at maxErrorLine bytes.
 func oneLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
+	s = quotedRe.ReplaceAllStringFunc(s, func(q string) string {
+		if len(q) <= spec.MaxQuoted+2 {
+			return q
+		}
+		if v, err := strconv.Unquote(q); err == nil {
+			return spec.Quote(v)
+		}
+		return q
+	})
+	if len(s) > maxErrorLine {
+		cut := maxErrorLine
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
 	return s
 }
+
+// maxErrorLine bounds an error line; the longest that simctl writes itself
+// (an unknown tag with the list of known ones) is a few hundred bytes.
+const maxErrorLine = 1000
+
+// quotedRe matches a Go-quoted string, as %q writes it.
+var quotedRe = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 
 // newFlags returns a flag set that reports errors instead of exiting and
 // accepts flags after positional arguments (simctl run scenarios/ --out o).

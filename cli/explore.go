@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -15,7 +16,11 @@ import (
 // and prints, as TLC does, the states generated and distinct, the depth
 // reached, the queue left and the rate; then coverage and every finding with
 // the length of its shortest path.
-func exploreCmd(args []string, w io.Writer) (int, error) {
+//
+// SIGINT or SIGTERM (ctx cancelled) ends the search under way within a
+// second: what it found so far is printed, marked interrupted, no
+// scenarios are written, and the status is ExitInterrupted.
+func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	fs := newFlags("explore")
 	depth := fs.Int("depth", 8, "explore every path of at most this many events")
 	maxStates := fs.Int("max-states", explore.DefaultMaxStates, "stop after this many distinct configurations")
@@ -23,19 +28,26 @@ func exploreCmd(args []string, w io.Writer) (int, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
-	if *depth < 0 || *maxStates < 1 {
-		return 0, &usageError{"--depth must be 0 or more and --max-states 1 or more"}
+	if err := checkDepth("--depth", *depth); err != nil {
+		return 0, err
 	}
-	suites, err := loadSuites(fs.Args())
+	if err := checkMaxStates(*maxStates); err != nil {
+		return 0, err
+	}
+	suites, err := loadSuites(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
+	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
 	var results []*explore.Result
 	for _, s := range suites {
 		for _, v := range s.Variants {
+			if stop() {
+				break
+			}
 			start := time.Now()
-			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates})
+			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop})
 			if err != nil {
 				return 0, err
 			}
@@ -45,6 +57,10 @@ func exploreCmd(args []string, w io.Writer) (int, error) {
 				status = ExitFailed
 			}
 		}
+	}
+	if stop() {
+		fmt.Fprintf(w, "interrupted: the searches above are incomplete; no scenarios were written\n")
+		return ExitInterrupted, nil
 	}
 	if *emit != "" {
 		n, err := explore.EmitScenarios(*emit, results)

@@ -97,7 +97,7 @@ var _ = Describe("simctl graph", func() {
 			}),
 			Entry("a missing coverage file", badGraph{
 				args: []string{"graph", door, "--coverage", "FILE"},
-				want: "simctl: --coverage: FILE: cannot read it (no such file or directory)",
+				want: "simctl: --coverage: FILE: cannot read coverage file: no such file or directory",
 			}),
 			Entry("a file that is no coverage report", badGraph{
 				args: []string{"graph", door, "--coverage", "FILE"},

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/simctl/simctl/spec"
@@ -28,9 +27,9 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 	nerr, nwarn := 0, 0
 	for _, dir := range dirs {
 		mpath := filepath.Join(dir, spec.MachineFile)
-		data, err := os.ReadFile(mpath)
+		data, err := spec.ReadFile(mpath, "machine file", spec.MaxFileSize)
 		if err != nil {
-			return 0, &spec.Error{Msg: mpath + ": cannot read machine file"}
+			return 0, err
 		}
 		bad := false
 		for _, d := range spec.Diagnostics(mpath, data) {

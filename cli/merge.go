@@ -89,6 +89,11 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 		run.Suites = append(run.Suites, rs)
 		run.Incomplete = run.Incomplete || anyIncomplete(shards)
 	}
+	release, err := reports.Lock(*out)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	if err := reports.WriteAll(*out, run); err != nil {
 		return 0, err
 	}
@@ -205,18 +210,23 @@ func relSuite(dir, out string) string {
 	return filepath.ToSlash(rel)
 }
 
+// maxShardSize bounds a shard.json: a shard keeps its part of each
+// exploration packed, a few bytes a configuration, so even the 2,000,000
+// configurations of --max-states' default stay far below it.
+const maxShardSize = 1 << 30
+
 // readShards reads and checks the shard results: one run (same seed,
 // budget and shard count), every shard exactly once, same suites.
 func readShards(dirs []string) ([]*shardResult, error) {
 	var shards []*shardResult
 	for _, d := range dirs {
 		path := filepath.Join(d, ShardFile)
-		data, err := os.ReadFile(path)
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, &spec.Error{Msg: path + ": no shard result here (run simctl run --shard i/n --out DIR first)"}
+		}
+		data, err := spec.ReadFile(path, "shard result", maxShardSize)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, &spec.Error{Msg: path + ": no shard result here (run simctl run --shard i/n --out DIR first)"}
-			}
-			return nil, &spec.Error{Msg: path + ": cannot read shard result"}
+			return nil, err
 		}
 		var sh shardResult
 		if err := json.Unmarshal(data, &sh); err != nil {

@@ -17,8 +17,9 @@ import (
 )
 
 // loadSuites discovers and loads every suite under paths. The first bad
-// file stops the load: nothing runs and nothing is written.
-func loadSuites(paths []string) ([]*spec.Suite, error) {
+// file stops the load: nothing runs and nothing is written. A signal
+// (ctx cancelled) stops it between files with errInterrupted.
+func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
 	if len(paths) == 0 {
 		return nil, &usageError{"no suite given (simctl run scenarios/)"}
 	}
@@ -29,6 +30,9 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 	var suites []*spec.Suite
 	names := map[string]string{}
 	for _, d := range dirs {
+		if interrupted(ctx) {
+			return nil, errInterrupted
+		}
 		s, err := spec.Load(d)
 		if err != nil {
 			return nil, err
@@ -44,7 +48,7 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 }
 
 // interrupted reports whether a signal asked the run to stop.
-func (o runOptions) interrupted() bool { return o.ctx != nil && o.ctx.Err() != nil }
+func (o runOptions) interrupted() bool { return interrupted(o.ctx) }
 
 // runMaxStates caps the exploration inside simctl run, which should stay a
 // matter of seconds; simctl explore searches further.
@@ -92,14 +96,24 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
-	if o.generate < 0 {
-		return 0, &usageError{"--generate takes a number of conversations, 0 or more"}
+	if err := checkGenerate(o.generate); err != nil {
+		return 0, err
+	}
+	// -1, the default, means each suite's explore_depth; a negative value
+	// given on the command line is a mistake, as it is for explore --depth.
+	if fs.Changed("explore-depth") {
+		if err := checkDepth("--explore-depth", o.exploreDepth); err != nil {
+			return 0, err
+		}
+	}
+	if err := checkMaxStates(o.maxStates); err != nil {
+		return 0, err
 	}
 	if err := o.nlu.check(o.generate); err != nil {
 		return 0, err
 	}
-	if o.workers < 1 {
-		return 0, &usageError{"--workers takes a number of goroutines, 1 or more"}
+	if o.workers < 1 || o.workers > MaxWorkers {
+		return 0, &usageError{fmt.Sprintf("--workers takes a number of goroutines from 1 to %d, got %d", MaxWorkers, o.workers)}
 	}
 	if *shard != "" {
 		var err error
@@ -147,7 +161,7 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		return loadSuites(paths)
+		return loadSuites(o.ctx, paths)
 	}
 	if files != len(paths) {
 		return nil, &usageError{"give suite folders or scenario files, not both"}
@@ -156,6 +170,9 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	bySuite := map[string]*spec.Suite{}
 	var suites []*spec.Suite
 	for _, p := range paths {
+		if o.interrupted() {
+			return nil, errInterrupted
+		}
 		s, sc, err := spec.LoadScenarioFile(p)
 		if err != nil {
 			return nil, err
@@ -204,6 +221,16 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 // execute runs the selected scenarios of every suite, prints one line per
 // scenario and a summary, and writes the reports.
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
+	if o.out != "" {
+		// Held from before the first scenario to after the last report, so
+		// that a second run given the same --out is refused at once
+		// instead of mixing its reports with these.
+		release, err := reports.Lock(o.out)
+		if err != nil {
+			return 0, err
+		}
+		defer release()
+	}
 	run := &reports.Run{Seed: o.seed, Generate: o.generate, Out: o.out}
 	if o.generate > 0 {
 		total := 0
@@ -437,7 +464,7 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: o.maxStates}
+		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
@@ -498,9 +525,9 @@ func mean(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func replayCmd(args []string, stdout io.Writer) (int, error) {
+func replayCmd(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := newFlags("replay")
-	var o runOptions
+	o := runOptions{ctx: ctx}
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "", "folder for reports (none by default)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", true, "print the turn-by-turn trace")

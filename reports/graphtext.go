@@ -289,7 +289,7 @@ func ReadCoverageCounts(r io.Reader, name, suite string, m *engine.Machine) ([]i
 		}
 		field := func(c int) string {
 			if c < len(rec) {
-				return rec[c]
+				return UnneutraliseCell(rec[c])
 			}
 			return ""
 		}

@@ -128,9 +128,9 @@ func Discover(paths []string) ([]string, error) {
 // Load reads and validates a suite folder.
 func Load(dir string) (*Suite, error) {
 	mpath := filepath.Join(dir, MachineFile)
-	data, err := os.ReadFile(mpath)
+	data, err := ReadFile(mpath, "machine file", MaxFileSize)
 	if err != nil {
-		return nil, &Error{Pos: engine.Pos{File: mpath}, Msg: "cannot read machine file"}
+		return nil, err
 	}
 	s, err := LoadMachine(mpath, data)
 	if err != nil {
@@ -138,26 +138,26 @@ func Load(dir string) (*Suite, error) {
 	}
 	s.Dir = dir
 	npath := filepath.Join(dir, NLUFile)
-	if data, err := os.ReadFile(npath); err == nil {
+	if data, err := readOptional(npath, "NLU file", MaxFileSize); err != nil {
+		return nil, err
+	} else if data != nil {
 		if s.NLU, err = LoadNLU(npath, data, s.Machine); err != nil {
 			return nil, err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Pos: engine.Pos{File: npath}, Msg: "cannot read NLU file"}
 	}
 	if s.Cassette, err = loadSuiteCassette(dir, s.Machine); err != nil {
 		return nil, err
 	}
 	upath := filepath.Join(dir, UsersFile)
-	if data, err := os.ReadFile(upath); err == nil {
+	if data, err := readOptional(upath, "users file", MaxFileSize); err != nil {
+		return nil, err
+	} else if data != nil {
 		if s.Users, err = LoadUsers(upath, data, s.Machine); err != nil {
 			return nil, err
 		}
 		if err := s.checkGoalVariants(); err != nil {
 			return nil, err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Pos: engine.Pos{File: upath}, Msg: "cannot read users file"}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
 	if err != nil {
@@ -173,9 +173,9 @@ func Load(dir string) (*Suite, error) {
 	}
 	names := map[string]string{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := ReadFile(f, "scenario file", MaxFileSize)
 		if err != nil {
-			return nil, &Error{Pos: engine.Pos{File: f}, Msg: "cannot read scenario file"}
+			return nil, err
 		}
 		sc, err := LoadScenario(f, data, s.Machine, s.Tags, invs)
 		if err != nil {
@@ -361,9 +361,9 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 	if !strings.HasSuffix(file, ScenarioSuffix) {
 		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "expected a file ending in " + ScenarioSuffix}
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file, "scenario file", MaxFileSize)
 	if err != nil {
-		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "cannot read scenario file"}
+		return nil, nil, err
 	}
 	var head Scenario
 	if err := decodeFile(file, data, &head); err != nil {
