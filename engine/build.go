@@ -1136,11 +1136,11 @@ func (b *builder) idleStates() {
 
 // DefaultEscape reports whether an intent or timer name is an escape when
 // a machine declares none: intents that abandon the task (cancel, stop,
-// quit, abort, exit, restart, goodbye) and timers of the whole session
-// (names holding "session", "inactiv" or "idle").
+// quit, abort) and timers of the whole session (names holding "session",
+// "inactiv" or "idle"). A goodbye is left out: it often completes the task.
 func DefaultEscape(name string, timer bool) bool {
 	n := strings.ToLower(name)
-	words := []string{"cancel", "stop", "quit", "abort", "exit", "restart", "goodbye", "bye"}
+	words := []string{"cancel", "stop", "quit", "abort"}
 	if timer {
 		words = []string{"session", "inactiv", "idle"}
 	}

@@ -51,7 +51,11 @@ func (mo *Model) choicesAt(s engine.StateID) []choice {
 		if err != nil {
 			continue
 		}
-		for _, text := range guardAnswers(tree.Node) {
+		texts := guardAnswers(tree.Node)
+		for _, name := range guardEntities(tree.Node) {
+			texts = append(texts, mo.entityTexts[name]...)
+		}
+		for _, text := range texts {
 			c := choice{text: text, intent: intent}
 			if !seen[c] {
 				seen[c] = true
@@ -139,4 +143,78 @@ func literal(n ast.Node) (string, bool) {
 		return strconv.FormatFloat(n.Value, 'g', -1, 64), true
 	}
 	return "", false
+}
+
+// intentsAt returns the intents the transitions of leaf s and its
+// ancestors (and the machine's own) are triggered by, escapes (cancel)
+// left out, in transition order, each once: what a cooperative user can
+// say where no slot is asked and no answer is tested.
+func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
+	if is, ok := mo.intents[s]; ok {
+		return is
+	}
+	var out []engine.IntentID
+	seen := map[engine.IntentID]bool{}
+	m := mo.m
+	for t := 0; t < m.NumTransitions(); t++ {
+		ti := m.Transition(engine.TransID(t))
+		if (ti.Source != engine.NoID && !m.InState(s, ti.Source)) || m.IsOverride(engine.TransID(t)) {
+			continue
+		}
+		id, ok := m.IntentID(ti.Trigger)
+		if !ok || seen[id] || m.IsEscapeIntent(id) {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	if mo.intents == nil {
+		mo.intents = map[engine.StateID][]engine.IntentID{}
+	}
+	mo.intents[s] = out
+	return out
+}
+
+// guardEntities walks a guard for the entities it requires
+// (event.entities.NAME != "").
+func guardEntities(n ast.Node) []string {
+	var out []string
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok {
+			return
+		}
+		switch b.Operator {
+		case "and", "&&", "or", "||":
+			walk(b.Left)
+			walk(b.Right)
+		case "!=":
+			if lit, ok := b.Right.(*ast.StringNode); ok && lit.Value == "" {
+				if name, ok := entityName(b.Left); ok {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	walk(n)
+	return out
+}
+
+func entityName(n ast.Node) (string, bool) {
+	m, ok := n.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	inner, ok := m.Node.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	id, ok1 := inner.Node.(*ast.IdentifierNode)
+	p, ok2 := inner.Property.(*ast.StringNode)
+	name, ok3 := m.Property.(*ast.StringNode)
+	if !ok1 || !ok2 || !ok3 || id.Value != "event" || p.Value != "entities" {
+		return "", false
+	}
+	return name.Value, true
 }

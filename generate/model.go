@@ -84,6 +84,10 @@ type Model struct {
 	// choices caches, per leaf state, the answers its guards accept
 	// (choices.go).
 	choices map[engine.StateID][]choice
+	intents map[engine.StateID][]engine.IntentID
+	// entityTexts holds, per nlu.yaml entity, texts its rule extracts it
+	// from: a synonym per value, or short strings its pattern finds.
+	entityTexts map[string][]string
 }
 
 // NewModel builds the simulator's model for machine m of suite s: from the
@@ -94,7 +98,7 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
 		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
 	mo.invokes = hasExternal(m)
-
+	mo.deriveEntityTexts(s.NLU)
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
 	mo.weights = defaultBehaviour
@@ -312,6 +316,33 @@ func (mo *Model) deriveSlotValues(s *spec.Suite) {
 	}
 }
 
+// deriveEntityTexts finds, for every nlu.yaml entity, texts that carry
+// it, so that a user can answer a question whose guard wants the entity.
+func (mo *Model) deriveEntityTexts(n *spec.NLU) {
+	mo.entityTexts = map[string][]string{}
+	if n == nil {
+		return
+	}
+	for _, e := range n.Entities {
+		var texts []string
+		for _, v := range e.Value.Values {
+			if len(v.Value) > 0 {
+				texts = append(texts, v.Value[0])
+			} else {
+				texts = append(texts, v.Key)
+			}
+		}
+		if re := e.Value.Compiled; re != nil {
+			for _, c := range regexCandidates {
+				if re.MatchString(c) {
+					texts = append(texts, c)
+				}
+			}
+		}
+		mo.entityTexts[e.Key] = texts
+	}
+}
+
 var builtinExamples = map[string][]string{
 	"email": {"ana@example.com", "luis@example.org"}, "phone": {"+34 600 123 456", "555 123 4567"},
 	"url": {"https://example.com", "http://example.org/page"}, "number": {"42", "7.5"}, "text": {"some text", "other text"},
@@ -325,7 +356,7 @@ func regexExamples(pattern string) []string {
 		return []string{"value"}
 	}
 	var out []string
-	for _, c := range []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "abc", "123", "2025-12-12", "2025-12-13", "A", "1", "12:30", "28001"} {
+	for _, c := range regexCandidates {
 		if re.MatchString(c) {
 			out = append(out, c)
 		}
@@ -335,6 +366,9 @@ func regexExamples(pattern string) []string {
 	}
 	return out
 }
+
+// regexCandidates are the short strings tried against a pattern.
+var regexCandidates = []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "abc", "123", "2025-12-12", "2025-12-13", "A", "1", "12:30", "28001"}
 
 var intentRe = regexp.MustCompile(`event\.intent\s*==\s*"([^"]+)"`)
 

@@ -206,7 +206,9 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 			// cooperation does not bind it (bounded liveness).
 			cooperative = false
 		}
-		if err == nil && p.Record {
+		// A turn the engine failed on is recorded too: it is the one that
+		// shows the runtime error.
+		if p.Record {
 			t.Schedule = append([]int(nil), d.Picks...)
 			out.Recorded = append(out.Recorded, t)
 		}
@@ -382,10 +384,33 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 	if ch := mo.choicesAt(c.State); len(ch) > 0 {
 		return p.choose(ch[int(act.Pick)%len(ch)], requested)
 	}
+	takes := mo.intentsAt(c.State)
+	if ph, ok := mo.phrases["affirm"]; ok && (len(takes) == 0 || p.takes(ph, takes)) {
+		return say(ph)
+	}
+	if len(takes) > 0 {
+		// Nothing asked, no yes to say: say one of the things the state
+		// listens for (the conversation's "bye"), rather than the request
+		// again, which a cooperative user would repeat for ever.
+		in := takes[int(act.Pick)%len(takes)]
+		if ph, ok := mo.intentPh[in]; ok {
+			return say(ph)
+		}
+		return Turn{Intent: mo.m.Intents()[in]}, requested, d.Inject(engine.Event{Kind: engine.UserEvent, Intent: in, Confidence: 1})
+	}
 	if ph, ok := mo.phrases["affirm"]; ok {
 		return say(ph)
 	}
 	return request(g)
+}
+
+// takes reports whether the NLU makes of text one of intents.
+func (p *Player) takes(text string, intents []engine.IntentID) bool {
+	var ev engine.Event
+	if p.stub.Parse(text, p.d.Cfg.State, &ev) != nil {
+		return false
+	}
+	return slices.Contains(intents, ev.Intent)
 }
 
 // choose answers a menu or choice question with ch: said, when the NLU
