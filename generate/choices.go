@@ -148,10 +148,14 @@ func literal(n ast.Node) (string, bool) {
 // intentsAt returns the intents the transitions of leaf s and its
 // ancestors (and the machine's own) are triggered by, escapes (cancel)
 // left out, in transition order, each once: what a cooperative user can
-// say where no slot is asked and no answer is tested.
+// say where no slot is asked and no answer is tested. It returns none
+// where a "*" transition takes any intent.
 func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
 	if is, ok := mo.intents[s]; ok {
 		return is
+	}
+	if mo.intents == nil {
+		mo.intents = map[engine.StateID][]engine.IntentID{}
 	}
 	var out []engine.IntentID
 	seen := map[engine.IntentID]bool{}
@@ -160,6 +164,11 @@ func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
 		ti := m.Transition(engine.TransID(t))
 		if (ti.Source != engine.NoID && !m.InState(s, ti.Source)) || m.IsOverride(engine.TransID(t)) {
 			continue
+		}
+		if ti.Trigger == "*" {
+			// Any intent may be taken here: saying yes is not wasted.
+			mo.intents[s] = nil
+			return nil
 		}
 		id, ok := m.IntentID(ti.Trigger)
 		if !ok || seen[id] || m.IsEscapeIntent(id) {
