@@ -32,9 +32,11 @@ func (r *Result) Cover() []int32 {
 		c := cand{node: n, takes: map[engine.TransID]bool{}}
 		var cfg engine.Config
 		var scratch engine.Result
-		startTaken, _ := startConfig(r.m, &cfg, &scratch, nil)
-		for _, t := range startTaken {
-			c.takes[t] = true
+		r.m.Start(&cfg, 0, &scratch)
+		for _, s := range scratch.Steps {
+			if s.Trans != engine.NoID {
+				c.takes[s.Trans] = true
+			}
 		}
 		for _, e := range r.path(n) {
 			taken, _ := r.replay(&cfg, e, &scratch)
@@ -99,6 +101,17 @@ func EmitScenarios(dir string, results []*Result) (int, error) {
 	return n, nil
 }
 
+// extNames names actions, each once, in order.
+func extNames(m *engine.Machine, xs []engine.ExtID) []string {
+	var out []string
+	for _, x := range xs {
+		if name := m.ExtName(x); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // writeScenario writes the path to node as a scenario: each user act an
 // event turn (failed actions listed under fail:), each timer a wait of
 // exactly the time to its deadline, each branch step an entry of the
@@ -129,10 +142,19 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 			fmt.Fprintf(&b, "  %s: %s\n", k, strconv.Quote(r.assign[k]))
 		}
 	}
-	b.WriteString("turns:\n")
+	path := r.path(node)
 	var cfg engine.Config
 	var scratch engine.Result
-	startConfig(r.m, &cfg, &scratch, nil)
+	r.m.Start(&cfg, 0, &scratch)
+	if len(path) > 0 && path[0].event == edgeStartResults {
+		// The start's actions answer before any turn; those that failed
+		// on this path fail at the start of the replay too.
+		probe := cfg
+		if _, failed := r.replay(&probe, path[0], &scratch); len(failed) > 0 {
+			fmt.Fprintf(&b, "fail_at_start: [%s]\n", strings.Join(extNames(r.m, failed), ", "))
+		}
+	}
+	b.WriteString("turns:\n")
 	turns := 0
 	// A turn is written once the branch steps that follow it are known:
 	// they are its schedule, and the actions failed on them are failed
@@ -148,10 +170,12 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 			schedule = nil
 		}
 	}
-	for _, e := range r.path(node) {
+	for _, e := range path {
 		before := cfg
 		_, failed := r.replay(&cfg, e, &scratch)
 		switch {
+		case e.event == edgeStartResults:
+			continue
 		case e.event >= 0:
 			flush()
 			ev := r.alpha[e.event]

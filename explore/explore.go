@@ -58,6 +58,8 @@ const (
 	edgeTimer  = -1 // the next pending timer fires
 	edgeBranch = -2 // -2-i: fork branch i steps
 	edgeStart  = -1000
+	// edgeStartResults: the results of the actions the start invoked.
+	edgeStartResults = -999
 )
 
 // edge is how a node was reached from its parent: the event, and which of
@@ -120,6 +122,9 @@ type Result struct {
 	// (-1: never), for shortest covering paths.
 	firstTaken []int32
 	part       *Part
+	// startInv are the actions the machine's start invoked, whose results
+	// node 0's expansion delivers.
+	startInv []pending
 }
 
 // Machine returns the machine explored.
@@ -152,30 +157,41 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 
 	var root searchState
 	var r engine.Result
-	x.checker.Reset()
-	// The start, and the results of the actions it invoked, are observed
-	// as a driver's start is: every path begins with them.
-	startTaken, err := startConfig(m, &root.cfg, &r, func(ev *engine.Event, before *engine.Config) {
-		x.observe(0, ev, before, &root.cfg, &r)
-	})
-	if err != nil {
+	if err := m.Start(&root.cfg, 0, &r); err != nil {
 		return nil, fmt.Errorf("%s: the machine fails at its start: %v", s.Name, err)
 	}
+	x.checker.Reset()
+	// Before the start nothing is waited for (a zero Config would wait for
+	// slot 0, which a machine without slots cannot describe).
+	before := engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
+	x.observe(0, nil, &before, &root.cfg, &r)
 	root.path = x.checker.Save()
 	x.rootPath = root.path
-	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
-	// The transitions of the start (entries, the first eventless chain,
-	// the start's action results) are taken by every path; node 0 stands
-	// for them.
-	for _, t := range startTaken {
-		if res.firstTaken[t] < 0 {
-			res.firstTaken[t] = 0
+	// The actions the start invoked have not answered yet: node 0 is
+	// expanded by their outcomes alone, each way (see expandStart), and
+	// is no resting place of the conversation.
+	res.startInv = startInvokes(m)
+	x.startInv = res.startInv
+	if len(res.startInv) > maxInvokes {
+		return nil, fmt.Errorf("%s: the machine fails at its start: more than %d external actions invoked in one step", s.Name, maxInvokes)
+	}
+	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: len(res.startInv) == 0 && x.isGood(&root.cfg)})
+	// The transitions of the start (entries, the first eventless chain)
+	// are taken by every path; node 0 stands for them.
+	for _, st := range r.Steps {
+		if st.Trans != engine.NoID && res.firstTaken[st.Trans] < 0 {
+			res.firstTaken[st.Trans] = 0
 		}
 	}
 	for _, v := range x.checker.Violations {
 		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
 	}
 	rootFP := x.fingerprint(&root.cfg, root.path, 0)
+	if len(res.startInv) > 0 {
+		// Awaiting the start's results is not the configuration an
+		// unhandled failure leaves, though the two are equal as Configs.
+		rootFP ^= 0x5bd1e9955bd1e995
+	}
 	x.visited = map[uint64]int32{rootFP: 0}
 	if opts.Parts > 0 {
 		x.startPart(rootFP)

@@ -1,6 +1,9 @@
 package explore_test
 
 import (
+	"os"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -35,8 +38,24 @@ states:
 		res := search(suiteOf(yaml), explore.Options{Depth: 4})
 		Expect(kinds(res)).To(BeEmpty())
 		Expect(res.Complete).To(BeTrue())
-		Expect(res.Machine().StateName(res.ConfigAt(0).State)).To(Equal("ready"))
+		// loading with the profile asked for; ready; done.
+		Expect(res.Distinct).To(Equal(3))
 		Expect(taken(res.Machine(), res.Coverage)).To(ContainElement(ContainSubstring("--done:load_profile--> ready")))
+	})
+
+	It("is explored failing too: the failure strands the conversation at its start, written with fail_at_start", func() {
+		s := suiteOf(strings.Replace(yaml, "    never_fails: true\n", "", 1))
+		res := search(s, explore.Options{Depth: 4})
+		f := finding(res, eval.UnhandledFailure)
+		Expect(f).NotTo(BeNil(), "got %v", kinds(res))
+		Expect(res.PathLen(f.Node)).To(Equal(1))
+		Expect(kinds(res)).To(ContainElement(eval.DeadEnd))
+		files := emit(res)
+		file := files["explore-profile-default-"+eval.UnhandledFailure]
+		text, err := os.ReadFile(file)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(text)).To(ContainSubstring("fail_at_start: [load_profile]"))
+		Expect(violated(replay(res, file, nil))).To(ContainElement(eval.UnhandledFailure))
 	})
 })
 

@@ -441,7 +441,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		return nil, mergeErr("the parts hold no start configuration")
 	}
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m),
-		userSlots: userSlots(s.Def)}
+		userSlots: userSlots(s.Def), startInv: startInvokes(m)}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -533,7 +533,7 @@ func checkNode(p *Part, i, nAlpha int) error {
 }
 
 func checkEdge(p *Part, e Edge, nAlpha int) error {
-	if (e.Event >= 0 && int(e.Event) < nAlpha) || e.Event == edgeTimer || (e.Event <= edgeBranch && e.Event > edgeBranch-engine.MaxBranches) {
+	if (e.Event >= 0 && int(e.Event) < nAlpha) || e.Event == edgeTimer || e.Event == edgeStartResults || (e.Event <= edgeBranch && e.Event > edgeBranch-engine.MaxBranches) {
 		return nil
 	}
 	return mergeErr("part %d: event %d is not in the alphabet", p.Part, e.Event)
@@ -618,4 +618,20 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 		r.Findings = append(r.Findings, Finding{Kind: f.Kind, Node: n, Violation: f.Violation, Known: f.Known})
 	}
 	return nil
+}
+
+// startInvokes lists the actions m's start invokes, as Explore keeps them.
+func startInvokes(m *engine.Machine) []pending {
+	var c engine.Config
+	var r engine.Result
+	if m.Start(&c, 0, &r) != nil {
+		return nil
+	}
+	var out []pending
+	for i := range r.Effects {
+		if e := &r.Effects[i]; e.Kind == engine.EffInvoke {
+			out = append(out, pending{ext: e.Ext, branch: e.Branch, level: 1})
+		}
+	}
+	return out
 }

@@ -58,6 +58,8 @@ type explorer struct {
 	// esc: the event being applied is an escape (a cancel, a session
 	// timeout); its successors are kept as escape targets.
 	esc bool
+	// startInv are the actions the start invoked (node 0 delivers them).
+	startInv []pending
 
 	// work is the configuration events are applied to in place: a user act
 	// no transition takes leaves it as it was, so it is copied back from
@@ -142,6 +144,9 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	c := &cur.cfg
 	ev := &x.ev
 	x.esc = false
+	if ci == 0 && len(x.startInv) > 0 {
+		return x.expandStart(cur)
+	}
 	if mask := c.Runnable(); mask != 0 {
 		for i := 0; i < int(c.NBranch); i++ {
 			if mask&(1<<i) != 0 {
@@ -175,6 +180,21 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 		x.esc = x.m.IsEscapeTimer(t.ID)
 		x.apply(cur, ev, edgeTimer)
 	}
+	return x.count
+}
+
+// expandStart expands the start configuration of a machine whose start
+// invoked external actions: its successors are their outcomes, each way,
+// delivered as a driver delivers them, before any user turn.
+func (x *explorer) expandStart(cur *searchState) int {
+	st := &x.work
+	x.copyState(st, cur)
+	x.dirty = true
+	x.weight = 1
+	x.findings, x.taken = x.findings[:0], x.taken[:0]
+	x.level(0)
+	x.pend[0] = append(x.pend[0][:0], x.startInv...)
+	x.resolve(0, st, edge{event: edgeStartResults}, 0, false)
 	return x.count
 }
 
