@@ -396,6 +396,11 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 		if ph, ok := mo.intentPh[in]; ok {
 			return say(ph)
 		}
+		// An intent with no phrase is often the NLU's fallback, which any
+		// text reaches (with the text as its value).
+		if p.takes(anyText, []engine.IntentID{in}) {
+			return say(anyText)
+		}
 		return Turn{Intent: mo.m.Intents()[in]}, requested, d.Inject(engine.Event{Kind: engine.UserEvent, Intent: in, Confidence: 1})
 	}
 	if ph, ok := mo.phrases["affirm"]; ok {
@@ -403,6 +408,9 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 	}
 	return request(g)
 }
+
+// anyText is what a user says where any answer will do.
+const anyText = "something"
 
 // takes reports whether the NLU makes of text one of intents.
 func (p *Player) takes(text string, intents []engine.IntentID) bool {
