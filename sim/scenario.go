@@ -167,6 +167,13 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		d.Observers = append(d.Observers, &tracer{m: m, out: &res.Trace})
 	}
 	d.Fail = make([]bool, 0)
+	for _, f := range sc.FailAtStart {
+		x, _ := m.ExtID(f.Value)
+		for len(d.Fail) <= int(x) {
+			d.Fail = append(d.Fail, false)
+		}
+		d.Fail[x] = true
+	}
 	err := d.Start(0)
 	for i := range sc.Turns {
 		if err != nil {

@@ -155,6 +155,9 @@ func Load(dir string) (*Suite, error) {
 		if s.Users, err = LoadUsers(upath, data, s.Machine); err != nil {
 			return nil, err
 		}
+		if err := s.checkGoalVariants(); err != nil {
+			return nil, err
+		}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
 	if err != nil {
@@ -328,6 +331,27 @@ func (s *Suite) checkPins(sc *Scenario) error {
 		}
 	}
 	return &Error{Pos: sc.Params[0].KeyPos, Msg: "parameters: no variant gives these values (declare one under variants: in machine.yaml)"}
+}
+
+// checkGoalVariants rejects a users.yaml goal naming a variant the
+// machine does not declare: the goal would silently apply nowhere.
+func (s *Suite) checkGoalVariants() error {
+	for _, g := range s.Users.Goals {
+		for _, name := range g.Variants {
+			known := false
+			for _, v := range s.Variants {
+				known = known || v.Name == name.Value
+			}
+			if !known {
+				names := make([]string, len(s.Variants))
+				for i, v := range s.Variants {
+					names[i] = v.Name
+				}
+				return &Error{Pos: name.Pos, Msg: fmt.Sprintf("unknown variant %q (variants: %s)", name.Value, joinNames(names))}
+			}
+		}
+	}
+	return nil
 }
 
 // VariantsFor returns the variants a scenario runs in.
