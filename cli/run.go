@@ -72,6 +72,8 @@ type runOptions struct {
 	files map[string]bool
 	// nlu holds --nlu-fallback, --nlu-noise and --nlu-noise-sweep (noise.go).
 	nlu nluFlags
+	// bot holds --bot and its options (bot.go).
+	bot botFlags
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -88,6 +90,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
 	o.nlu.register(fs, true)
+	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -113,12 +116,18 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return 0, &usageError{"--shard needs --out: the shard result is written there"}
 		}
 	}
+	if err := o.bot.check(o); err != nil {
+		return 0, err
+	}
 	suites, err := loadTargets(fs.Args(), &o)
 	if err != nil {
 		return 0, err
 	}
 	if err := checkTags(suites, o.only); err != nil {
 		return 0, err
+	}
+	if o.bot.url != "" {
+		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
 }
