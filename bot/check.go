@@ -60,8 +60,9 @@ func FailureName(suite, variant string, c *Conversation) string {
 // message expecting the model's reply (so simctl replay of it passes, the
 // model agreeing with itself), the bot's reply at the divergent turn in a
 // comment; simctl run FILE --bot URL plays it against the bot again.
-// suiteDir is the suite folder relative to where the file is written.
-func ScenarioYAML(name, suiteDir string, params [][2]string, seed int64, sh *Shrunk) []byte {
+// suiteDir is the suite folder relative to where the file is written. It
+// also returns the line of the divergent turn's expectation.
+func ScenarioYAML(name, suiteDir string, params [][2]string, seed int64, sh *Shrunk) ([]byte, int) {
 	var b strings.Builder
 	r := sh.Result
 	fmt.Fprintf(&b, "# Written by simctl run --bot (seed %d): the live bot's reply differs from the model's at turn %d.\n", seed, r.At+1)
@@ -77,12 +78,14 @@ func ScenarioYAML(name, suiteDir string, params [][2]string, seed int64, sh *Shr
 		}
 	}
 	b.WriteString("turns:\n")
+	line := 0
 	for i, t := range r.Turns {
 		fmt.Fprintf(&b, "  - user: %s\n", strconv.Quote(t.User))
 		if i == r.At {
 			fmt.Fprintf(&b, "    # the bot said: %s\n", strconv.Quote(Join(t.Bot)))
+			line = strings.Count(b.String(), "\n") + 1
 		}
 		fmt.Fprintf(&b, "    expect: {bot: %s}\n", strconv.Quote(Join(t.Model)))
 	}
-	return []byte(b.String())
+	return []byte(b.String()), line
 }

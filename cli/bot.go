@@ -216,7 +216,8 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 					}
 				}
 			}
-			files = append(files, file{name: name, path: path, data: bot.ScenarioYAML(name, rel, params(s, v), o.seed, sh)})
+			data, line := bot.ScenarioYAML(name, rel, params(s, v), o.seed, sh)
+			files = append(files, file{name: name, path: path, data: data})
 			at := sh.Turns[sh.At]
 			replay := fmt.Sprintf("simctl run %s --bot %s", path, o.bot.url)
 			fmt.Fprintf(w, "  DIVERGE %s %s, %s; shrunk from %d to %d turns (re-played against the bot)\n", r.Conv.Source, r.Conv.Name, sh.Why, sh.From, len(sh.Turns))
@@ -229,8 +230,8 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			}
 			fmt.Fprintf(w, "         replay: %s\n", replay)
 			rs.Scenarios = append(rs.Scenarios, &sim.ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: name, File: path,
-				Description: "the live bot diverges from the model; replay: " + replay, Status: sim.Fail, Turns: len(sh.Turns),
-				Failures: []sim.Failure{{Pos: engine.Pos{File: path}, Turn: sh.At + 1, What: "bot said (live bot vs model)",
+				Description: "the live bot's reply differs from the model's", Status: sim.Fail, Turns: len(sh.Turns), Replay: replay,
+				Failures: []sim.Failure{{Pos: engine.Pos{File: path, Line: line, Col: 5}, Turn: sh.At + 1, What: "bot said (got: the live bot, want: the model)",
 					Got: fmt.Sprintf("%q", bot.Join(at.Bot)), Want: fmt.Sprintf("%q", bot.Join(at.Model))}}})
 		}
 		if n := counts.total(bot.Diverges); n > len(shrink) {
@@ -267,6 +268,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
 	}
+	run.Incomplete = o.interrupted()
 	if o.out != "" {
 		if err := reports.WriteAll(o.out, run); err != nil {
 			return 0, err

@@ -96,6 +96,10 @@ type ScenarioResult struct {
 	Trace          []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
+	// Replay, when set, is the command that plays it again, for a result
+	// that simctl replay FILE does not reproduce (a live bot's divergence,
+	// simctl run FILE --bot URL).
+	Replay string
 }
 
 // Options control a scenario run.
