@@ -99,7 +99,7 @@ type Player struct {
 	Retries int
 	// Prefix starts every sender id; ids are Prefix plus a counter, so that
 	// every conversation (and every retry) is new to the bot.
-	Prefix string
+	Prefix  string
 	senders atomic.Int64
 }
 
