@@ -18,7 +18,7 @@ FUZZMINIMIZETIME ?= 5s
 # corpus under the package's testdata/fuzz/Target; a failing input is
 # written there too and becomes a regression case of go test.
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
-	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart
+	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa
 
 .PHONY: all build run test vet bench fuzz fuzz-short e2e peers bot-check clean
 

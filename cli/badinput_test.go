@@ -365,6 +365,6 @@ var _ = Describe("bad input", func() {
 	It("rejects an unknown command", func() {
 		var stdout, stderr bytes.Buffer
 		Expect(cli.Main([]string{"rnu"}, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
-		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint, replay, explore, graph or record; see simctl help)\n"))
+		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint, replay, explore, graph, record or import; see simctl help)\n"))
 	})
 })

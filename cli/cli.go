@@ -35,6 +35,7 @@ Usage:
   simctl explore PATH... [--depth D] [--max-states N] [--emit-scenarios DIR]
   simctl record PATH... --nlu-url URL [--overwrite] [--generate N] [--timeout 5s] [--retries 3]
   simctl graph SUITE [--format dot|mermaid] [--coverage FILE]
+  simctl import rasa PROJECT_DIR --out SUITE_DIR [--force]
 
 A PATH is a suite folder (one holding machine.yaml) or a folder of suites.
 Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input.
@@ -72,8 +73,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		status, err = recordCmd(args[1:], stdout)
 	case "graph":
 		status, err = graphCmd(args[1:], stdout)
+	case "import":
+		status, err = importCmd(args[1:], stdout, stderr)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay, explore, graph or record; see simctl help)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay, explore, graph, record or import; see simctl help)", args[0])}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simctl: %s\n", oneLine(err.Error()))

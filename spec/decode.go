@@ -125,6 +125,12 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 	return &doc, nil
 }
 
+// ParseYAML parses one YAML document with the limits and positioned errors
+// of every simctl file (size, UTF-8, one document, depth, aliases), for
+// readers of other formats (the Rasa importer) that walk the nodes
+// themselves.
+func ParseYAML(file string, data []byte) (*yaml.Node, error) { return parse(file, data) }
+
 // shape is the size (values) and height (levels) of a node with its
 // aliases expanded.
 type shape struct{ size, height int }
