@@ -30,6 +30,7 @@ const usage = `simctl: deterministic simulation and evaluation of dialogue state
 
 Usage:
   simctl run PATH... [--seed N] [--out DIR] [--only TAG] [-v]
+  simctl run SUITE --bot URL [--generate N] [--workers W] [--bot-timeout 5s] [--bot-retries 2]
   simctl lint PATH...
   simctl replay FILE.scenario.yaml [-v]
   simctl explore PATH... [--depth D] [--max-states N] [--emit-scenarios DIR]
