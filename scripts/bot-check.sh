@@ -18,6 +18,12 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	$sudo apt-get update -qq
 	$sudo apt-get install -y -qq nodejs npm >/dev/null
 fi
+# @langchain/langgraph 1.x declares Node.js 20 or later; Debian 12's own
+# nodejs is 18 (this machine's apt has NodeSource's 20).
+major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$major" -lt 20 ]; then
+	echo "bot-check: warning: Node.js $(node --version) is older than the 20 the bot's dependencies declare" >&2
+fi
 (cd "$BOT" && npm ci --no-audit --no-fund --loglevel=error)
 
 log=$(mktemp)
