@@ -155,7 +155,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			Retries: o.bot.retries, Prefix: prefix}
 		prog := newProgress(o.stderr, int64(len(convs)), o.quiet)
 		results := p.PlayAll(ctx, convs, o.workers, func() { prog.add(1, 0) })
-		prog.finish()
+		prog.finish(o.interrupted())
 
 		var t tally
 		counts := botTally{}
