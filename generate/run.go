@@ -195,7 +195,7 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 			break
 		}
 		conv := mo.Sample(opts.Seed, k)
-		seed := mix(uint64(opts.Seed), uint64(k)^0xa5a5)
+		seed := ConversationSeed(opts.Seed, k)
 		p.d.LatencyOut = met.Latency
 		out := p.Play(conv, seed)
 		p.d.LatencyOut = nil
@@ -346,3 +346,7 @@ func sortedKeys(m map[string]string) []string {
 	}
 	return out
 }
+
+// ConversationSeed is the seed Run plays conversation k with (its fork
+// schedule and NLU noise), for callers replaying the same stream.
+func ConversationSeed(seed int64, k int) uint64 { return mix(uint64(seed), uint64(k)^0xa5a5) }

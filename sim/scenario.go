@@ -103,6 +103,10 @@ type ScenarioResult struct {
 	Trace          []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
+	// Replay, when set, is the command that plays it again, for a result
+	// that simctl replay FILE does not reproduce (a live bot's divergence,
+	// simctl run FILE --bot URL).
+	Replay string
 	// DurationMS is the virtual time the conversation took, in
 	// milliseconds: its waits and, under a latency model, its turns'
 	// latencies (junit.xml's time).

@@ -39,8 +39,11 @@ type Suite struct {
 	NLU      *NLU // nil: the suite has no nlu.yaml
 	// Cassette holds the recorded replies of a live NLU (*.cassette.jsonl);
 	// nil: the suite has none and talks to the stub rules.
-	Cassette  *Cassette
-	Users     *Users // nil: the suite has no users.yaml
+	Cassette *Cassette
+	Users    *Users // nil: the suite has no users.yaml
+	// Bot holds how a live bot's replies are matched (bot.yaml); nil: the
+	// suite has none (exact replies, first variant).
+	Bot       *Bot
 	Scenarios []*Scenario
 	MaxTurns  int
 	// ExploreDepth is the depth of the exploration simctl run does (0: none).
@@ -158,6 +161,14 @@ func Load(dir string) (*Suite, error) {
 		if err := s.checkGoalVariants(); err != nil {
 			return nil, err
 		}
+	}
+	bpath := filepath.Join(dir, BotFile)
+	if data, err := os.ReadFile(bpath); err == nil {
+		if s.Bot, err = LoadBot(bpath, data, s.Variants); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Pos: engine.Pos{File: bpath}, Msg: "cannot read bot file"}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
 	if err != nil {
