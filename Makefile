@@ -21,7 +21,7 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
 	./scxml:FuzzSCXML
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance clean
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance bot-check clean
 
 all: build
 
@@ -66,6 +66,13 @@ e2e: build
 # passes. See scripts/conformance.sh.
 conformance:
 	GO=$(GO) OUT=$(OUT) sh scripts/conformance.sh
+
+# The reference LangGraph.js bot (examples/formfill-langgraph, seed 002)
+# checked live against scenarios/formfill: npm ci, the bot started on a free
+# loopback port, simctl run --bot --generate 2000, the bot stopped always;
+# the status is simctl's. See docs/bot-check.md and scripts/bot-check.sh.
+bot-check: build
+	OUT=$(OUT)/bot-check SIMCTL=$(BIN) sh scripts/bot-check.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
 # conversations through the driver.

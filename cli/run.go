@@ -64,6 +64,8 @@ type runOptions struct {
 	files map[string]bool
 	// nlu holds --nlu-fallback, --nlu-noise and --nlu-noise-sweep (noise.go).
 	nlu nluFlags
+	// bot holds --bot and its options (bot.go).
+	bot botFlags
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -80,6 +82,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
 	o.nlu.register(fs, true)
+	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -115,6 +118,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return 0, &usageError{"--shard needs --out: the shard result is written there"}
 		}
 	}
+	if err := o.bot.check(o); err != nil {
+		return 0, err
+	}
 	if o.out != "" {
 		if err := checkWritable(o.out); err != nil {
 			return 0, err
@@ -126,6 +132,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if err := checkTags(suites, len(o.charts) > 0, o.only); err != nil {
 		return 0, err
+	}
+	if o.bot.url != "" {
+		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
 }
@@ -441,8 +450,8 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
 		}
-		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%%, %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
-			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
+		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
+			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy, mean(met.TurnsToCompletion, met.Successes),
 			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(fails, contradiction))
 		for _, f := range fails {
 			gf := reports.GenFailure{Failure: f, Known: contradiction[f.Invariant]}
