@@ -296,7 +296,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "interrupted: the report covers only the work finished before the signal\n")
 		return ExitInterrupted, nil
 	}
-	fmt.Fprintf(w, "seed %d: the bot at %s against %d suites: %s\n", o.seed, o.bot.url, len(suites), total)
+	fmt.Fprintf(w, "seed %d: the bot at %s against %d %s: %s\n", o.seed, o.bot.url, len(suites), plural(len(suites), "suite", "suites"), total)
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s (every conversation in %s)\n", o.out, BotCSV)
 	}
