@@ -57,6 +57,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.declareStates()
 	b.stateTimers()
 	b.xc = newExprCompiler(b.m)
+	b.xc.use = newValueUse()
 	b.compileExts()
 	b.compileStates()
 	b.compileOverrides()
@@ -66,6 +67,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		b.reachability()
 	}
 	b.compileInvariants()
+	b.finishValues(b.xc.use)
 	sort.SliceStable(b.diags, func(i, j int) bool {
 		x, y := b.diags[i].Pos, b.diags[j].Pos
 		if x.File != y.File {
@@ -484,6 +486,10 @@ func (b *builder) compileExts() {
 			}
 			c, err := b.xc.compile(o.Expr, want)
 			b.add(err)
+			if c.cat {
+				// The output reaches expressions as an entity of the result.
+				b.xc.use.distinguish(o.Expr, "an action's output built with + from a user's text")
+			}
 			eid, ok := b.m.entity(o.Name)
 			if !ok {
 				b.errf(ed.Pos, "action %q: too many entity names (at most %d)", ed.Name, MaxNames)
@@ -677,6 +683,8 @@ func (b *builder) declareFork(id StateID, fd *ForkDef) {
 			return
 		}
 		fi.inputs = sl
+		// Each branch gets a piece of the slot's text, split at '|'.
+		b.xc.use.distinguish(Expr{Src: "inputs_from: " + fd.InputsFrom, Pos: fd.InputsPos}, "a fork splits a text into branch inputs")
 	case fd.Branches < 1 || fd.Branches > MaxBranches:
 		b.errf(fd.Pos, "fork %q: branches must be from 1 to %d", s.path, MaxBranches)
 		return
@@ -856,6 +864,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: 1 << a.slot, src: c.slots, cat: c.cat})
 	case ActFill:
 		c, err := b.xc.compile(ad.Expr, Empty)
 		if err != nil {
@@ -863,6 +872,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: waitBit, src: c.slots, cat: c.cat})
 	case ActClear:
 		switch ad.Name {
 		case "all":
@@ -906,6 +916,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: branchBit, src: c.slots, cat: c.cat})
 	case ActPop, ActResetContext:
 	case ActSay, ActEscalate:
 		t, err := b.xc.compileTemplate(ad.Name, ad.Pos)

@@ -156,6 +156,7 @@ type Machine struct {
 	entityIDs  map[string]EntityID
 	entSlots   []SlotID // entity id -> slot of the same name, or NoID
 	validators []*validator
+	values     *valueClasses // what expressions test of user texts (values.go)
 
 	initial  StateID
 	initPath []StateID

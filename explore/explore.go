@@ -37,6 +37,9 @@ type Options struct {
 	// Result.Stopped saying why. The package itself knows nothing of
 	// signals.
 	Stop func() bool
+	// NoReduce offers every user act of the alphabet instead of a few of
+	// each value class (classes.go).
+	NoReduce bool
 }
 
 // stopEvery is how many configurations are expanded between two calls of
@@ -109,6 +112,9 @@ type Result struct {
 	Queue     int // frontier size when the search stopped
 	Complete  bool
 	Stopped   string // why the search stopped early, if it did
+	// Values says how the user acts were reduced to value classes, or why
+	// they were not.
+	Values string
 	// Seconds is the wall time taken, measured by the caller.
 	Seconds float64
 
@@ -139,8 +145,8 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	if opts.MaxStates <= 0 {
 		opts.MaxStates = DefaultMaxStates
 	}
-	x := newExplorer(s, m)
-	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m)}
+	x := newExplorer(s, m, !opts.NoReduce)
+	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m), Values: x.values}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1

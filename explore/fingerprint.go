@@ -50,6 +50,9 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 		h.str(b.Result)
 	}
 	for i := 0; i < x.nSlots; i++ {
+		if x.hidden[i] {
+			continue
+		}
 		v := &c.Slots[i]
 		h.word(uint64(v.Kind))
 		if v.Kind != engine.Empty {

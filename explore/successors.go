@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -27,6 +28,11 @@ type explorer struct {
 	s     *spec.Suite
 	m     *engine.Machine
 	alpha []engine.Event
+	// values says how the alphabet was reduced to value classes, and
+	// which slots are not state.
+	values string
+	// hidden: slots the fingerprint leaves out (engine.Unobservable).
+	hidden []bool
 	// groups are the ranges of alpha sharing one intent: when an event of
 	// a group finds no transition to try, no other event of it does.
 	groups        [][2]int
@@ -99,10 +105,23 @@ type explorer struct {
 	scratch  *eval.Coverage
 }
 
-func newExplorer(s *spec.Suite, m *engine.Machine) *explorer {
-	x := &explorer{s: s, m: m, alpha: alphabet(s, m), checker: eval.NewChecker(m), contradiction: map[string]string{},
+func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
+	alpha, note := alphabet(s, m, reduce)
+	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), checker: eval.NewChecker(m), contradiction: map[string]string{},
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		strs: []string{""}, strID: map[string]uint32{}}
+	if reduce {
+		var names []string
+		for i := range x.hidden {
+			x.hidden[i] = m.Unobservable(engine.SlotID(i))
+			if x.hidden[i] {
+				names = append(names, m.SlotName(engine.SlotID(i)))
+			}
+		}
+		if len(names) > 0 {
+			x.values += fmt.Sprintf("; not state (nothing reads them): %s", strings.Join(names, ", "))
+		}
+	}
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
 	for _, inv := range m.Invariants() {
