@@ -17,7 +17,7 @@ import (
 // transitions dashed and red.
 func graphCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	fs := newFlags("graph")
-	format := fs.String("format", reports.FormatDOT, "graph format: "+strings.Join(reports.GraphFormats, " or "))
+	format := fs.String("format", reports.FormatDOT, "graph format: "+strings.Join(reports.GraphFormats, ", "))
 	coverage := fs.String("coverage", "", "transitions.csv or coverage.csv of an earlier run: overlay its counts")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -27,7 +27,7 @@ func graphCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 		known = known || f == *format
 	}
 	if !known {
-		return 0, &usageError{fmt.Sprintf("--format: unknown format %q (want %s)", *format, strings.Join(reports.GraphFormats, " or "))}
+		return 0, &usageError{fmt.Sprintf("--format: unknown format %q (want %s)", *format, strings.Join(reports.GraphFormats, ", "))}
 	}
 	if fs.NArg() != 1 {
 		return 0, &usageError{"graph takes one suite folder (simctl graph scenarios/soni --format dot)"}

@@ -168,24 +168,35 @@ func Load(dir string) (*Suite, error) {
 	for _, inv := range s.Machine.Invariants() {
 		invs[inv.Name] = true
 	}
+	// Every scenario file is read, and the error of each bad one kept:
+	// the returned error joins them in file order, so that simctl lint
+	// lists them all and other commands show the first.
 	names := map[string]string{}
+	var bad []error
 	for _, f := range files {
 		data, err := ReadFile(f, "scenario file", MaxFileSize)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		sc, err := LoadScenario(f, data, s.Machine, s.Tags, invs)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		if err := s.checkPins(sc); err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		if prev, dup := names[sc.Name]; dup {
-			return nil, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)}
+			bad = append(bad, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)})
+			continue
 		}
 		names[sc.Name] = f
 		s.Scenarios = append(s.Scenarios, sc)
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
 	}
 	return s, nil
 }
