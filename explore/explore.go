@@ -342,6 +342,15 @@ func (r *Result) Covered() (int, int) {
 	return n, len(r.Coverage.Trans)
 }
 
+// Collision returns the probability that two of the distinct
+// configurations share a 64-bit fingerprint, so that one of them (and
+// what lies beyond it) went unexplored: n²/2⁶⁵ for n configurations, the
+// birthday bound TLC also reports.
+func (r *Result) Collision() float64 {
+	n := float64(r.Distinct)
+	return n * n / math.Exp2(65)
+}
+
 // Rate returns distinct configurations per second.
 func (r *Result) Rate() float64 {
 	if r.Seconds <= 0 {
