@@ -22,7 +22,7 @@ REDUCE_CASES ?= 2000
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers clean
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers clean explore-big
 
 all: build
 
@@ -66,6 +66,12 @@ e2e: build
 # conversations through the driver.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# A complete search of ten million configurations (a generated machine of
+# seven counters) within 2 GB: prints the time and the peak resident memory.
+# The soft memory limit makes the collector work before the heap doubles.
+explore-big:
+	GOMEMLIMIT=1600MiB SIMCTL_BIG=1 $(GO) test -count=1 -timeout 20m -run TestExplore ./explore -args -ginkgo.focus='a big search' -ginkgo.v
 
 # The peers of ../shared/peers beside simctl's own RESULT lines. shared/ is
 # read-only, so the peers are built and run from a copy.

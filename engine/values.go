@@ -64,7 +64,11 @@ func newValueUse() *valueUse {
 
 func (u *valueUse) distinguish(x Expr, why string) {
 	if u != nil && u.distinct == "" {
-		u.distinct = fmt.Sprintf("%s (%s at %s)", why, x.Src, x.Pos)
+		src := x.Src
+		if len(src) > 60 {
+			src = src[:57] + "..."
+		}
+		u.distinct = fmt.Sprintf("%s (%s at %s)", why, src, x.Pos)
 	}
 }
 

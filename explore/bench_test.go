@@ -3,6 +3,7 @@ package explore_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ var benchCases = []benchCase{
 	{name: "soni", dir: seedSuite("soni"), depth: 6},
 	{name: "bench-soni", dir: seedSuite("bench-soni"), depth: 1000},
 	{name: "thea", dir: seedSuite("thea"), depth: 5},
-	{name: "formfill", dir: seedSuite("formfill"), depth: 3},
+	{name: "formfill", dir: seedSuite("formfill"), depth: 4},
 	{name: "hfsm", dir: seedSuite("hfsm"), depth: 1000},
 	{name: "chain:50", yaml: chainYAML(50), depth: 1000},
 	{name: "chain:200", yaml: chainYAML(200), depth: 1000},
@@ -46,6 +47,8 @@ func BenchmarkExplore(b *testing.B) {
 			s := benchSuite(b, c)
 			v := s.Variants[c.variant]
 			var res *explore.Result
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			start := time.Now()
 			for b.Loop() {
 				var err error
@@ -55,10 +58,14 @@ func BenchmarkExplore(b *testing.B) {
 				}
 			}
 			per := time.Since(start).Seconds() / float64(b.N)
+			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(res.Distinct), "distinct")
 			b.ReportMetric(float64(res.Distinct)/per, "states/s")
 			b.ReportMetric(float64(res.Generated)/per, "generated/s")
 			b.ReportMetric(per*1000, "ms/search")
+			// Bytes allocated per distinct configuration (an upper bound on
+			// what each keeps: the search frees its scratch as it goes).
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(res.Distinct), "B/config")
 		})
 	}
 }

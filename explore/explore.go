@@ -183,7 +183,8 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
 	}
 	rootFP := x.fingerprint(&root.cfg, root.path, 0)
-	x.visited = map[uint64]int32{rootFP: 0}
+	x.visited = newFPSet()
+	x.visited.put(rootFP, 0)
 	if opts.Parts > 0 {
 		x.startPart(rootFP)
 	}
@@ -272,7 +273,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 		res.nodes[x.ci].fails = true
 	} else {
 		fp = x.fingerprint(&st.cfg, st.path, depth)
-		j, seen = x.visited[fp]
+		j, seen = x.visited.get(fp)
 	}
 	if seen {
 		if j >= 0 {
@@ -294,7 +295,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: x.isGood(&st.cfg)})
 	x.noteFP(ni, fp)
 	x.distinct++
-	x.visited[fp] = ni
+	x.visited.put(fp, ni)
 	x.targets = append(x.targets, ni)
 	x.keep(ni)
 	x.push(x.next, st, ni)

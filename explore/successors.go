@@ -48,7 +48,7 @@ type explorer struct {
 	// The search: configurations seen (by fingerprint), how many, the
 	// cap, the queue of the next level, the edges for the livelock
 	// analysis.
-	visited   map[uint64]int32
+	visited   *fpSet
 	distinct  int
 	maxStates int
 	stopped   bool
