@@ -58,7 +58,9 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.stateTimers()
 	b.xc = newExprCompiler(b.m)
 	b.xc.use = newValueUse()
+	b.xc.use.sink = &b.xc.use.extReads
 	b.compileExts()
+	b.xc.use.sink = nil
 	b.compileStates()
 	b.compileOverrides()
 	if !b.failed() {
@@ -66,7 +68,9 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		b.tables()
 		b.reachability()
 	}
+	b.xc.use.sink = &b.xc.use.invReads
 	b.compileInvariants()
+	b.xc.use.sink = nil
 	b.finishValues(b.xc.use)
 	sort.SliceStable(b.diags, func(i, j int) bool {
 		x, y := b.diags[i].Pos, b.diags[j].Pos
@@ -772,7 +776,7 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 	if td.Guard.Src != "" {
 		c, err := b.xc.compile(td.Guard, Bool)
 		b.add(err)
-		t.guard = c.b
+		t.guard, t.reads = c.b, c.reads
 	}
 	if td.Target != "" {
 		t.target = b.resolveState(td.Target, td.TargetPos, "transition target")

@@ -57,9 +57,11 @@ type compiled struct {
 	cat    bool
 	slots  uint64
 	tdepth int
-	b      boolFn
-	n      numFn
-	s      strFn
+	// reads: every slot the expression reads (values.go's bits).
+	reads uint64
+	b     boolFn
+	n     numFn
+	s     strFn
 }
 
 func (c compiled) value(e evalEnv) Value {
@@ -205,8 +207,14 @@ func (xc *exprCompiler) compile(x Expr, want ValueKind) (compiled, *Error) {
 	if err != nil {
 		return compiled{}, exprError(x, err)
 	}
+	if xc.use != nil {
+		xc.use.cur = 0
+	}
 	b := &nodeCompiler{xc: xc, src: x}
 	c := b.node(tree.Node)
+	if xc.use != nil {
+		c.reads = xc.use.cur
+	}
 	if b.err != nil {
 		return compiled{}, b.err
 	}
@@ -701,8 +709,10 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		want := callee.Value == "filled"
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return (e.c.Slots[id].Kind != Empty) == want }}
 	case "all_filled":
+		b.read(flowBit)
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.nextEmpty(e.c) == NoID && e.c.Flow() != NoID }}
 	case "remaining":
+		b.read(flowBit)
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
 			f := e.c.Flow()
 			if f == NoID {

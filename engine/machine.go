@@ -56,6 +56,7 @@ type transition struct {
 	trig     trigger
 	guard    boolFn
 	guardSrc string
+	reads    uint64 // the slots its guard reads (values.go's bits)
 	override string // name of the override this transition stands for, or ""
 	join     bool   // a fork's join transition, taken when its branches finish
 	rootPath []StateID

@@ -25,6 +25,10 @@ import (
 // slot bits of a compiled expression.
 const branchBit = uint64(1) << MaxSlots
 
+// flowBit stands for every slot of every flow (all_filled, remaining,
+// ask: next).
+const flowBit = uint64(1) << (MaxSlots + 2)
+
 // waitBit stands for the slot waited for (waiting_value, fill): any slot
 // that an ask or a flow can make the one waited for.
 const waitBit = uint64(1) << (MaxSlots + 1)
@@ -52,9 +56,14 @@ type valueUse struct {
 	// move between slots.
 	predSlots uint64
 	assigns   []assign
-	// reads: the slots any expression but a reply template reads.
-	reads    uint64
-	distinct string
+	// reads: the slots any expression but a reply template reads; cur,
+	// those the expression being compiled reads; sink, if set, gets them
+	// too (invReads while invariants compile, extReads while external
+	// actions' stubs do).
+	reads, cur         uint64
+	sink               *uint64
+	invReads, extReads uint64
+	distinct           string
 }
 
 func newValueUse() *valueUse {
@@ -103,6 +112,9 @@ type valueClasses struct {
 	distinct   string
 	// hidden: slots nothing can observe (see Machine.Unobservable).
 	hidden uint64
+	// deadAt: by state, the slots every event there overwrites before
+	// anything reads them (see Machine.DeadSlots).
+	deadAt []uint64
 }
 
 // finishValues closes the record over the machine's names (a user's text
@@ -152,9 +164,18 @@ func (b *builder) finishValues(u *valueUse) {
 			wait |= 1 << a.slot
 		}
 	}
+	var flows uint64
+	for _, f := range m.flows {
+		for _, s := range f.slots {
+			flows |= 1 << s
+		}
+	}
 	resolve := func(x uint64) uint64 {
 		if x&waitBit != 0 {
 			x = x&^waitBit | wait
+		}
+		if x&flowBit != 0 {
+			x = x&^flowBit | flows
 		}
 		return x
 	}
@@ -162,10 +183,12 @@ func (b *builder) finishValues(u *valueUse) {
 		u.assigns[i].dst, u.assigns[i].src = resolve(u.assigns[i].dst), resolve(u.assigns[i].src)
 	}
 	u.predSlots = resolve(u.predSlots)
-	seen := resolve(u.reads) | wait
+	// fixed: slots written other than by set and clear (a fill, an
+	// entity, a fork) or read other than by an expression.
+	fixed := wait
 	for _, s := range m.entSlots {
 		if s != NoID {
-			seen |= 1 << s
+			fixed |= 1 << s
 		}
 	}
 	// A fork reads its inputs slot and writes the merged contracts into
@@ -174,12 +197,13 @@ func (b *builder) finishValues(u *valueUse) {
 		if f := s.fork; f != nil {
 			for _, x := range []SlotID{f.inputs, f.into} {
 				if x != NoID {
-					seen |= 1 << x
+					fixed |= 1 << x
 				}
 			}
 		}
 	}
-	vc.hidden = (uint64(1)<<len(m.slots) - 1) &^ seen
+	vc.hidden = (uint64(1)<<len(m.slots) - 1) &^ (fixed | resolve(u.reads))
+	b.deadSlots(vc, fixed|resolve(u.invReads), resolve(u.extReads), resolve)
 	var cat uint64
 	for changed := true; changed; {
 		changed = false
@@ -255,6 +279,21 @@ func (b *builder) finishValues(u *valueUse) {
 // what happens next.
 func (m *Machine) Unobservable(s SlotID) bool {
 	return m.values != nil && m.values.hidden&(1<<s) != 0
+}
+
+// DeadSlots returns the slots (bit i: slot i) whose values cannot matter
+// in a configuration resting in leaf state s with no fork running: every
+// event that can arrive there (a user act, a timer, an action's result, or
+// none, when the eventless transitions are tried again) either changes
+// nothing or overwrites them with set, clear or reset_context before
+// anything reads them, and no invariant reads them. LangGraph-style
+// machines that reset their per-message fields at the start of each pass
+// have many.
+func (m *Machine) DeadSlots(s StateID) uint64 {
+	if m.values == nil || m.values.deadAt == nil {
+		return 0
+	}
+	return m.values.deadAt[s]
 }
 
 // ValuesDistinct returns why every user text must be told apart from every
@@ -363,5 +402,111 @@ func isStr(n ast.Node) bool {
 func (b *nodeCompiler) read(bits uint64) {
 	if u := b.xc.use; u != nil && !b.xc.inTemplate {
 		u.reads |= bits
+		u.cur |= bits
+		if u.sink != nil {
+			*u.sink |= bits
+		}
+	}
+}
+
+// deadSlots fills vc.deadAt: for each state, the slots outside keep that
+// every transition an event can take there writes (set, clear,
+// reset_context) before its guard, its exits, its own actions or its
+// entries read them. A machine with overrides (which may take any
+// transition's place) or a path entering or leaving a fork gets none.
+func (b *builder) deadSlots(vc *valueClasses, keep, extReads uint64, resolve func(uint64) uint64) {
+	m := b.m
+	if len(m.overrides) > 0 || b.failed() {
+		return
+	}
+	all := uint64(1)<<len(m.slots) - 1
+	cand := all &^ keep
+	if cand == 0 {
+		return
+	}
+	var persist uint64
+	for i, s := range m.slots {
+		if s.persist {
+			persist |= 1 << i
+		}
+	}
+	// act returns what action a reads and what it surely writes.
+	act := func(ai uint32) (reads, writes uint64) {
+		a := &m.acts[ai]
+		if a.hasX {
+			reads = resolve(a.x.reads)
+		}
+		switch a.kind {
+		case ActSet:
+			writes = 1 << a.slot
+		case ActClear:
+			switch {
+			case a.all:
+				writes = all
+			case a.text == "waiting":
+			default:
+				writes = 1 << a.slot
+			}
+		case ActResetContext:
+			writes = all &^ persist
+		case ActAsk:
+			if a.text == "next" {
+				reads |= resolve(flowBit)
+			}
+		case ActInvoke:
+			reads |= extReads
+		}
+		return reads, writes
+	}
+	// path returns the slots transition t, taken from leaf s, writes
+	// before reading.
+	path := func(s StateID, t *transition) uint64 {
+		var read, written uint64
+		run := func(acts []uint32) {
+			for _, ai := range acts {
+				r, w := act(ai)
+				read |= r &^ written
+				written |= w &^ read
+			}
+		}
+		if t.target != NoID {
+			for x := s; x != t.domain && x != NoID; x = m.states[x].parent {
+				if m.states[x].fork != nil {
+					return 0
+				}
+				run(m.states[x].exit)
+			}
+		}
+		run(t.actions)
+		if t.target != NoID {
+			for _, e := range t.enter {
+				if m.states[e].fork != nil {
+					return 0
+				}
+				run(m.states[e].entry)
+			}
+		}
+		return written
+	}
+	ni, nt, ne := len(m.intents), len(m.timers), len(m.exts)
+	vc.deadAt = make([]uint64, len(m.states))
+	for s := range m.states {
+		st := StateID(s)
+		if len(m.states[s].children) > 0 || m.states[s].forkRoot != NoID {
+			continue
+		}
+		dead := cand
+		lists := [][][]TransID{m.userTab[s*ni : (s+1)*ni], m.timerTab[s*nt : (s+1)*nt],
+			m.doneTab[s*ne : (s+1)*ne], m.failTab[s*ne : (s+1)*ne], {m.alwaysTab[s]}}
+		for _, ls := range lists {
+			for _, l := range ls {
+				for _, t := range l {
+					tr := &m.trans[t]
+					dead &^= resolve(tr.reads)
+					dead &= path(st, tr)
+				}
+			}
+		}
+		vc.deadAt[s] = dead
 	}
 }

@@ -31,8 +31,11 @@ type explorer struct {
 	// values says how the alphabet was reduced to value classes, and
 	// which slots are not state.
 	values string
-	// hidden: slots the fingerprint leaves out (engine.Unobservable).
+	// hidden: slots the fingerprint leaves out (engine.Unobservable);
+	// reduce: also those dead where the configuration rests
+	// (engine.DeadSlots).
 	hidden []bool
+	reduce bool
 	// groups are the ranges of alpha sharing one intent: when an event of
 	// a group finds no transition to try, no other event of it does.
 	groups        [][2]int
@@ -107,7 +110,7 @@ type explorer struct {
 
 func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	alpha, note := alphabet(s, m, reduce)
-	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), checker: eval.NewChecker(m), contradiction: map[string]string{},
+	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), contradiction: map[string]string{},
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		strs: []string{""}, strID: map[string]uint32{}}
 	if reduce {
