@@ -16,6 +16,7 @@ FUZZTIME_SHORT ?= 5s
 FUZZMINIMIZETIME ?= 5s
 # Random machines the reduction property tries in make fuzz (make test: 50).
 REDUCE_CASES ?= 2000
+REDUCE_FORMFILL_DEPTH ?= 4
 # The native Go fuzz targets, as package:Target. Each runs from its seed
 # corpus under the package's testdata/fuzz/Target; a failing input is
 # written there too and becomes a regression case of go test.
@@ -47,10 +48,10 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
 	@echo "fuzz: the reductions against the unreduced search on $(REDUCE_CASES) random machines"
-	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions'
+	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions'
 
 fuzz-short:
-	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100 REDUCE_FORMFILL_DEPTH=3
 
 # The browser check of report.html: simctl run on the bundled suites, the
 # page opened in headless Chromium (Debian's, installed with

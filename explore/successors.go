@@ -124,6 +124,19 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 		if len(names) > 0 {
 			x.values += fmt.Sprintf("; not state (nothing reads them): %s", strings.Join(names, ", "))
 		}
+		var dead uint64
+		for st := 0; st < m.NumStates(); st++ {
+			dead |= m.DeadSlots(engine.StateID(st))
+		}
+		names = names[:0]
+		for i := range x.hidden {
+			if dead&(1<<i) != 0 && !x.hidden[i] {
+				names = append(names, m.SlotName(engine.SlotID(i)))
+			}
+		}
+		if len(names) > 0 {
+			x.values += fmt.Sprintf("; not state where every next event overwrites them first: %s", strings.Join(names, ", "))
+		}
 	}
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
