@@ -23,7 +23,7 @@ REDUCE_FORMFILL_DEPTH ?= 4
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers clean explore-big
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers bot-check clean explore-big
 
 all: build
 
@@ -62,6 +62,13 @@ fuzz-short:
 # report-900.png. See scripts/e2e.sh and scripts/e2e-check.js.
 e2e: build
 	E2E_DIR=$(OUT)/e2e SIMCTL=$(BIN) sh scripts/e2e.sh
+
+# The reference LangGraph.js bot (examples/formfill-langgraph, seed 002)
+# checked live against scenarios/formfill: npm ci, the bot started on a free
+# loopback port, simctl run --bot --generate 2000, the bot stopped always;
+# the status is simctl's. See docs/bot-check.md and scripts/bot-check.sh.
+bot-check: build
+	OUT=$(OUT)/bot-check SIMCTL=$(BIN) sh scripts/bot-check.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
 # conversations through the driver.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,11 +138,14 @@ func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 // printUnreached lists, with their positions in machine.yaml, the states
 // the search never entered, the transitions it never took, and the guards
 // it saw only one way (never true: the transition cannot fire; never
-// false: the guard never rules anything out). Within a bounded search,
-// "never" means "not within the depth".
+// false: the guard never rules anything out). A guard never true that
+// compares the user's data with values no event of the alphabet carries is
+// listed apart: the search could not make it true, which says nothing of
+// the machine. Within a bounded search, "never" means "not within the
+// depth".
 func printUnreached(w io.Writer, r *explore.Result) {
 	m, c := r.Machine(), r.Coverage
-	var states, trans, never []string
+	var states, trans, never, lacking []string
 	for s := 0; s < m.NumStates(); s++ {
 		if c.States[s] == 0 && m.IsLeaf(engine.StateID(s)) {
 			states = append(states, fmt.Sprintf("%s (%s)", m.StateName(engine.StateID(s)), m.StatePos(engine.StateID(s))))
@@ -161,6 +165,10 @@ func printUnreached(w io.Writer, r *explore.Result) {
 		}
 		switch {
 		case c.GuardTrue[t] == 0 && c.GuardFalse[t] > 0:
+			if lacks := r.AlphabetLacks(engine.TransID(t)); len(lacks) > 0 {
+				lacking = append(lacking, fmt.Sprintf("%s (%s): no event carries %s", ti.Guard, ti.Pos, quoteList(lacks)))
+				break
+			}
 			never = append(never, fmt.Sprintf("never true: %s (%s)", ti.Guard, ti.Pos))
 		case c.GuardFalse[t] == 0 && c.GuardTrue[t] > 0:
 			never = append(never, fmt.Sprintf("never false: %s (%s)", ti.Guard, ti.Pos))
@@ -178,6 +186,15 @@ func printUnreached(w io.Writer, r *explore.Result) {
 	list("states never entered", states)
 	list("transitions never taken", trans)
 	list("guards seen one way only", never)
+	list("guards never true, for want of values in the alphabet (add them to users.yaml or a scenario)", lacking)
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
 }
 
 // pathShown is how many events of a path simctl explore prints before it

@@ -78,6 +78,8 @@ type runOptions struct {
 	files map[string]bool
 	// nlu holds --nlu-fallback, --nlu-noise and --nlu-noise-sweep (noise.go).
 	nlu nluFlags
+	// bot holds --bot and its options (bot.go).
+	bot botFlags
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -95,6 +97,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
 	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
 	o.nlu.register(fs, true)
+	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -130,6 +133,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return 0, &usageError{"--shard needs --out: the shard result is written there"}
 		}
 	}
+	if err := o.bot.check(o); err != nil {
+		return 0, err
+	}
 	if o.out != "" {
 		if err := checkWritable(o.out); err != nil {
 			return 0, err
@@ -141,6 +147,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	if err := checkTags(suites, o.only); err != nil {
 		return 0, err
+	}
+	if o.bot.url != "" {
+		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
 }
@@ -424,8 +433,8 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
 		}
-		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%%, %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
-			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
+		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
+			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy, mean(met.TurnsToCompletion, met.Successes),
 			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(fails, contradiction))
 		for _, f := range fails {
 			gf := reports.GenFailure{Failure: f, Known: contradiction[f.Invariant]}

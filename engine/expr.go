@@ -27,7 +27,10 @@ type evalEnv struct {
 	m  *Machine
 	c  *Config
 	ev *Event
-	br uint8 // 0: the main machine; i+1: fork branch i
+	// before is the configuration before the step an invariant judges
+	// (before.NAME, changed(NAME)); nil outside invariants.
+	before *Config
+	br     uint8 // 0: the main machine; i+1: fork branch i
 	// r, while a step runs, learns whether the event's payload was read
 	// (Result.ReadEvent).
 	r *Result
@@ -98,7 +101,7 @@ type eventEnv struct {
 var reserved = map[string]bool{
 	"event": true, "waiting": true, "branch_index": true, "branch_input": true, "branch_result": true,
 	"branches": true, "branches_done": true, "branches_failed": true, "all": true, "next": true, "none": true, "waiting_value": true, "prompt": true, "state": true, "flow": true, "now": true,
-	"filled": true, "empty": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
+	"filled": true, "empty": true, "before": true, "changed": true, "number": true, "pending": true, "deadline": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
 	"true": true, "false": true, "nil": true, "len": true, "lower": true, "upper": true, "trim": true,
 }
 
@@ -106,16 +109,24 @@ var reserved = map[string]bool{
 var builtinValidators = []string{"email", "phone", "url", "number", "text"}
 
 // exprCompiler holds the symbol tables expressions are checked against.
+// An invariant's compiler also knows `before` and `changed`, which read the
+// configuration before the step.
 type exprCompiler struct {
-	m    *Machine
-	conf *conf.Config
-	use  *valueUse // nil: not recorded (a condition compiled after Build)
+	m         *Machine
+	conf      *conf.Config
+	invariant bool
+	use       *valueUse // nil: not recorded (a condition compiled after Build)
 	// inTemplate: compiling a say or escalate template, whose reads reach
 	// only the reply text.
 	inTemplate bool
 }
 
-func newExprCompiler(m *Machine) *exprCompiler {
+// newInvariantCompiler returns a compiler for invariants.
+func newInvariantCompiler(m *Machine) *exprCompiler { return newCompiler(m, true) }
+
+func newExprCompiler(m *Machine) *exprCompiler { return newCompiler(m, false) }
+
+func newCompiler(m *Machine, invariant bool) *exprCompiler {
 	env := map[string]any{
 		"event":           eventEnv{},
 		"waiting":         "",
@@ -155,22 +166,40 @@ func newExprCompiler(m *Machine) *exprCompiler {
 			env[name] = ""
 		}
 	}
+	if invariant {
+		// before.NAME reads NAME in the configuration before the step.
+		before := map[string]any{}
+		for k, v := range env {
+			if k != "event" {
+				before[k] = v
+			}
+		}
+		env["before"] = before
+	}
 	cfg := conf.CreateNew()
 	expr.Env(env)(cfg)
 	noop := func(...any) (any, error) { return nil, nil }
+	if invariant {
+		expr.Function("changed", noop, new(func(any) bool))(cfg)
+	}
+	expr.Function("pending", noop, new(func(string) bool))(cfg)
+	expr.Function("deadline", noop, new(func(string) float64))(cfg)
 	expr.Function("filled", noop, new(func(any) bool))(cfg)
 	expr.Function("empty", noop, new(func(any) bool))(cfg)
 	expr.Function("all_filled", noop, new(func() bool))(cfg)
 	expr.Function("remaining", noop, new(func() int))(cfg)
 	expr.Function("exhausted", noop, new(func(int) bool))(cfg)
 	expr.Function("valid", noop, new(func(string) bool))(cfg)
+	// number(x) converts text to a number; the builtin validator of that
+	// name is called as is_number(x).
+	expr.Function("number", noop, new(func(any) float64))(cfg)
 	for _, v := range m.validators {
-		if _, shadowed := env[v.name]; !shadowed {
+		if _, shadowed := env[v.name]; !shadowed && v.name != "number" {
 			expr.Function(v.name, noop, new(func(string) bool))(cfg)
 		}
 		expr.Function("is_"+v.name, noop, new(func(string) bool))(cfg)
 	}
-	return &exprCompiler{m: m, conf: cfg}
+	return &exprCompiler{m: m, conf: cfg, invariant: invariant}
 }
 
 // exprError converts an expr-lang error into a positioned build error. The
@@ -395,6 +424,12 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 	prop, ok := n.Property.(*ast.StringNode)
 	if !ok {
 		return b.fail(n, "only event.NAME and event.entities.NAME member access is supported")
+	}
+	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "before" && b.xc.invariant {
+		if prop.Value == "event" || prop.Value == "before" {
+			return b.fail(n, "before.%s is not supported", prop.Value)
+		}
+		return b.before(b.ident(&ast.IdentifierNode{Value: prop.Value}))
 	}
 	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "event" {
 		switch prop.Value {
@@ -740,6 +775,20 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 			return b.fail(n, "counter %q has no limit", arg.Value)
 		}
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return int(e.c.Counters[cid]) >= limit }}
+	case "number":
+		return b.number(n)
+	case "changed":
+		if !b.xc.invariant || len(n.Arguments) != 1 {
+			return b.fail(n, "changed(x) is for invariants, with one argument")
+		}
+		now := b.node(n.Arguments[0])
+		if now.kind == Text {
+			b.test(now)
+		}
+		eq := equality(now, b.before(now))
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return !eq(e) }}
+	case "pending", "deadline":
+		return b.timer(n, callee.Value)
 	case "valid":
 		x := b.node(n.Arguments[0])
 		b.test(x)
@@ -753,6 +802,9 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		}}
 	}
 	v := m.validator(callee.Value)
+	if callee.Value == "number" {
+		v = nil
+	}
 	if v == nil {
 		v = m.validator(strings.TrimPrefix(callee.Value, "is_"))
 	}
@@ -763,6 +815,106 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}
 	}
 	return b.fail(n, "unknown function %q", callee.Value)
+}
+
+// before evaluates x on the configuration before the step an invariant
+// judges.
+func (b *nodeCompiler) before(x compiled) compiled {
+	at := func(e evalEnv) evalEnv {
+		if e.before != nil {
+			e.c = e.before
+		}
+		return e
+	}
+	switch x.kind {
+	case Text:
+		f := x.s
+		return compiled{kind: Text, s: func(e evalEnv) string { return f(at(e)) }}
+	case Number:
+		f := x.n
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return f(at(e)) }}
+	}
+	f := x.b
+	return compiled{kind: Bool, b: func(e evalEnv) bool { return f(at(e)) }}
+}
+
+// timer compiles pending("t") (whether timer t is pending) and
+// deadline("t") (its deadline in virtual milliseconds, -1 when it is not
+// pending). A state's timeout is the timer "timeout.STATE".
+func (b *nodeCompiler) timer(n *ast.CallNode, fn string) compiled {
+	var name string
+	if len(n.Arguments) == 1 {
+		if sn, ok := n.Arguments[0].(*ast.StringNode); ok {
+			name = sn.Value
+		}
+	}
+	id, ok := b.xc.m.timerIDs[name]
+	if !ok {
+		return b.fail(n, "%s takes the name of a timer in quotes, got %s", fn, describeTimerArg(n, name))
+	}
+	if fn == "pending" {
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.timerIndex(id) >= 0 }}
+	}
+	return compiled{kind: Number, n: func(e evalEnv) float64 {
+		if i := e.c.timerIndex(id); i >= 0 {
+			return float64(e.c.Timers[i].Deadline)
+		}
+		return -1
+	}}
+}
+
+func describeTimerArg(n *ast.CallNode, name string) string {
+	if len(n.Arguments) != 1 {
+		return fmt.Sprintf("%d arguments", len(n.Arguments))
+	}
+	if _, ok := n.Arguments[0].(*ast.StringNode); !ok {
+		return "an expression"
+	}
+	return fmt.Sprintf("unknown timer %q", name)
+}
+
+// number converts its argument to a number. Text that is not a number (a
+// NaN or infinity included, which would make a Config unequal to itself)
+// is a runtime error of the step evaluating it; where no step runs (an
+// invariant, a success condition) it is NaN, so every comparison with it
+// is false.
+func (b *nodeCompiler) number(n *ast.CallNode) compiled {
+	if len(n.Arguments) != 1 {
+		return b.fail(n, "number takes one argument")
+	}
+	x := b.node(n.Arguments[0])
+	if x.kind == Text {
+		// A user's text made a number is told apart from any other.
+		b.test(x)
+		if u := b.xc.use; u != nil && (x.val || x.cat) {
+			u.numbers = true
+		}
+	}
+	switch x.kind {
+	case Number:
+		return x
+	case Bool:
+		f := x.b
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			if f(e) {
+				return 1
+			}
+			return 0
+		}}
+	}
+	f, pos, src := x.s, b.src.Pos, b.src.Src
+	pos.Col += n.Location().From
+	return compiled{kind: Number, n: func(e evalEnv) float64 {
+		s := f(e)
+		v, ok := parseNumber(s)
+		if ok {
+			return v
+		}
+		if e.r != nil && e.r.exprErr == nil {
+			e.r.exprErr = e.m.rtErr(e.c, pos, "in expression %q: number(%q): not a number", src, s)
+		}
+		return math.NaN()
+	}}
 }
 
 func (b *nodeCompiler) slotArg(n *ast.CallNode) (SlotID, bool) {

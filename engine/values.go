@@ -61,6 +61,7 @@ type valueUse struct {
 	// too (invReads while invariants compile, extReads while external
 	// actions' stubs do).
 	reads, cur         uint64
+	numbers            bool // number(x) of a user's text
 	sink               *uint64
 	invReads, extReads uint64
 	distinct           string
@@ -123,7 +124,7 @@ type valueClasses struct {
 // they are set into.
 func (b *builder) finishValues(u *valueUse) {
 	m := b.m
-	vc := &valueClasses{distinct: u.distinct, depth: u.depth, length: u.length}
+	vc := &valueClasses{distinct: u.distinct, depth: u.depth, length: u.length, numbers: u.numbers}
 	for _, s := range m.states {
 		u.lits[s.path] = true
 		u.lits[s.name] = true

@@ -61,6 +61,8 @@ const (
 	edgeTimer  = -1 // the next pending timer fires
 	edgeBranch = -2 // -2-i: fork branch i steps
 	edgeStart  = -1000
+	// edgeStartResults: the results of the actions the start invoked.
+	edgeStartResults = -999
 )
 
 // edge is how a node was reached from its parent: the event, and which of
@@ -105,6 +107,8 @@ type Result struct {
 	m              *engine.Machine
 	alpha          []engine.Event
 	nodes          []node
+	// userSlots are the slots that hold what the user said (guards.go).
+	userSlots map[string]bool
 
 	Generated int // successors computed
 	Distinct  int
@@ -124,6 +128,9 @@ type Result struct {
 	// (-1: never), for shortest covering paths.
 	firstTaken []int32
 	part       *Part
+	// startInv are the actions the machine's start invoked, whose results
+	// node 0's expansion delivers.
+	startInv []pending
 }
 
 // Machine returns the machine explored.
@@ -146,7 +153,8 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		opts.MaxStates = DefaultMaxStates
 	}
 	x := newExplorer(s, m, !opts.NoReduce)
-	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m), Values: x.values}
+	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m),
+		userSlots: userSlots(s.Def), Values: x.values}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -165,24 +173,31 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	x.observe(0, nil, &before, &root.cfg, &r)
 	root.path = x.checker.Save()
 	x.rootPath = root.path
-	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
+	// The actions the start invoked have not answered yet: node 0 is
+	// expanded by their outcomes alone, each way (see expandStart), and
+	// is no resting place of the conversation.
+	res.startInv = startInvokes(m)
+	x.startInv = res.startInv
+	if len(res.startInv) > maxInvokes {
+		return nil, fmt.Errorf("%s: the machine fails at its start: more than %d external actions invoked in one step", s.Name, maxInvokes)
+	}
+	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: len(res.startInv) == 0 && x.isGood(&root.cfg)})
 	// The transitions of the start (entries, the first eventless chain)
 	// are taken by every path; node 0 stands for them.
-	var startTaken []engine.TransID
 	for _, st := range r.Steps {
-		if st.Trans != engine.NoID {
-			startTaken = append(startTaken, st.Trans)
-		}
-	}
-	for _, t := range startTaken {
-		if res.firstTaken[t] < 0 {
-			res.firstTaken[t] = 0
+		if st.Trans != engine.NoID && res.firstTaken[st.Trans] < 0 {
+			res.firstTaken[st.Trans] = 0
 		}
 	}
 	for _, v := range x.checker.Violations {
 		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
 	}
 	rootFP := x.fingerprint(&root.cfg, root.path, 0)
+	if len(res.startInv) > 0 {
+		// Awaiting the start's results is not the configuration an
+		// unhandled failure leaves, though the two are equal as Configs.
+		rootFP ^= 0x5bd1e9955bd1e995
+	}
 	x.visited = newFPSet()
 	x.visited.put(rootFP, 0)
 	if opts.Parts > 0 {
@@ -277,7 +292,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	}
 	if seen {
 		if j >= 0 {
-			x.targets = append(x.targets, j)
+			x.targets = append(x.targets, x.target(j))
 		}
 		if x.novelPath() {
 			wi := int32(len(res.nodes))
@@ -296,9 +311,18 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	x.noteFP(ni, fp)
 	x.distinct++
 	x.visited.put(fp, ni)
-	x.targets = append(x.targets, ni)
+	x.targets = append(x.targets, x.target(ni))
 	x.keep(ni)
 	x.push(x.next, st, ni)
+}
+
+// target is successor j as the graph takes it: marked when an escape
+// event led to it.
+func (x *explorer) target(j int32) int32 {
+	if x.esc {
+		return escapeTarget(j)
+	}
+	return j
 }
 
 func (r *Result) has(kind string) bool {

@@ -64,6 +64,11 @@ type explorer struct {
 	depth   int
 	count   int
 	targets []int32
+	// esc: the event being applied is an escape (a cancel, a session
+	// timeout); its successors are kept as escape targets.
+	esc bool
+	// startInv are the actions the start invoked (node 0 delivers them).
+	startInv []pending
 
 	// work is the configuration events are applied to in place: a user act
 	// no transition takes leaves it as it was, so it is copied back from
@@ -173,6 +178,10 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	x.ci, x.depth, x.count, x.dirty = ci, depth, 0, true
 	c := &cur.cfg
 	ev := &x.ev
+	x.esc = false
+	if ci == 0 && len(x.startInv) > 0 {
+		return x.expandStart(cur)
+	}
 	if mask := c.Runnable(); mask != 0 {
 		for i := 0; i < int(c.NBranch); i++ {
 			if mask&(1<<i) != 0 {
@@ -191,6 +200,7 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 		for ui := g[0]; ui < g[1]; ui += x.weight {
 			*ev = x.alpha[ui]
 			ev.At = c.Now
+			x.esc = x.m.IsEscapeIntent(ev.Intent)
 			x.fold = g[1] - ui
 			more := x.apply(cur, ev, int32(ui))
 			x.fold = 0
@@ -202,8 +212,24 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	x.weight = 1
 	if t, ok := x.m.NextTimer(c); ok {
 		*ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}
+		x.esc = x.m.IsEscapeTimer(t.ID)
 		x.apply(cur, ev, edgeTimer)
 	}
+	return x.count
+}
+
+// expandStart expands the start configuration of a machine whose start
+// invoked external actions: its successors are their outcomes, each way,
+// delivered as a driver delivers them, before any user turn.
+func (x *explorer) expandStart(cur *searchState) int {
+	st := &x.work
+	x.copyState(st, cur)
+	x.dirty = true
+	x.weight = 1
+	x.findings, x.taken = x.findings[:0], x.taken[:0]
+	x.level(0)
+	x.pend[0] = append(x.pend[0][:0], x.startInv...)
+	x.resolve(0, st, edge{event: edgeStartResults}, 0, false)
 	return x.count
 }
 
@@ -245,10 +271,11 @@ func (x *explorer) resolve(k int, st *searchState, e edge, bit uint, stop bool) 
 		return
 	}
 	p := x.pend[k][0]
-	// The stub decides; failure is a second choice only for actions the
-	// machine says what to do about (a failed: transition somewhere).
+	// The stub decides; failure is a second choice for every action that
+	// may fail, handled or not: an unhandled failure that strands the
+	// conversation is what the search is for.
 	outcomes := 2
-	if bit >= maxChoiceBits || !x.m.HandlesFailure(p.ext) {
+	if bit >= maxChoiceBits || !x.m.MayFail(p.ext) {
 		outcomes = 1
 	}
 	nf, nt := len(x.findings), len(x.taken)

@@ -39,8 +39,11 @@ type Suite struct {
 	NLU      *NLU // nil: the suite has no nlu.yaml
 	// Cassette holds the recorded replies of a live NLU (*.cassette.jsonl);
 	// nil: the suite has none and talks to the stub rules.
-	Cassette  *Cassette
-	Users     *Users // nil: the suite has no users.yaml
+	Cassette *Cassette
+	Users    *Users // nil: the suite has no users.yaml
+	// Bot holds how a live bot's replies are matched (bot.yaml); nil: the
+	// suite has none (exact replies, first variant).
+	Bot       *Bot
 	Scenarios []*Scenario
 	MaxTurns  int
 	// ExploreDepth is the depth of the exploration simctl run does (0: none).
@@ -155,6 +158,17 @@ func Load(dir string) (*Suite, error) {
 		if s.Users, err = LoadUsers(upath, data, s.Machine); err != nil {
 			return nil, err
 		}
+		if err := s.checkGoalVariants(); err != nil {
+			return nil, err
+		}
+	}
+	bpath := filepath.Join(dir, BotFile)
+	if data, err := os.ReadFile(bpath); err == nil {
+		if s.Bot, err = LoadBot(bpath, data, s.Variants); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Pos: engine.Pos{File: bpath}, Msg: "cannot read bot file"}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
 	if err != nil {
@@ -328,6 +342,27 @@ func (s *Suite) checkPins(sc *Scenario) error {
 		}
 	}
 	return &Error{Pos: sc.Params[0].KeyPos, Msg: "parameters: no variant gives these values (declare one under variants: in machine.yaml)"}
+}
+
+// checkGoalVariants rejects a users.yaml goal naming a variant the
+// machine does not declare: the goal would silently apply nowhere.
+func (s *Suite) checkGoalVariants() error {
+	for _, g := range s.Users.Goals {
+		for _, name := range g.Variants {
+			known := false
+			for _, v := range s.Variants {
+				known = known || v.Name == name.Value
+			}
+			if !known {
+				names := make([]string, len(s.Variants))
+				for i, v := range s.Variants {
+					names[i] = v.Name
+				}
+				return &Error{Pos: name.Pos, Msg: fmt.Sprintf("unknown variant %q (variants: %s)", name.Value, joinNames(names))}
+			}
+		}
+	}
+	return nil
 }
 
 // VariantsFor returns the variants a scenario runs in.
