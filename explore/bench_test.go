@@ -85,3 +85,40 @@ func benchSuite(b *testing.B, c benchCase) *spec.Suite {
 	}
 	return s
 }
+
+// BenchmarkExploreWorkers times one search on one goroutine and on two
+// (explore.Parallel) and reports the speed-up (wall time of one over wall
+// time of two). On a machine with two idle cores it shows what a second
+// core buys; with the cores shared, less.
+//
+//	go test -run '^$' -bench ExploreWorkers -benchtime 3x ./explore
+func BenchmarkExploreWorkers(b *testing.B) {
+	for _, c := range []benchCase{
+		{name: "soni", dir: seedSuite("soni"), depth: 1000},
+		{name: "thea", dir: seedSuite("thea"), depth: 1000},
+		{name: "formfill", dir: seedSuite("formfill"), depth: 5},
+		{name: "counters:300x300", yaml: countersYAML(300), depth: 1000},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := benchSuite(b, c)
+			v := s.Variants[c.variant]
+			var secs [2]float64
+			var res *explore.Result
+			for b.Loop() {
+				for w := range 2 {
+					start := time.Now()
+					var err error
+					res, err = explore.Parallel(s, v, explore.Options{Depth: c.depth}, w+1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					secs[w] += time.Since(start).Seconds()
+				}
+			}
+			b.ReportMetric(float64(res.Distinct), "distinct")
+			b.ReportMetric(secs[0]/float64(b.N)*1000, "ms/1-worker")
+			b.ReportMetric(secs[1]/float64(b.N)*1000, "ms/2-workers")
+			b.ReportMetric(secs[0]/secs[1], "speed-up")
+		})
+	}
+}

@@ -350,6 +350,9 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	m := v.Machine
 	p0 := parts[0]
 	alpha, note := alphabet(s, m, !p0.NoReduce)
+	if !p0.NoReduce {
+		note = stateNote(m, note)
+	}
 	for i, p := range parts {
 		switch {
 		case p.Parts != len(parts):

@@ -119,29 +119,10 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		strs: []string{""}, strID: map[string]uint32{}}
 	if reduce {
-		var names []string
 		for i := range x.hidden {
 			x.hidden[i] = m.Unobservable(engine.SlotID(i))
-			if x.hidden[i] {
-				names = append(names, m.SlotName(engine.SlotID(i)))
-			}
 		}
-		if len(names) > 0 {
-			x.values += fmt.Sprintf("; not state (nothing reads them): %s", strings.Join(names, ", "))
-		}
-		var dead uint64
-		for st := 0; st < m.NumStates(); st++ {
-			dead |= m.DeadSlots(engine.StateID(st))
-		}
-		names = names[:0]
-		for i := range x.hidden {
-			if dead&(1<<i) != 0 && !x.hidden[i] {
-				names = append(names, m.SlotName(engine.SlotID(i)))
-			}
-		}
-		if len(names) > 0 {
-			x.values += fmt.Sprintf("; not state where every next event overwrites them first: %s", strings.Join(names, ", "))
-		}
+		x.values = stateNote(m, x.values)
 	}
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
@@ -482,4 +463,30 @@ func (x *explorer) observe(turn int, ev *engine.Event, before, after *engine.Con
 	st := eval.Step{Turn: turn, Event: ev, Before: before, After: after, Result: r}
 	x.checker.Observe(&st)
 	x.res.Coverage.ObserveN(&st, int64(max(x.weight, 1)))
+}
+
+// stateNote adds to note the slots a reduced search leaves out of the
+// state: those nothing reads, and those every next event overwrites first
+// where the configuration rests.
+func stateNote(m *engine.Machine, note string) string {
+	var hidden, dead []string
+	var deadAt uint64
+	for st := 0; st < m.NumStates(); st++ {
+		deadAt |= m.DeadSlots(engine.StateID(st))
+	}
+	for i := range m.Slots() {
+		switch id := engine.SlotID(i); {
+		case m.Unobservable(id):
+			hidden = append(hidden, m.SlotName(id))
+		case deadAt&(1<<i) != 0:
+			dead = append(dead, m.SlotName(id))
+		}
+	}
+	if len(hidden) > 0 {
+		note += fmt.Sprintf("; not state (nothing reads them): %s", strings.Join(hidden, ", "))
+	}
+	if len(dead) > 0 {
+		note += fmt.Sprintf("; not state where every next event overwrites them first: %s", strings.Join(dead, ", "))
+	}
+	return note
 }
