@@ -19,7 +19,7 @@ import (
 )
 
 // SIMCTL_REDUCE_FORMFILL_DEPTH sets the depth formfill is compared to
-// (make fuzz: 4, about a minute unreduced).
+// (make test: 2; make fuzz: 4, about a minute unreduced).
 var reduceCases = int(envInt("SIMCTL_REDUCE_CASES", 50))
 
 // searchOutcome is what the reductions must keep of a search. A livelock
@@ -90,7 +90,7 @@ var _ = Describe("reductions", func() {
 		Entry("bench-soni", seedSuite("bench-soni"), 4),
 		Entry("hfsm", seedSuite("hfsm"), 4),
 		Entry("thea", seedSuite("thea"), 3),
-		Entry("formfill", seedSuite("formfill"), int(envInt("SIMCTL_REDUCE_FORMFILL_DEPTH", 3))),
+		Entry("formfill", seedSuite("formfill"), int(envInt("SIMCTL_REDUCE_FORMFILL_DEPTH", 2))),
 		Entry("planted", "testdata/planted", 10),
 	)
 
