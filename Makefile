@@ -21,9 +21,10 @@ REDUCE_FORMFILL_DEPTH ?= 4
 # corpus under the package's testdata/fuzz/Target; a failing input is
 # written there too and becomes a regression case of go test.
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
-	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa
+	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
+	./scxml:FuzzSCXML
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers bot-check clean explore-big
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance bot-check clean explore-big
 
 all: build
 
@@ -62,6 +63,14 @@ fuzz-short:
 # report-900.png. See scripts/e2e.sh and scripts/e2e-check.js.
 e2e: build
 	E2E_DIR=$(OUT)/e2e SIMCTL=$(BIN) sh scripts/e2e.sh
+
+# The SCXML conformance suite (@scion-scxml/test-framework, pinned by
+# conformance/npm/package-lock.json, installed with npm into .cache/) run
+# through simctl's loader and engine: $(OUT)/conformance/conformance.csv and
+# "N passed, M failed (K unsupported)"; fails below 100 SCION or 50 W3C
+# passes. See scripts/conformance.sh.
+conformance:
+	GO=$(GO) OUT=$(OUT) sh scripts/conformance.sh
 
 # The reference LangGraph.js bot (examples/formfill-langgraph, seed 002)
 # checked live against scenarios/formfill: npm ci, the bot started on a free

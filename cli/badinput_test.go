@@ -207,7 +207,7 @@ var _ = Describe("bad input", func() {
 		Entry("empty folder", badCase{
 			files: map[string]string{},
 			args:  []string{"SUITE"},
-			want:  `simctl: SUITE: no suite found (a suite is a folder holding machine.yaml)`,
+			want:  `simctl: SUITE: no suite found (a suite is a folder holding machine.yaml or machine.scxml)`,
 		}),
 		Entry("missing path", badCase{
 			files: suite(nil),

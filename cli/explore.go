@@ -37,12 +37,19 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err := checkMaxStates(*maxStates); err != nil {
 		return 0, err
 	}
-	suites, err := loadSuites(ctx, fs.Args())
+	suites, charts, err := loadAll(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
 	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
+	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit)
+	if err != nil {
+		return 0, err
+	}
+	if failed {
+		status = ExitFailed
+	}
 	var results []*explore.Result
 	for _, s := range suites {
 		known := false
@@ -81,7 +88,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "interrupted: the searches above are incomplete; no scenarios were written\n")
 		return ExitInterrupted, nil
 	}
-	if *emit != "" {
+	if *emit != "" && (len(results) > 0 || len(charts) == 0) {
 		n, err := explore.EmitScenarios(*emit, results)
 		if err != nil {
 			return 0, err

@@ -96,10 +96,10 @@ func Discover(paths []string) ([]string, error) {
 			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no such file or folder"}
 		}
 		if !info.IsDir() {
-			if filepath.Base(p) == MachineFile {
+			if b := filepath.Base(p); b == MachineFile || b == ChartFile {
 				p = filepath.Dir(p)
 			} else {
-				return nil, &Error{Pos: engine.Pos{File: p}, Msg: "expected a suite folder (one holding machine.yaml)"}
+				return nil, &Error{Pos: engine.Pos{File: p}, Msg: "expected a suite folder (one holding machine.yaml or machine.scxml)"}
 			}
 		}
 		found := 0
@@ -107,7 +107,7 @@ func Discover(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && d.Name() == MachineFile {
+			if !d.IsDir() && (d.Name() == MachineFile || d.Name() == ChartFile) {
 				dir := filepath.Dir(path)
 				found++
 				if !seen[dir] {
@@ -121,10 +121,17 @@ func Discover(paths []string) ([]string, error) {
 			return nil, &Error{Pos: engine.Pos{File: p}, Msg: fmt.Sprintf("cannot read folder: %v", errors.Unwrap(err))}
 		}
 		if found == 0 {
-			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no suite found (a suite is a folder holding machine.yaml)"}
+			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no suite found (a suite is a folder holding machine.yaml or machine.scxml)"}
 		}
 	}
 	sort.Strings(dirs)
+	for _, d := range dirs {
+		if IsChartSuite(d) {
+			if _, err := os.Stat(filepath.Join(d, MachineFile)); err == nil {
+				return nil, &Error{Pos: engine.Pos{File: filepath.Join(d, ChartFile)}, Msg: "a suite holds machine.yaml or machine.scxml, not both"}
+			}
+		}
+	}
 	return dirs, nil
 }
 
