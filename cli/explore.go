@@ -27,6 +27,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	emit := fs.String("emit-scenarios", "", "write scenarios covering every reachable transition (and each finding) to this folder")
 	variant := fs.String("variant", "", "explore only this variant of each suite (default: every variant)")
 	quiet := fs.BoolP("quiet", "q", false, "print each search's totals and findings only, not what it never reached")
+	noReduce := fs.Bool("no-reduce", false, "offer every user act and keep every slot in the state (no value classes; slow, for checking the reductions)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -72,7 +73,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 				continue
 			}
 			start := time.Now()
-			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop})
+			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop, NoReduce: *noReduce})
 			if err != nil {
 				return 0, err
 			}
@@ -117,6 +118,8 @@ func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 	default:
 		fmt.Fprintf(w, "  bounded: explored to depth %d\n", r.Depth)
 	}
+	fmt.Fprintf(w, "  %s\n", r.Values)
+	fmt.Fprintf(w, "  fingerprints: 64-bit, probability of a collision %.1g\n", r.Collision())
 	cov, total := r.Covered()
 	fmt.Fprintf(w, "  transitions covered: %d of %d\n", cov, total)
 	if !quiet {

@@ -52,6 +52,7 @@ type runOptions struct {
 	generate     int
 	exploreDepth int // -1: each suite's explore_depth
 	maxStates    int
+	noReduce     bool
 	out          string
 	only         []string
 	verbose      bool
@@ -81,6 +82,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
+	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
 	o.nlu.register(fs, true)
 	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
@@ -478,7 +480,7 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted}
+		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted, NoReduce: o.noReduce}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}

@@ -57,7 +57,10 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.declareStates()
 	b.stateTimers()
 	b.xc = newExprCompiler(b.m)
+	b.xc.use = newValueUse()
+	b.xc.use.sink = &b.xc.use.extReads
 	b.compileExts()
+	b.xc.use.sink = nil
 	b.compileStates()
 	b.compileRootTransitions()
 	b.compileOverrides()
@@ -67,7 +70,10 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		b.tables()
 		b.reachability()
 	}
+	b.xc.use.sink = &b.xc.use.invReads
 	b.compileInvariants()
+	b.xc.use.sink = nil
+	b.finishValues(b.xc.use)
 	sort.SliceStable(b.diags, func(i, j int) bool {
 		x, y := b.diags[i].Pos, b.diags[j].Pos
 		if x.File != y.File {
@@ -490,6 +496,10 @@ func (b *builder) compileExts() {
 			}
 			c, err := b.xc.compile(o.Expr, want)
 			b.add(err)
+			if c.cat {
+				// The output reaches expressions as an entity of the result.
+				b.xc.use.distinguish(o.Expr, "an action's output built with + from a user's text")
+			}
 			eid, ok := b.m.entity(o.Name)
 			if !ok {
 				b.errf(ed.Pos, "action %q: too many entity names (at most %d)", ed.Name, MaxNames)
@@ -683,6 +693,8 @@ func (b *builder) declareFork(id StateID, fd *ForkDef) {
 			return
 		}
 		fi.inputs = sl
+		// Each branch gets a piece of the slot's text, split at '|'.
+		b.xc.use.distinguish(Expr{Src: "inputs_from: " + fd.InputsFrom, Pos: fd.InputsPos}, "a fork splits a text into branch inputs")
 	case fd.Branches < 1 || fd.Branches > MaxBranches:
 		b.errf(fd.Pos, "fork %q: branches must be from 1 to %d", s.path, MaxBranches)
 		return
@@ -770,7 +782,7 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 	if td.Guard.Src != "" {
 		c, err := b.xc.compile(td.Guard, Bool)
 		b.add(err)
-		t.guard = c.b
+		t.guard, t.reads = c.b, c.reads
 	}
 	if td.Target != "" {
 		t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
@@ -874,6 +886,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: 1 << a.slot, src: c.slots, cat: c.cat})
 	case ActFill:
 		c, err := b.xc.compile(ad.Expr, Empty)
 		if err != nil {
@@ -881,6 +894,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: waitBit, src: c.slots, cat: c.cat})
 	case ActClear:
 		switch ad.Name {
 		case "all":
@@ -924,6 +938,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: branchBit, src: c.slots, cat: c.cat})
 	case ActPop, ActResetContext:
 	case ActSay, ActEscalate:
 		t, err := b.xc.compileTemplate(ad.Name, ad.Pos)

@@ -53,9 +53,18 @@ type (
 // compiled is a compiled expression of one of three result kinds.
 type compiled struct {
 	kind ValueKind // Text, Number or Bool
-	b    boolFn
-	n    numFn
-	s    strFn
+	// For value classes (values.go), of a text: val, it may be a user's
+	// text; cat, built with + from one; slots, the slots (and branchBit)
+	// it reads texts from; tdepth, how deeply lower/upper/trim nest in it.
+	val    bool
+	cat    bool
+	slots  uint64
+	tdepth int
+	// reads: every slot the expression reads (values.go's bits).
+	reads uint64
+	b     boolFn
+	n     numFn
+	s     strFn
 }
 
 func (c compiled) value(e evalEnv) Value {
@@ -106,6 +115,10 @@ type exprCompiler struct {
 	m         *Machine
 	conf      *conf.Config
 	invariant bool
+	use       *valueUse // nil: not recorded (a condition compiled after Build)
+	// inTemplate: compiling a say or escalate template, whose reads reach
+	// only the reply text.
+	inTemplate bool
 }
 
 // newInvariantCompiler returns a compiler for invariants.
@@ -223,8 +236,14 @@ func (xc *exprCompiler) compile(x Expr, want ValueKind) (compiled, *Error) {
 	if err != nil {
 		return compiled{}, exprError(x, err)
 	}
+	if xc.use != nil {
+		xc.use.cur = 0
+	}
 	b := &nodeCompiler{xc: xc, src: x}
 	c := b.node(tree.Node)
+	if xc.use != nil {
+		c.reads = xc.use.cur
+	}
 	if b.err != nil {
 		return compiled{}, b.err
 	}
@@ -277,6 +296,7 @@ func constBool(v bool) compiled {
 func (b *nodeCompiler) node(n ast.Node) compiled {
 	switch n := n.(type) {
 	case *ast.StringNode:
+		b.literal(n.Value)
 		return constStr(n.Value)
 	case *ast.IntegerNode:
 		return constNum(float64(n.Value))
@@ -320,6 +340,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 			return e.m.slots[e.c.Waiting].name
 		}}
 	case "waiting_value":
+		b.read(waitBit)
 		return compiled{kind: Text, s: func(e evalEnv) string {
 			if e.c.Waiting == NoID {
 				return ""
@@ -329,7 +350,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 				return v.String()
 			}
 			return e.c.Slots[e.c.Waiting].Str
-		}}
+		}, val: true, slots: waitBit}
 	case "prompt":
 		return compiled{kind: Text, s: func(e evalEnv) string {
 			if e.c.Waiting == NoID {
@@ -358,7 +379,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 				return e.c.Branches[e.br-1].Input
 			}
 			return e.c.Branches[e.br-1].Result
-		}}
+		}, val: true, slots: branchBit}
 	case "branches", "branches_done", "branches_failed":
 		want := map[string]BranchStatus{"branches": 0, "branches_done": BranchDone, "branches_failed": BranchFailed}[n.Value]
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
@@ -374,13 +395,14 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Now) }}
 	}
 	if id, ok := m.slotIDs[n.Value]; ok {
+		b.read(1 << id)
 		switch m.slots[id].typ {
 		case TypeNumber:
 			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.c.Slots[id].Num }}
 		case TypeBool:
 			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slots[id].Num != 0 }}
 		}
-		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slots[id].Str }}
+		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slots[id].Str }, val: true, slots: 1 << id}
 	}
 	if v, ok := m.params[n.Value]; ok {
 		// Parameters are constants of this build (variant).
@@ -421,9 +443,9 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 				return e.m.intents[e.ev.Intent]
 			}}
 		case "text":
-			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Text }}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Text }, val: true}
 		case "value":
-			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }, val: true}
 		case "confidence":
 			return compiled{kind: Number, n: func(e evalEnv) float64 { e.payload(); return e.ev.Confidence }}
 		case "timer":
@@ -453,7 +475,7 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 					e.payload()
 					v, _ := e.ev.Entity(eid)
 					return v.Str
-				}}
+				}, val: true}
 			}
 		}
 	}
@@ -492,7 +514,7 @@ func (b *nodeCompiler) conditional(n *ast.ConditionalNode) compiled {
 				return x.s(e)
 			}
 			return y.s(e)
-		}}
+		}, val: x.val || y.val, cat: x.cat || y.cat, slots: x.slots | y.slots, tdepth: max(x.tdepth, y.tdepth)}
 	case Number:
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
 			if cond(e) {
@@ -531,6 +553,13 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 		if l.kind != r.kind {
 			return b.fail(n, "cannot compare %s with %s", kindName(l.kind), kindName(r.kind))
 		}
+		if l.kind == Text {
+			b.test(l)
+			b.test(r)
+			if l.val && r.val {
+				b.xc.use.distinguish(b.src, "two user texts compared with each other")
+			}
+		}
 		eq := equality(l, r)
 		if n.Operator == "!=" {
 			return compiled{kind: Bool, b: func(e evalEnv) bool { return !eq(e) }}
@@ -541,7 +570,8 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 	case "+":
 		if l.kind == Text && r.kind == Text {
 			lf, rf := l.s, r.s
-			return compiled{kind: Text, s: func(e evalEnv) string { return lf(e) + rf(e) }}
+			return compiled{kind: Text, s: func(e evalEnv) string { return lf(e) + rf(e) },
+				val: l.val || r.val, cat: l.val || r.val || l.cat || r.cat, slots: l.slots | r.slots}
 		}
 		return arith(l, r, func(x, y float64) float64 { return x + y })
 	case "-":
@@ -565,6 +595,7 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 		default:
 			f = strings.HasSuffix
 		}
+		b.substr(n, l, r)
 		lf, rf := l.s, r.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return f(lf(e), rf(e)) }}
 	}
@@ -589,6 +620,9 @@ func (b *nodeCompiler) ordering(n *ast.BinaryNode, l, r compiled) compiled {
 		return b.fail(n, "cannot order %s and %s", kindName(l.kind), kindName(r.kind))
 	}
 	op := n.Operator
+	if l.kind == Text && (l.val || r.val || l.cat || r.cat) {
+		b.xc.use.distinguish(b.src, "user texts ordered")
+	}
 	if l.kind == Text {
 		lf, rf := l.s, r.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return cmpOrder(strings.Compare(lf(e), rf(e)), op) }}
@@ -649,6 +683,9 @@ func (b *nodeCompiler) in(n *ast.BinaryNode) compiled {
 	}
 	neg := n.Operator == "not in"
 	if l.kind == Text {
+		b.test(l)
+	}
+	if l.kind == Text {
 		f := l.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool {
 			v := f(e)
@@ -683,6 +720,10 @@ func (b *nodeCompiler) matches(n *ast.BinaryNode) compiled {
 	}
 	re := newMatchMemo(compiledRe)
 	l := b.node(n.Left)
+	b.test(l)
+	if u := b.xc.use; u != nil {
+		u.res[pat.Value] = compiledRe
+	}
 	f := l.s
 	return compiled{kind: Bool, b: func(e evalEnv) bool { return re.MatchString(f(e)) }}
 }
@@ -699,11 +740,14 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		if !ok {
 			return b.fail(n, "%s takes a slot name", callee.Value)
 		}
+		b.read(1 << id)
 		want := callee.Value == "filled"
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return (e.c.Slots[id].Kind != Empty) == want }}
 	case "all_filled":
+		b.read(flowBit)
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.nextEmpty(e.c) == NoID && e.c.Flow() != NoID }}
 	case "remaining":
+		b.read(flowBit)
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
 			f := e.c.Flow()
 			if f == NoID {
@@ -738,12 +782,16 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 			return b.fail(n, "changed(x) is for invariants, with one argument")
 		}
 		now := b.node(n.Arguments[0])
+		if now.kind == Text {
+			b.test(now)
+		}
 		eq := equality(now, b.before(now))
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return !eq(e) }}
 	case "pending", "deadline":
 		return b.timer(n, callee.Value)
 	case "valid":
 		x := b.node(n.Arguments[0])
+		b.test(x)
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool {
 			if e.c.Waiting == NoID {
@@ -762,6 +810,7 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 	}
 	if v != nil && len(n.Arguments) == 1 {
 		x := b.node(n.Arguments[0])
+		b.test(x)
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}
 	}
@@ -834,6 +883,13 @@ func (b *nodeCompiler) number(n *ast.CallNode) compiled {
 		return b.fail(n, "number takes one argument")
 	}
 	x := b.node(n.Arguments[0])
+	if x.kind == Text {
+		// A user's text made a number is told apart from any other.
+		b.test(x)
+		if u := b.xc.use; u != nil && (x.val || x.cat) {
+			u.numbers = true
+		}
+	}
 	switch x.kind {
 	case Number:
 		return x
@@ -883,6 +939,10 @@ func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
 		if x.kind != Text {
 			return b.fail(n, "len takes text")
 		}
+		b.test(x)
+		if u := b.xc.use; u != nil {
+			u.length = true
+		}
 		f := x.s
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(f(e))) }}
 	case "lower", "upper", "trim":
@@ -890,8 +950,12 @@ func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
 			return b.fail(n, "%s takes text", n.Name)
 		}
 		g := map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper, "trim": strings.TrimSpace}[n.Name]
+		if u := b.xc.use; u != nil {
+			u.transforms[n.Name] = true
+			u.depth = max(u.depth, x.tdepth+1)
+		}
 		f := x.s
-		return compiled{kind: Text, s: func(e evalEnv) string { return g(f(e)) }}
+		return compiled{kind: Text, s: func(e evalEnv) string { return g(f(e)) }, val: x.val, cat: x.cat, slots: x.slots, tdepth: x.tdepth + 1}
 	case "abs":
 		f := x.n
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return math.Abs(f(e)) }}

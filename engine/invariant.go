@@ -74,6 +74,7 @@ func (b *builder) compileInvariants() {
 	xc := b.xc
 	if xc != nil {
 		xc = newInvariantCompiler(m)
+		xc.use = b.xc.use // value classes see what invariants test
 	}
 	for _, d := range upTo(b, "invariants", b.d.Invariants, MaxInvariants, func(d InvariantDef) Pos { return d.Pos }) {
 		if prev, dup := seen[d.Name]; dup {

@@ -58,6 +58,7 @@ type transition struct {
 	trig     trigger
 	guard    boolFn
 	guardSrc string
+	reads    uint64 // the slots its guard reads (values.go's bits)
 	override string // name of the override this transition stands for, or ""
 	join     bool   // a fork's join transition, taken when its branches finish
 	rootPath []StateID
@@ -159,6 +160,7 @@ type Machine struct {
 	entityIDs  map[string]EntityID
 	entSlots   []SlotID // entity id -> slot of the same name, or NoID
 	validators []*validator
+	values     *valueClasses // what expressions test of user texts (values.go)
 
 	initial  StateID
 	initPath []StateID

@@ -37,6 +37,9 @@ type Options struct {
 	// Result.Stopped saying why. The package itself knows nothing of
 	// signals.
 	Stop func() bool
+	// NoReduce offers every user act of the alphabet instead of a few of
+	// each value class (classes.go).
+	NoReduce bool
 }
 
 // stopEvery is how many configurations are expanded between two calls of
@@ -113,6 +116,9 @@ type Result struct {
 	Queue     int // frontier size when the search stopped
 	Complete  bool
 	Stopped   string // why the search stopped early, if it did
+	// Values says how the user acts were reduced to value classes, or why
+	// they were not.
+	Values string
 	// Seconds is the wall time taken, measured by the caller.
 	Seconds float64
 
@@ -146,9 +152,9 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	if opts.MaxStates <= 0 {
 		opts.MaxStates = DefaultMaxStates
 	}
-	x := newExplorer(s, m)
+	x := newExplorer(s, m, !opts.NoReduce)
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m),
-		userSlots: userSlots(s.Def)}
+		userSlots: userSlots(s.Def), Values: x.values}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -192,7 +198,8 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		// unhandled failure leaves, though the two are equal as Configs.
 		rootFP ^= 0x5bd1e9955bd1e995
 	}
-	x.visited = map[uint64]int32{rootFP: 0}
+	x.visited = newFPSet()
+	x.visited.put(rootFP, 0)
 	if opts.Parts > 0 {
 		x.startPart(rootFP)
 	}
@@ -281,7 +288,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 		res.nodes[x.ci].fails = true
 	} else {
 		fp = x.fingerprint(&st.cfg, st.path, depth)
-		j, seen = x.visited[fp]
+		j, seen = x.visited.get(fp)
 	}
 	if seen {
 		if j >= 0 {
@@ -303,7 +310,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: x.isGood(&st.cfg)})
 	x.noteFP(ni, fp)
 	x.distinct++
-	x.visited[fp] = ni
+	x.visited.put(fp, ni)
 	x.targets = append(x.targets, x.target(ni))
 	x.keep(ni)
 	x.push(x.next, st, ni)
@@ -358,6 +365,15 @@ func (r *Result) Covered() (int, int) {
 		}
 	}
 	return n, len(r.Coverage.Trans)
+}
+
+// Collision returns the probability that two of the distinct
+// configurations share a 64-bit fingerprint, so that one of them (and
+// what lies beyond it) went unexplored: n²/2⁶⁵ for n configurations, the
+// birthday bound TLC also reports.
+func (r *Result) Collision() float64 {
+	n := float64(r.Distinct)
+	return n * n / math.Exp2(65)
 }
 
 // Rate returns distinct configurations per second.

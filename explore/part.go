@@ -101,15 +101,17 @@ type PartFinding struct {
 // Part is what one shard's search found, in the form Merge takes. Its
 // nodes travel packed (partcodec.go).
 type Part struct {
-	Part        int           `json:"part"`
-	Parts       int           `json:"parts"`
-	Depth       int           `json:"depth"`
-	Alphabet    int           `json:"alphabet"`
-	Transitions int           `json:"transitions"`
-	Stopped     string        `json:"stopped,omitempty"`
-	Start       []CovCount    `json:"start"`
-	Nodes       []PartNode    `json:"-"`
-	Findings    []PartFinding `json:"findings"`
+	Part        int `json:"part"`
+	Parts       int `json:"parts"`
+	Depth       int `json:"depth"`
+	Alphabet    int `json:"alphabet"`
+	Transitions int `json:"transitions"`
+	// NoReduce: the search offered every user act (Options.NoReduce).
+	NoReduce bool          `json:"no_reduce,omitempty"`
+	Stopped  string        `json:"stopped,omitempty"`
+	Start    []CovCount    `json:"start"`
+	Nodes    []PartNode    `json:"-"`
+	Findings []PartFinding `json:"findings"`
 }
 
 // Part returns what a search with Options.Parts set kept for Merge.
@@ -184,7 +186,7 @@ func drain(src, dst *eval.Coverage) []CovCount {
 func (x *explorer) makePart(opts Options) *Part {
 	res := x.res
 	p := &Part{Part: opts.Part, Parts: opts.Parts, Depth: opts.Depth, Alphabet: len(x.alpha), Transitions: x.m.NumTransitions(),
-		Stopped: res.Stopped, Nodes: []PartNode{}, Findings: []PartFinding{}}
+		NoReduce: opts.NoReduce, Stopped: res.Stopped, Nodes: []PartNode{}, Findings: []PartFinding{}}
 	start := eval.NewCoverage(x.m)
 	start.Add(res.Coverage)
 	for _, ex := range x.expanded {
@@ -346,14 +348,19 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	parts = slices.Clone(parts)
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].Part < parts[j].Part })
 	m := v.Machine
-	alpha := alphabet(s, m)
 	p0 := parts[0]
+	alpha, note := alphabet(s, m, !p0.NoReduce)
+	if !p0.NoReduce {
+		note = stateNote(m, note)
+	}
 	for i, p := range parts {
 		switch {
 		case p.Parts != len(parts):
 			return nil, mergeErr("%d parts given of a search in %d", len(parts), p.Parts)
 		case p.Part != i:
 			return nil, mergeErr("part %d of %d is missing or given twice", i, len(parts))
+		case p.NoReduce != p0.NoReduce:
+			return nil, mergeErr("some parts were searched with --no-reduce, some without")
 		case p.Depth != p0.Depth:
 			return nil, mergeErr("the parts searched to different depths (%d and %d)", p0.Depth, p.Depth)
 		case p.Alphabet != len(alpha) || p.Transitions != m.NumTransitions():
@@ -441,7 +448,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		return nil, mergeErr("the parts hold no start configuration")
 	}
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m),
-		userSlots: userSlots(s.Def), startInv: startInvokes(m)}
+		userSlots: userSlots(s.Def), startInv: startInvokes(m), Values: note}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1

@@ -130,7 +130,7 @@ type reference struct {
 
 // refSearch searches m of suite s to depth bound, naively.
 func refSearch(s *spec.Suite, m *engine.Machine, bound int) (*refResult, error) {
-	r := &reference{m: m, alpha: explore.Alphabet(s, m), checker: eval.NewChecker(m), bound: bound,
+	r := &reference{m: m, alpha: explore.FullAlphabet(s, m), checker: eval.NewChecker(m), bound: bound,
 		res: refResult{nodes: map[refKey]*refNode{}, kinds: map[string]bool{}}}
 	var root refState
 	var res engine.Result
@@ -480,7 +480,7 @@ func agreeing(c machineCase) error {
 	var res *explore.Result
 	depth := 0
 	for d := 1; d <= c.Depth; d++ {
-		r, err := explore.Explore(s, s.Variants[0], explore.Options{Depth: d})
+		r, err := explore.Explore(s, s.Variants[0], explore.Options{Depth: d, NoReduce: true})
 		if err != nil {
 			return nil // the machine fails at its start: nothing to search
 		}
@@ -559,7 +559,7 @@ func forAllMachines(check func(machineCase) error) gopter.Prop {
 var _ = Describe("the explorer against a naive reference search", func() {
 	It("agrees on the planted faults", func() {
 		s := load("testdata/planted")
-		res := search(s, explore.Options{Depth: 10})
+		res := search(s, explore.Options{Depth: 10, NoReduce: true})
 		ref, err := refSearch(s, s.Machine, 10)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Distinct).To(Equal(len(ref.nodes)))
@@ -570,7 +570,7 @@ var _ = Describe("the explorer against a naive reference search", func() {
 		func(dir string, depth int) {
 			s := load(dir)
 			for _, v := range s.Variants {
-				res, err := explore.Explore(s, v, explore.Options{Depth: depth})
+				res, err := explore.Explore(s, v, explore.Options{Depth: depth, NoReduce: true})
 				Expect(err).NotTo(HaveOccurred())
 				ref, err := refSearch(s, v.Machine, depth)
 				Expect(err).NotTo(HaveOccurred())

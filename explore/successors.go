@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -27,6 +28,14 @@ type explorer struct {
 	s     *spec.Suite
 	m     *engine.Machine
 	alpha []engine.Event
+	// values says how the alphabet was reduced to value classes, and
+	// which slots are not state.
+	values string
+	// hidden: slots the fingerprint leaves out (engine.Unobservable);
+	// reduce: also those dead where the configuration rests
+	// (engine.DeadSlots).
+	hidden []bool
+	reduce bool
 	// groups are the ranges of alpha sharing one intent: when an event of
 	// a group finds no transition to try, no other event of it does.
 	groups        [][2]int
@@ -42,7 +51,7 @@ type explorer struct {
 	// The search: configurations seen (by fingerprint), how many, the
 	// cap, the queue of the next level, the edges for the livelock
 	// analysis.
-	visited   map[uint64]int32
+	visited   *fpSet
 	distinct  int
 	maxStates int
 	stopped   bool
@@ -104,10 +113,17 @@ type explorer struct {
 	scratch  *eval.Coverage
 }
 
-func newExplorer(s *spec.Suite, m *engine.Machine) *explorer {
-	x := &explorer{s: s, m: m, alpha: alphabet(s, m), checker: eval.NewChecker(m), contradiction: map[string]string{},
+func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
+	alpha, note := alphabet(s, m, reduce)
+	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), contradiction: map[string]string{},
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		strs: []string{""}, strID: map[string]uint32{}}
+	if reduce {
+		for i := range x.hidden {
+			x.hidden[i] = m.Unobservable(engine.SlotID(i))
+		}
+		x.values = stateNote(m, x.values)
+	}
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
 	for _, inv := range m.Invariants() {
@@ -447,4 +463,30 @@ func (x *explorer) observe(turn int, ev *engine.Event, before, after *engine.Con
 	st := eval.Step{Turn: turn, Event: ev, Before: before, After: after, Result: r}
 	x.checker.Observe(&st)
 	x.res.Coverage.ObserveN(&st, int64(max(x.weight, 1)))
+}
+
+// stateNote adds to note the slots a reduced search leaves out of the
+// state: those nothing reads, and those every next event overwrites first
+// where the configuration rests.
+func stateNote(m *engine.Machine, note string) string {
+	var hidden, dead []string
+	var deadAt uint64
+	for st := 0; st < m.NumStates(); st++ {
+		deadAt |= m.DeadSlots(engine.StateID(st))
+	}
+	for i := range m.Slots() {
+		switch id := engine.SlotID(i); {
+		case m.Unobservable(id):
+			hidden = append(hidden, m.SlotName(id))
+		case deadAt&(1<<i) != 0:
+			dead = append(dead, m.SlotName(id))
+		}
+	}
+	if len(hidden) > 0 {
+		note += fmt.Sprintf("; not state (nothing reads them): %s", strings.Join(hidden, ", "))
+	}
+	if len(dead) > 0 {
+		note += fmt.Sprintf("; not state where every next event overwrites them first: %s", strings.Join(dead, ", "))
+	}
+	return note
 }
