@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/simctl/simctl/engine"
@@ -23,6 +25,9 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	depth := fs.Int("depth", 8, "explore every path of at most this many events")
 	maxStates := fs.Int("max-states", explore.DefaultMaxStates, "stop after this many distinct configurations")
 	emit := fs.String("emit-scenarios", "", "write scenarios covering every reachable transition (and each finding) to this folder")
+	variant := fs.String("variant", "", "explore only this variant of each suite (default: every variant)")
+	quiet := fs.BoolP("quiet", "q", false, "print each search's totals and findings only, not what it never reached")
+	noReduce := fs.Bool("no-reduce", false, "offer every user act and keep every slot in the state (no value classes; slow, for checking the reductions)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -32,26 +37,49 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err := checkMaxStates(*maxStates); err != nil {
 		return 0, err
 	}
-	suites, err := loadSuites(ctx, fs.Args())
+	suites, charts, err := loadAll(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
 	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
+	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit)
+	if err != nil {
+		return 0, err
+	}
+	if failed {
+		status = ExitFailed
+	}
 	var results []*explore.Result
+	for _, s := range suites {
+		known := false
+		for _, v := range s.Variants {
+			known = known || v.Name == *variant
+		}
+		if *variant != "" && !known {
+			var names []string
+			for _, v := range s.Variants {
+				names = append(names, v.Name)
+			}
+			return 0, &usageError{fmt.Sprintf("--variant: suite %s has no variant %q (it has: %s)", s.Name, *variant, strings.Join(names, ", "))}
+		}
+	}
 	for _, s := range suites {
 		for _, v := range s.Variants {
 			if stop() {
 				break
 			}
+			if *variant != "" && v.Name != *variant {
+				continue
+			}
 			start := time.Now()
-			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop})
+			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop, NoReduce: *noReduce})
 			if err != nil {
 				return 0, err
 			}
 			res.Seconds = time.Since(start).Seconds()
 			results = append(results, res)
-			if printExplore(w, res) {
+			if printExplore(w, res, *quiet) {
 				status = ExitFailed
 			}
 		}
@@ -60,7 +88,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "interrupted: the searches above are incomplete; no scenarios were written\n")
 		return ExitInterrupted, nil
 	}
-	if *emit != "" {
+	if *emit != "" && (len(results) > 0 || len(charts) == 0) {
 		n, err := explore.EmitScenarios(*emit, results)
 		if err != nil {
 			return 0, err
@@ -72,7 +100,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 
 // printExplore prints one search and reports whether it found a failure
 // (a violation no note names, a dead end, a livelock).
-func printExplore(w io.Writer, r *explore.Result) bool {
+func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 	name := r.Suite
 	if r.Variant != "default" {
 		name += " [" + r.Variant + "]"
@@ -90,9 +118,13 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 	default:
 		fmt.Fprintf(w, "  bounded: explored to depth %d\n", r.Depth)
 	}
+	fmt.Fprintf(w, "  %s\n", r.Values)
+	fmt.Fprintf(w, "  fingerprints: 64-bit, probability of a collision %.1g\n", r.Collision())
 	cov, total := r.Covered()
 	fmt.Fprintf(w, "  transitions covered: %d of %d\n", cov, total)
-	printUnreached(w, r)
+	if !quiet {
+		printUnreached(w, r)
+	}
 	failed := false
 	for _, f := range r.Findings {
 		label := "FAIL "
@@ -101,7 +133,8 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 		} else {
 			failed = true
 		}
-		fmt.Fprintf(w, "  %s %s: shortest path %d events: %s\n", label, f.Kind, r.PathLen(f.Node), f.Violation.Msg)
+		fmt.Fprintf(w, "  %s %s: %s\n", label, f.Kind, f.Violation.Msg)
+		printPath(w, r.PathEvents(f.Node))
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "  no violations, dead ends or livelocks\n")
@@ -112,11 +145,14 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 // printUnreached lists, with their positions in machine.yaml, the states
 // the search never entered, the transitions it never took, and the guards
 // it saw only one way (never true: the transition cannot fire; never
-// false: the guard never rules anything out). Within a bounded search,
-// "never" means "not within the depth".
+// false: the guard never rules anything out). A guard never true that
+// compares the user's data with values no event of the alphabet carries is
+// listed apart: the search could not make it true, which says nothing of
+// the machine. Within a bounded search, "never" means "not within the
+// depth".
 func printUnreached(w io.Writer, r *explore.Result) {
 	m, c := r.Machine(), r.Coverage
-	var states, trans, never []string
+	var states, trans, never, lacking []string
 	for s := 0; s < m.NumStates(); s++ {
 		if c.States[s] == 0 && m.IsLeaf(engine.StateID(s)) {
 			states = append(states, fmt.Sprintf("%s (%s)", m.StateName(engine.StateID(s)), m.StatePos(engine.StateID(s))))
@@ -136,6 +172,10 @@ func printUnreached(w io.Writer, r *explore.Result) {
 		}
 		switch {
 		case c.GuardTrue[t] == 0 && c.GuardFalse[t] > 0:
+			if lacks := r.AlphabetLacks(engine.TransID(t)); len(lacks) > 0 {
+				lacking = append(lacking, fmt.Sprintf("%s (%s): no event carries %s", ti.Guard, ti.Pos, quoteList(lacks)))
+				break
+			}
 			never = append(never, fmt.Sprintf("never true: %s (%s)", ti.Guard, ti.Pos))
 		case c.GuardFalse[t] == 0 && c.GuardTrue[t] > 0:
 			never = append(never, fmt.Sprintf("never false: %s (%s)", ti.Guard, ti.Pos))
@@ -153,4 +193,39 @@ func printUnreached(w io.Writer, r *explore.Result) {
 	list("states never entered", states)
 	list("transitions never taken", trans)
 	list("guards seen one way only", never)
+	list("guards never true, for want of values in the alphabet (add them to users.yaml or a scenario)", lacking)
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// pathShown is how many events of a path simctl explore prints before it
+// shortens it to its first and last pathEnds: a screenful.
+const (
+	pathShown = 20
+	pathEnds  = 8
+)
+
+// printPath prints the events of a finding's shortest path, numbered,
+// shortened in the middle past a screenful (--emit-scenarios writes it
+// whole, as a scenario).
+func printPath(w io.Writer, events []string) {
+	fmt.Fprintf(w, "         shortest path, %s:\n", count(len(events), "event", "events"))
+	if len(events) == 0 {
+		fmt.Fprintf(w, "           (the initial configuration)\n")
+	}
+	for i, e := range events {
+		if len(events) > pathShown && i == pathEnds {
+			fmt.Fprintf(w, "           … %d events not shown (--emit-scenarios DIR writes them all)\n", len(events)-2*pathEnds)
+		}
+		if len(events) > pathShown && i >= pathEnds && i < len(events)-pathEnds {
+			continue
+		}
+		fmt.Fprintf(w, "           %2d. %s\n", i+1, e)
+	}
 }

@@ -21,7 +21,7 @@ import (
 // did not write is refused without --force; an nlu.yaml the user edited
 // is kept (the fresh rules go to nlu.generated.yaml) unless --force.
 func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("import")
+	fs := newFlags("import rasa")
 	out := fs.String("out", "", "the suite folder to write")
 	force := fs.Bool("force", false, "overwrite a suite folder the import did not write, and an edited nlu.yaml")
 	if err := parseFlags(fs, args); err != nil {

@@ -16,8 +16,9 @@ import (
 
 // lintCmd prints every problem of each suite's machine.yaml (errors and
 // warnings, one per line, file:line:col first), then the first problem of
-// its nlu.yaml and scenarios, then the notes of known findings that are
-// stale. Exit status 2 when any is an error.
+// its nlu.yaml, cassette and users.yaml, and the problem of every
+// scenario file, then the notes of known findings that are stale. Exit
+// status 2 when any is an error.
 func lintCmd(args []string, w io.Writer) (int, error) {
 	fs := newFlags("lint")
 	if err := parseFlags(fs, args); err != nil {
@@ -32,6 +33,18 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 	}
 	nerr, nwarn := 0, 0
 	for _, dir := range dirs {
+		if spec.IsChartSuite(dir) {
+			if _, err := spec.LoadChartSuite(dir); err != nil {
+				nerr++
+				var se *spec.Error
+				if errors.As(err, &se) {
+					fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
+				} else {
+					fmt.Fprintf(w, "%s: error: %s\n", dir, err)
+				}
+			}
+			continue
+		}
 		mpath := filepath.Join(dir, spec.MachineFile)
 		data, err := spec.ReadFile(mpath, "machine file", spec.MaxFileSize)
 		if err != nil {
@@ -53,12 +66,19 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 		}
 		s, err := spec.Load(dir)
 		if err != nil {
-			nerr++
-			var se *spec.Error
-			if errors.As(err, &se) {
-				fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
-			} else {
-				fmt.Fprintf(w, "%s: error: %s\n", dir, err)
+			// Load joins the errors of every bad scenario file.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, err := range errs {
+				nerr++
+				var se *spec.Error
+				if errors.As(err, &se) {
+					fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
+				} else {
+					fmt.Fprintf(w, "%s: error: %s\n", dir, oneLine(err.Error()))
+				}
 			}
 			continue
 		}
@@ -71,7 +91,7 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 			fmt.Fprintf(w, "%s\n", l)
 		}
 	}
-	fmt.Fprintf(w, "lint: %d suites, %d errors, %d warnings\n", len(dirs), nerr, nwarn)
+	fmt.Fprintf(w, "lint: %s, %s, %s\n", count(len(dirs), "suite", "suites"), count(nerr, "error", "errors"), count(nwarn, "warning", "warnings"))
 	if nerr > 0 {
 		return ExitBadInput, nil
 	}

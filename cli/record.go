@@ -28,6 +28,7 @@ type recordOptions struct {
 	timeout   time.Duration
 	retries   int
 	backoff   time.Duration
+	quiet     bool        // no line per recorded scenario
 	stop      func() bool // a signal came: give up
 }
 
@@ -50,6 +51,7 @@ func recordCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source (as simctl run --seed)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "time limit of each request")
 	fs.IntVar(&o.retries, "retries", 3, "retries of a request that got no reply, or a 5xx or 429 status")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only each suite's cassette line, not a line per recorded scenario")
 	fs.DurationVar(&o.backoff, "retry-backoff", 200*time.Millisecond, "wait before the first retry; it doubles for each next one")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -135,7 +137,9 @@ func recordSuite(s *spec.Suite, server *sim.HTTPNLU, o recordOptions, w io.Write
 			if r.Status == sim.Fail {
 				verdict, differ = "FAILS", differ+1
 			}
-			fmt.Fprintf(w, "  recorded %-40s %3d turns, %s with this NLU\n", name, r.Turns, verdict)
+			if !o.quiet {
+				fmt.Fprintf(w, "  recorded %-40s %s, %s with this NLU\n", name, count(r.Turns, "turn", "turns"), verdict)
+			}
 		}
 	}
 	if o.generate > 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,32 +19,16 @@ import (
 
 // loadSuites discovers and loads every suite under paths. The first bad
 // file stops the load: nothing runs and nothing is written. A signal
-// (ctx cancelled) stops it between files with errInterrupted.
+// (ctx cancelled) stops it between files with errInterrupted. SCXML suites
+// are refused (the commands that read them call loadAll).
 func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
-	if len(paths) == 0 {
-		return nil, &usageError{"no suite given (simctl run scenarios/)"}
-	}
-	dirs, err := spec.Discover(paths)
+	suites, charts, err := loadAll(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
-	var suites []*spec.Suite
-	names := map[string]string{}
-	for _, d := range dirs {
-		if interrupted(ctx) {
-			return nil, errInterrupted
-		}
-		s, err := spec.Load(d)
-		if err != nil {
-			return nil, err
-		}
-		if prev, dup := names[s.Name]; dup {
-			return nil, &spec.Error{Pos: s.Def.Pos, Msg: fmt.Sprintf("duplicate machine name %q (also in %s)", s.Name, prev)}
-		}
-		names[s.Name] = d
-		suites = append(suites, s)
+	if err := noCharts("record", charts); err != nil {
+		return nil, err
 	}
-	sort.Slice(suites, func(i, j int) bool { return suites[i].Name < suites[j].Name })
 	return suites, nil
 }
 
@@ -56,6 +41,8 @@ func (o runOptions) interrupted() bool { return interrupted(o.ctx) }
 const runMaxStates = 1_000_000
 
 type runOptions struct {
+	// charts are the SCXML suites of the run (cli/chart.go).
+	charts       []*spec.ChartSuite
 	shard        shardSpec
 	ctx          context.Context
 	stderr       io.Writer
@@ -67,9 +54,11 @@ type runOptions struct {
 	exploreDepth int // -1: each suite's explore_depth
 	maxStates    int
 	maxStatesSet bool
+	noReduce     bool
 	out          string
 	only         []string
 	verbose      bool
+	width        int // of the name column: the longest name printed, within bounds
 	// measureEngine times the engine's steps with the wall clock
 	// (--measure-engine); wall is the current suite's clock.
 	measureEngine bool
@@ -78,6 +67,8 @@ type runOptions struct {
 	files map[string]bool
 	// nlu holds --nlu-fallback, --nlu-noise and --nlu-noise-sweep (noise.go).
 	nlu nluFlags
+	// bot holds --bot and its options (bot.go).
+	bot botFlags
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -85,7 +76,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	o := runOptions{ctx: ctx, stderr: stderr}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress reports on stderr")
 	fs.IntVar(&o.workers, "workers", 1, "play generated conversations on this many goroutines (same results as 1)")
-	shard := fs.String("shard", "", "run slice i of n of the work (i/n) and write shard.json for simctl report merge")
+	shard := fs.String("shard", "", "run slice i of n of the work and write shard.json for simctl report merge; i counts from 0, as Kubernetes numbers Indexed Jobs (0/4 … 3/4)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
@@ -93,7 +84,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth, else completely; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else this)")
+	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
 	o.nlu.register(fs, true)
+	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -131,20 +124,32 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return 0, &usageError{"--shard needs --out: the shard result is written there"}
 		}
 	}
+	if err := o.bot.check(o); err != nil {
+		return 0, err
+	}
+	if o.out != "" {
+		if err := checkWritable(o.out); err != nil {
+			return 0, err
+		}
+	}
 	suites, err := loadTargets(fs.Args(), &o)
 	if err != nil {
 		return 0, err
 	}
-	if err := checkTags(suites, o.only); err != nil {
+	if err := checkTags(suites, len(o.charts) > 0, o.only); err != nil {
 		return 0, err
+	}
+	if o.bot.url != "" {
+		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
 }
 
-// checkTags rejects an --only tag that no suite knows.
-func checkTags(suites []*spec.Suite, only []string) error {
+// checkTags rejects an --only tag that no suite knows (SCXML suites know
+// the builtin tags).
+func checkTags(suites []*spec.Suite, charts bool, only []string) error {
 	for _, t := range only {
-		known := false
+		known := charts && slices.Contains(spec.BuiltinTags, t)
 		for _, s := range suites {
 			known = known || s.Tags[t]
 		}
@@ -165,17 +170,37 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		return loadSuites(o.ctx, paths)
+		suites, charts, err := loadAll(o.ctx, paths)
+		o.charts = charts
+		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0) {
+			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
+		}
+		return suites, err
 	}
 	if files != len(paths) {
 		return nil, &usageError{"give suite folders or scenario files, not both"}
 	}
 	o.files = map[string]bool{}
 	bySuite := map[string]*spec.Suite{}
+	byChart := map[string]*spec.ChartSuite{}
 	var suites []*spec.Suite
 	for _, p := range paths {
 		if o.interrupted() {
 			return nil, errInterrupted
+		}
+		if spec.ScenarioFileIsChart(p) {
+			cs, sc, err := spec.LoadChartScenarioFile(p)
+			if err != nil {
+				return nil, err
+			}
+			prev, ok := byChart[cs.Dir]
+			if !ok {
+				prev = &spec.ChartSuite{Name: cs.Name, Dir: cs.Dir, Machine: cs.Machine}
+				byChart[cs.Dir] = prev
+				o.charts = append(o.charts, prev)
+			}
+			prev.Scenarios = append(prev.Scenarios, sc)
+			continue
 		}
 		s, sc, err := spec.LoadScenarioFile(p)
 		if err != nil {
@@ -237,9 +262,12 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	}
 	run := &reports.Run{Seed: o.seed, Generate: o.generate}
 	if o.generate > 0 {
+		// A shard plays its span of each variant's stream: count that, so
+		// that its last line reads finished, not 25%.
 		total := 0
+		from, to := o.shard.span(o.generate)
 		for _, s := range suites {
-			total += o.generate * len(s.Variants)
+			total += (to - from) * len(s.Variants)
 		}
 		o.prog = newProgress(o.stderr, int64(total), o.quiet)
 	}
@@ -247,7 +275,19 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		// A replay of chosen files generates and explores nothing.
 		run.Generate, o.generate, o.exploreDepth = 0, 0, 0
 	}
+	o.width = nameWidth(suites, o)
 	var total tally
+	if len(o.charts) > 0 {
+		depth := o.exploreDepth
+		if depth < 0 {
+			depth = spec.DefaultExploreDepth
+		}
+		if o.files != nil {
+			// A replay of chosen files explores nothing.
+			depth = 0
+		}
+		total = runCharts(w, o.charts, depth, o)
+	}
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
@@ -280,11 +320,13 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 						tags[tag] = &[2]int{}
 					}
 					tags[tag][1]++
-					if r.Status == sim.Pass {
+					// A known scenario passes the run: it counts
+					// with the passed, as it does everywhere else.
+					if r.Status != sim.Fail {
 						tags[tag][0]++
 					}
 				}
-				printScenario(w, r, o.verbose, len(s.Variants) > 1)
+				printScenario(w, r, o.verbose, len(s.Variants) > 1, o.width)
 			}
 		}
 		if o.generate > 0 {
@@ -318,7 +360,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
 	}
-	o.prog.finish()
+	o.prog.finish(o.interrupted())
 	if o.interrupted() {
 		run.Incomplete = true
 	}
@@ -336,40 +378,15 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "interrupted: the report covers only the work finished before the signal\n")
 		return ExitInterrupted, nil
 	}
-	fmt.Fprintf(w, "tags (passed/scenarios): %s\n", tagSummary(tags))
-	fmt.Fprintf(w, "seed %d: %d scenarios in %d suites: %s\n", o.seed, total.n(), len(suites), total)
+	fmt.Fprintf(w, "tags (passed or known / scenarios): %s\n", tagSummary(tags))
+	fmt.Fprintf(w, "seed %d: %s in %s: %s\n", o.seed, count(total.n(), "scenario", "scenarios"), count(len(suites)+len(o.charts), "suite", "suites"), total)
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s\n", o.out)
 	}
-	if total.fail > 0 {
+	if total.failed() {
 		return ExitFailed, nil
 	}
 	return ExitOK, nil
-}
-
-type tally struct{ pass, known, fail int }
-
-func (t *tally) add(s sim.Status) {
-	switch s {
-	case sim.Pass:
-		t.pass++
-	case sim.Known:
-		t.known++
-	default:
-		t.fail++
-	}
-}
-
-func (t *tally) merge(o tally) {
-	t.pass, t.known, t.fail = t.pass+o.pass, t.known+o.known, t.fail+o.fail
-}
-func (t tally) n() int { return t.pass + t.known + t.fail }
-
-func (t tally) String() string {
-	if t.known > 0 {
-		return fmt.Sprintf("%d passed, %d known, %d failed", t.pass, t.known, t.fail)
-	}
-	return fmt.Sprintf("%d passed, %d failed", t.pass, t.fail)
 }
 
 func tagSummary(tags map[string]*[2]int) string {
@@ -388,13 +405,14 @@ func tagSummary(tags map[string]*[2]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
+func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool, width int) {
 	label := map[sim.Status]string{sim.Pass: "PASS ", sim.Known: "KNOWN", sim.Fail: "FAIL "}[r.Status]
 	name := r.Scenario
 	if variants {
 		name += " [" + r.Variant + "]"
 	}
-	fmt.Fprintf(w, "  %s %-40s %3d turns %4d transitions\n", label, name, r.Turns, r.Transitions)
+	fmt.Fprintf(w, "  %s %-*s %3d %-5s %4d %s\n", label, width, name, r.Turns, plural(r.Turns, "turn", "turns"),
+		r.Transitions, plural(r.Transitions, "transition", "transitions"))
 	for _, l := range r.Stale {
 		fmt.Fprintf(w, "         STALE %s (remove the note?)\n", l)
 	}
@@ -421,9 +439,7 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 		fmt.Fprintf(w, "         replay: simctl replay %s\n", r.File)
 	}
 	if verbose {
-		for _, l := range r.Trace {
-			fmt.Fprintf(w, "         %s\n", l)
-		}
+		printTrace(w, r)
 	}
 }
 
@@ -452,9 +468,9 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
 		}
-		fmt.Fprintf(w, "  %-46s %d conversations: success %.1f%%, %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating\n",
-			name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
-			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating)
+		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
+			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy, mean(met.TurnsToCompletion, met.Successes),
+			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(fails, known))
 		for _, f := range fails {
 			gf := reports.GenFailure{Failure: f}
 			if n := known.Match(&f.Violation); n != nil {
@@ -463,11 +479,11 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 			rs.Failures = append(rs.Failures, gf)
 			file := filepath.Join(o.out, reports.FailureFile(f.Name))
 			if gf.Known != "" {
-				t.known++
+				t.genKnown++
 				fmt.Fprintf(w, "  KNOWN %s breaks %s, known: %s; shortest: %d turns: %s\n", name, f.Violation.Key(), gf.Known, f.ShrunkTurns, file)
 				continue
 			}
-			t.fail++
+			t.genFail++
 			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Violation.Key(), f.Index, f.Turns, f.ShrunkTurns)
 			fmt.Fprintf(w, "         %s\n", f.Violation)
 			fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
@@ -487,7 +503,7 @@ func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Wr
 		limit = s.ExploreMaxStates
 	}
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted}
+		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
@@ -507,14 +523,14 @@ func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Wr
 		if o.shard.on() {
 			parts = append(parts, res.Part())
 		}
-		addExploration(s, rs, res, depth, w, t)
+		addExploration(s, rs, res, depth, w, t, o.width)
 	}
 	return parts, nil
 }
 
 // addExploration adds the search of one variant to the report, and prints
 // its line and findings.
-func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth int, w io.Writer, t *tally) {
+func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth int, w io.Writer, t *tally, width int) {
 	addExplored(s, rs, res) // reporthooks.go
 	cov, total := res.Covered()
 	e := reports.Exploration{Variant: res.Variant, Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct,
@@ -527,7 +543,7 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 	if res.Complete {
 		how = "completely"
 	}
-	fmt.Fprintf(w, "  %-46s %s: %d distinct states, %d transitions of %d\n", name, how, res.Distinct, cov, total)
+	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", width+6, name, how, count(res.Distinct, "distinct state", "distinct states"), cov, total)
 	if res.Stopped != "" {
 		fmt.Fprintf(w, "         %s\n", res.Stopped)
 	}
@@ -543,9 +559,13 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 		if f.Known != "" {
 			continue
 		}
-		t.fail++
+		t.findings++
 		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Key(), res.PathLen(f.Node), f.Violation.Msg)
-		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, res.PathLen(f.Node))
+		variant := ""
+		if len(s.Variants) > 1 {
+			variant = " --variant " + res.Variant
+		}
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d%s --emit-scenarios DIR\n", s.Dir, res.PathLen(f.Node), variant)
 	}
 	rs.Explored = append(rs.Explored, e)
 }
@@ -589,4 +609,62 @@ func replayCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 		return 0, err
 	}
 	return execute(suites, o, stdout)
+}
+
+// nameWidth is the width of the name column of simctl run's lines: the
+// longest scenario name (with its variant) the run prints, at least 40
+// and at most 64 characters, so that columns stay put.
+func nameWidth(suites []*spec.Suite, o runOptions) int {
+	width := 40
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if !selected(sc, o) {
+				continue
+			}
+			n := len([]rune(sc.Name))
+			if len(s.Variants) > 1 {
+				for _, v := range s.VariantsFor(sc) {
+					width = max(width, n+len([]rune(v.Name))+3)
+				}
+			}
+			width = max(width, n)
+		}
+		if len(s.Variants) > 1 {
+			for _, v := range s.Variants {
+				width = max(width, len("generated [")+len([]rune(v.Name))+1)
+			}
+		}
+	}
+	return min(width, 64)
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// violatingNote says which findings the violating generated conversations
+// made, and which of those a note names (known): a
+// count of violations beside a passing verdict must say why it passes.
+func violatingNote(fails []generate.Failure, notes *eval.Known) string {
+	var known, notKnown []string
+	for _, f := range fails {
+		if notes.Match(&f.Violation) != nil {
+			known = append(known, f.Violation.Key())
+		} else {
+			notKnown = append(notKnown, f.Violation.Key())
+		}
+	}
+	switch {
+	case len(known)+len(notKnown) == 0:
+		return ""
+	case len(notKnown) == 0:
+		return " (all known: " + strings.Join(known, ", ") + ")"
+	case len(known) == 0:
+		return " (breaking " + strings.Join(notKnown, ", ") + ")"
+	}
+	return " (breaking " + strings.Join(notKnown, ", ") + "; known: " + strings.Join(known, ", ") + ")"
 }

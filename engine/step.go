@@ -29,25 +29,10 @@ func (m *Machine) rtErr(c *Config, pos Pos, format string, args ...any) *Runtime
 // step (Start, invariants): no intent, no timer, no action.
 var noEvent = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID}
 
-// Start puts c into the machine's initial configuration at virtual time at:
+// start puts c into the machine's initial configuration at virtual time at:
 // it enters the initial states, runs their entry actions, then follows
 // eventless transitions. The entry is recorded as a trace step with
 // Trans == NoID and From == NoID.
-func (m *Machine) Start(c *Config, at int64, r *Result) error {
-	return m.faulted(c, r, m.start(c, at, r))
-}
-
-// faulted returns err, or else the step's arithmetic fault as a runtime
-// error in the state the step reached.
-func (m *Machine) faulted(c *Config, r *Result, err error) error {
-	if err == nil && r.fault != nil {
-		f := *r.fault
-		f.State = m.StateName(c.State)
-		return &f
-	}
-	return err
-}
-
 func (m *Machine) start(c *Config, at int64, r *Result) error {
 	*c = Config{Now: at, State: NoID, Waiting: NoID, LastSay: NoID}
 	for i := range c.Flows {
@@ -55,7 +40,7 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	}
 	r.reset()
 	r.Handled = true
-	e := evalEnv{m: m, c: c, ev: &noEvent}
+	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
 	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
 	for _, s := range m.initPath {
 		c.State = s
@@ -78,7 +63,7 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	return m.settle(e, r)
 }
 
-// Step advances c by one event, in place. Copy c first to keep the
+// step advances c by one event, in place. Copy c first to keep the
 // configuration before the step. r is reset and then filled with the trace
 // and effects; r.Handled is false when no transition took the event and
 // none of the eventless transitions then selected again did, which leaves c
@@ -88,10 +73,6 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 //
 // A timer event must carry the timer's deadline as At; a timer that is not
 // pending (cancelled, or already fired) is ignored.
-func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
-	return m.faulted(c, r, m.step(c, ev, r))
-}
-
 func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	r.reset()
 	if ev.At < c.Now {

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
 	"regexp"
@@ -68,11 +69,29 @@ func WriteTransitionsCSV(w io.Writer, run *Run) error {
 	return marshalCSV(w, transitionRows(suites))
 }
 
+// marshalCSV writes rows as CSV, one line per record: line-based tools
+// (wc -l, grep, head) count records right.
 func marshalCSV(w io.Writer, rows any) error {
-	if err := gocsv.Marshal(rows, w); err != nil {
+	if err := gocsv.MarshalCSV(rows, oneLineWriter{csv.NewWriter(w)}); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	return nil
+}
+
+// oneLineWriter writes each record on one line: a cell's trailing line
+// breaks are dropped and those inside it (a bot's lines, a multi-line
+// guard or note) become " | ". docs/reports.md says so.
+type oneLineWriter struct{ *csv.Writer }
+
+var lineBreaks = strings.NewReplacer("\r\n", " | ", "\n", " | ", "\r", " | ")
+
+func (o oneLineWriter) Write(row []string) error {
+	for i, cell := range row {
+		if strings.ContainsAny(cell, "\r\n") {
+			row[i] = lineBreaks.Replace(strings.TrimRight(cell, "\r\n"))
+		}
+	}
+	return o.Writer.Write(row)
 }
 
 func scenarioRows(suites []*Suite) []ScenarioRow {

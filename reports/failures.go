@@ -62,6 +62,15 @@ func WriteFailuresCSV(w io.Writer, run *Run) error {
 // replayScenario is the command that replays a scenario file.
 func replayScenario(file string) string { return "simctl replay " + shellQuote(file) }
 
+// scenarioReplay is the command that plays a scripted scenario's result
+// again.
+func scenarioReplay(r *sim.ScenarioResult) string {
+	if r.Replay != "" {
+		return r.Replay
+	}
+	return replayScenario(r.File)
+}
+
 // replayGenerated is the command that replays a generated failure, run
 // from the report folder: it names the scenario file inside it, so that
 // the reports do not depend on where they were written (the scenario names
@@ -73,7 +82,11 @@ func replayGenerated(f GenFailure) string {
 // replayExplore is the command that finds an exploration's findings again
 // and writes the shortest path to each as a scenario.
 func replayExplore(s *Suite, e Exploration) string {
-	return fmt.Sprintf("simctl explore %s --depth %d --emit-scenarios explored", shellQuote(s.Dir), e.Depth)
+	variant := ""
+	if e.Variant != "" && (e.Variant != "default" || len(variants(s)) > 1) {
+		variant = " --variant " + shellQuote(e.Variant)
+	}
+	return fmt.Sprintf("simctl explore %s --depth %d%s --emit-scenarios explored", shellQuote(s.Dir), e.Depth, variant)
 }
 
 func failureRows(run *Run, s *Suite) []FailureRow {
@@ -83,7 +96,7 @@ func failureRows(run *Run, s *Suite) []FailureRow {
 			continue
 		}
 		base := FailureRow{Suite: s.Name, Variant: r.Variant, Source: SourceScripted, Scenario: r.Scenario, File: r.File,
-			Replay: replayScenario(r.File)}
+			Replay: scenarioReplay(r)}
 		for _, f := range r.Failures {
 			row := base
 			row.At, row.Turn, row.What, row.Got, row.Want = f.Pos.String(), f.Turn, f.What, f.Got, f.Want

@@ -56,6 +56,13 @@ type TraceLine struct {
 
 // String is the line as simctl run -v prints it (and junit.xml carries it).
 func (l TraceLine) String() string {
+	return fmt.Sprintf("turn %d: %s", l.Turn, l.Step())
+}
+
+// Step is the line without its turn: "branch 1: a --trigger--> b  [guards]
+// {actions}", on one line however the guards were written (a multi-line
+// guard from YAML keeps the trace's indentation).
+func (l TraceLine) Step() string {
 	from := l.From
 	if from == "" {
 		from = "(start)"
@@ -64,12 +71,12 @@ func (l TraceLine) String() string {
 	if l.Branch >= 0 {
 		branch = fmt.Sprintf("branch %d: ", l.Branch)
 	}
-	s := fmt.Sprintf("turn %d: %s%s --%s--> %s", l.Turn, branch, from, l.Trigger, l.To)
+	s := fmt.Sprintf("%s%s --%s--> %s", branch, from, l.Trigger, l.To)
 	if l.Guards != "" {
-		s += "  [" + l.Guards + "]"
+		s += "  [" + strings.Join(strings.Fields(l.Guards), " ") + "]"
 	}
 	if l.Actions != "" {
-		s += "  {" + l.Actions + "}"
+		s += "  {" + strings.Join(strings.Fields(l.Actions), " ") + "}"
 	}
 	return s
 }
@@ -105,6 +112,14 @@ type ScenarioResult struct {
 	Trace   []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
+	// Replay, when set, is the command that plays it again, for a result
+	// that simctl replay FILE does not reproduce (a live bot's divergence,
+	// simctl run FILE --bot URL).
+	Replay string
+	// DurationMS is the virtual time the conversation took, in
+	// milliseconds: its waits and, under a latency model, its turns'
+	// latencies (junit.xml's time).
+	DurationMS int64
 }
 
 // Options control a scenario run.
@@ -165,6 +180,13 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		d.Observers = append(d.Observers, &tracer{m: m, out: &res.Trace})
 	}
 	d.Fail = make([]bool, 0)
+	for _, f := range sc.FailAtStart {
+		x, _ := m.ExtID(f.Value)
+		for len(d.Fail) <= int(x) {
+			d.Fail = append(d.Fail, false)
+		}
+		d.Fail[x] = true
+	}
 	err := d.Start(0)
 	for i := range sc.Turns {
 		if err != nil {
@@ -197,6 +219,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		}
 	}
 	res.Turns = d.Turn
+	res.DurationMS = d.Cfg.Now
 	res.Transitions = d.Transitions
 	res.NLUCalls, res.NLUSkipped = d.NLUCalls, d.NLUSkipped
 	res.FinalState = m.StateName(d.Cfg.State)
