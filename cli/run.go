@@ -549,7 +549,7 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 	}
 	for _, f := range res.Findings {
 		ef := reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known}
-		if f.Violation.Invariant != "" && f.Kind != eval.DeadEnd {
+		if key := f.Key(); key != f.Kind {
 			ef.Where = f.Violation.Where()
 		}
 		if f.Known != "" {

@@ -103,7 +103,7 @@ type Finding struct {
 // Key identifies the finding: a violation's Key, or the kind of a dead
 // end or livelock (one of each is kept).
 func (f *Finding) Key() string {
-	if f.Kind == eval.DeadEnd || f.Kind == eval.RuntimeError || f.Kind == livelock || f.Violation.Invariant == "" {
+	if f.Kind == eval.DeadEnd || f.Kind == eval.RuntimeError || f.Kind == livelock || f.Kind == Stuck || f.Violation.Invariant == "" {
 		return f.Kind
 	}
 	return f.Violation.Key()
