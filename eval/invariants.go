@@ -5,6 +5,7 @@ package eval
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 )
@@ -348,7 +349,9 @@ func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
 	if s.Overrode != engine.NoID {
 		tr = s.Overrode
 	}
-	return tr != engine.NoID && s.Branch == 0 && k.m.Transition(tr).Trigger == "timer:"+k.m.TimerName(t)
+	// Only a timer event triggers a timer: transition ("timer:NAME" or the
+	// catch-all "timer:*").
+	return tr != engine.NoID && s.Branch == 0 && strings.HasPrefix(k.m.Transition(tr).Trigger, "timer:")
 }
 
 // leakedTimer: a timer that was pending and fell due at its deadline, but
