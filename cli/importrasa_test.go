@@ -86,7 +86,7 @@ var _ = Describe("simctl import rasa", func() {
 		// check_balance, which fails again in the same turn, for ever.
 		Expect(text).To(ContainSubstring("FAIL  generated breaks runtime_error"))
 		Expect(text).To(ContainSubstring("external actions kept invoking each other past 32 levels"))
-		Expect(text).To(ContainSubstring("7 passed, 1 failed; 1 invariant broken by generated conversations"))
+		Expect(text).To(ContainSubstring("7 passed, 1 failed; 1 finding of generated conversations"))
 		Expect(text).To(ContainSubstring("1 violating (breaking runtime_error)"))
 
 		var exOut, exErr bytes.Buffer

@@ -74,7 +74,10 @@ type Violation struct {
 }
 
 func (v Violation) String() string {
-	return fmt.Sprintf("invariant %s broken at turn %d (%s): %s", v.Invariant, v.Turn, v.Where(), v.Msg)
+	if w := v.Where(); w != "" {
+		return fmt.Sprintf("invariant %s broken at turn %d (%s): %s", v.Invariant, v.Turn, w, v.Msg)
+	}
+	return fmt.Sprintf("invariant %s broken at turn %d: %s", v.Invariant, v.Turn, v.Msg)
 }
 
 // Where is what identifies the finding: "from -> to" for a table's move,
@@ -87,12 +90,20 @@ func (v *Violation) Where() string {
 		return "slot " + v.Slot + " in " + v.State
 	case v.Timer != "":
 		return "timer " + v.Timer + " in " + v.State
+	case v.State == "":
+		// Not tied to a state (a runtime error the driver reports).
+		return ""
 	}
 	return "in " + v.State
 }
 
 // Key identifies the finding: its invariant and Where.
-func (v *Violation) Key() string { return v.Invariant + ": " + v.Where() }
+func (v *Violation) Key() string {
+	if w := v.Where(); w != "" {
+		return v.Invariant + ": " + w
+	}
+	return v.Invariant
+}
 
 // maxViolations caps the distinct findings one conversation records;
 // Count goes on, and Unrecorded counts the violations past the cap that
