@@ -101,7 +101,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	if o.files != nil {
 		o.generate, o.exploreDepth = 0, 0
 	}
-	run := &reports.Run{Seed: o.seed, Out: o.out}
+	run := &reports.Run{Seed: o.seed}
 	var total tally
 	var rows []botRow
 	type file struct {

@@ -99,7 +99,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 }
 
 // printExplore prints one search and reports whether it found a failure
-// (a violation that is not a known contradiction, a dead end, a livelock).
+// (a violation no note names, a dead end, a livelock).
 func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 	name := r.Suite
 	if r.Variant != "default" {

@@ -37,7 +37,7 @@ var _ = Describe("the first-suite walkthrough", func() {
 		code, stdout, _ = run(out, "run", dir, "--out", out)
 		Expect(code).To(Equal(cli.ExitFailed), stdout)
 		Expect(stdout).To(ContainSubstring("  PASS  happy "))
-		Expect(stdout).To(ContainSubstring("FAIL  explored finds greeted_has_a_name, shortest path 2 events"))
+		Expect(stdout).To(ContainSubstring("FAIL  explored finds greeted_has_a_name: in greeted, shortest path 2 events"))
 
 		code, stdout, _ = run(out, "explore", dir)
 		Expect(code).To(Equal(cli.ExitFailed), stdout)

@@ -58,7 +58,7 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 		return 0, err
 	}
 	first := shards[0]
-	run := &reports.Run{Seed: first.Seed, Generate: first.Generate, Out: *out}
+	run := &reports.Run{Seed: first.Seed, Generate: first.Generate}
 	o := runOptions{seed: first.Seed, generate: first.Generate, out: *out}
 	var total tally
 	for k, ss0 := range first.Suites {
@@ -197,10 +197,11 @@ func mergeGenerated(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k i
 		})
 		seen := map[string]bool{}
 		for _, f := range fails {
-			if seen[f.Invariant] {
+			key := f.Violation.Key()
+			if seen[key] {
 				continue
 			}
-			seen[f.Invariant] = true
+			seen[key] = true
 			// The scenario names its suite relative to where it is
 			// written: here, the merged failures folder.
 			f.Scenario = suiteLine.ReplaceAll(f.Scenario, []byte("suite: "+strconv.Quote(relSuite(s.Dir, out))))

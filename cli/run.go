@@ -35,9 +35,10 @@ func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
 // interrupted reports whether a signal asked the run to stop.
 func (o runOptions) interrupted() bool { return interrupted(o.ctx) }
 
-// runMaxStates caps the exploration inside simctl run, which should stay a
-// matter of seconds; simctl explore searches further.
-const runMaxStates = 100_000
+// runMaxStates caps the exploration inside simctl run unless the suite
+// (explore_max_states) or --max-states says otherwise: a search that
+// passes it is cut back to the deepest level it completed.
+const runMaxStates = 1_000_000
 
 type runOptions struct {
 	// charts are the SCXML suites of the run (cli/chart.go).
@@ -52,6 +53,7 @@ type runOptions struct {
 	generate     int
 	exploreDepth int // -1: each suite's explore_depth
 	maxStates    int
+	maxStatesSet bool
 	noReduce     bool
 	out          string
 	only         []string
@@ -80,8 +82,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "print a turn-by-turn trace of every scenario")
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
-	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
-	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
+	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth, else completely; 0: no exploration)")
+	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else this)")
 	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
 	o.nlu.register(fs, true)
 	o.bot.register(fs)
@@ -99,6 +101,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return 0, err
 		}
 	}
+	// Given, the flag overrides each suite's explore_max_states.
+	o.maxStatesSet = fs.Changed("max-states")
 	if err := checkMaxStates(o.maxStates); err != nil {
 		return 0, err
 	}
@@ -256,7 +260,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		}
 		defer release()
 	}
-	run := &reports.Run{Seed: o.seed, Generate: o.generate, Out: o.out}
+	run := &reports.Run{Seed: o.seed, Generate: o.generate}
 	if o.generate > 0 {
 		// A shard plays its span of each variant's stream: count that, so
 		// that its last line reads finished, not 25%.
@@ -316,7 +320,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 						tags[tag] = &[2]int{}
 					}
 					tags[tag][1]++
-					// A known contradiction passes the run: it counts
+					// A known scenario passes the run: it counts
 					// with the passed, as it does everywhere else.
 					if r.Status != sim.Fail {
 						tags[tag][0]++
@@ -346,6 +350,12 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		}
 		exploreParts = append(exploreParts, parts)
 		latencyReport(s, rs, o, w, &t)
+		if !o.shard.on() {
+			// A shard sees part of the run: only the merge can say.
+			for _, l := range reports.Stale(rs) {
+				fmt.Fprintf(w, "  STALE %s: nothing in this run reached it (remove the note?)\n", l)
+			}
+		}
 		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
@@ -403,14 +413,23 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool, w
 	}
 	fmt.Fprintf(w, "  %s %-*s %3d %-5s %4d %s\n", label, width, name, r.Turns, plural(r.Turns, "turn", "turns"),
 		r.Transitions, plural(r.Transitions, "transition", "transitions"))
+	for _, l := range r.Stale {
+		fmt.Fprintf(w, "         STALE %s (remove the note?)\n", l)
+	}
 	if r.Status == sim.Known {
-		fmt.Fprintf(w, "         breaks %s, as the seed documents contradict each other (known_violations)\n", strings.Join(r.Known, ", "))
+		for i := range r.Violations {
+			fmt.Fprintf(w, "         breaks %s, known: %s\n", r.Violations[i].Key(), r.Notes[i])
+		}
 	}
 	if r.Status == sim.Fail {
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "         %s\n", f)
 		}
-		for _, v := range r.Violations {
+		for i, v := range r.Violations {
+			if i < len(r.Notes) && r.Notes[i] != "" {
+				fmt.Fprintf(w, "         breaks %s, known: %s\n", v.Key(), r.Notes[i])
+				continue
+			}
 			fmt.Fprintf(w, "         %s: %s\n", r.File, v)
 			if v.Before != "" {
 				fmt.Fprintf(w, "           before: %s\n", v.Before)
@@ -425,14 +444,11 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool, w
 }
 
 // generated plays o.generate conversations per variant of suite s, prints
-// their metrics and failures, and adds them to the report. A failure of an
-// invariant that records a contradiction in the suite's documents is known.
+// their metrics and failures, and adds them to the report. A failure is
+// known when a note of its invariant in machine.yaml names its finding.
 func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *tally) error {
-	contradiction := map[string]string{}
-	for _, inv := range s.Machine.Invariants() {
-		contradiction[inv.Name] = inv.Contradiction
-	}
 	for _, v := range s.Variants {
+		known := eval.NewKnown(v.Machine)
 		from, to := o.shard.span(o.generate)
 		met, fails, err := generate.Run(s, v, generate.Options{Seed: o.seed, From: from, To: to,
 			FailuresDir: filepath.Join(o.out, reports.FailuresDir), Observers: []sim.Observer{generatedCoverage(s, rs)}, Wall: o.wall,
@@ -454,18 +470,21 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		}
 		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
 			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy, mean(met.TurnsToCompletion, met.Successes),
-			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(fails, contradiction))
+			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(fails, known))
 		for _, f := range fails {
-			gf := reports.GenFailure{Failure: f, Known: contradiction[f.Invariant]}
+			gf := reports.GenFailure{Failure: f}
+			if n := known.Match(&f.Violation); n != nil {
+				gf.Known, gf.NoteAt = n.String(), n.Pos.String()
+			}
 			rs.Failures = append(rs.Failures, gf)
 			file := filepath.Join(o.out, reports.FailureFile(f.Name))
 			if gf.Known != "" {
 				t.genKnown++
-				fmt.Fprintf(w, "  KNOWN %s breaks %s (a contradiction in the seed documents); shortest: %d turns: %s\n", name, f.Invariant, f.ShrunkTurns, file)
+				fmt.Fprintf(w, "  KNOWN %s breaks %s, known: %s; shortest: %d turns: %s\n", name, f.Violation.Key(), gf.Known, f.ShrunkTurns, file)
 				continue
 			}
 			t.genFail++
-			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Invariant, f.Index, f.Turns, f.ShrunkTurns)
+			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Violation.Key(), f.Index, f.Turns, f.ShrunkTurns)
 			fmt.Fprintf(w, "         %s\n", f.Violation)
 			fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
 		}
@@ -473,20 +492,33 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 	return nil
 }
 
-// explored runs the bounded exploration of each variant of s, prints its
-// line and findings, and adds it to the report; a finding that is not a
-// known contradiction fails the run. A shard searches its part of each
-// exploration and returns the parts, for simctl report merge.
+// explored runs the exploration of each variant of s, prints its line and
+// findings, and adds it to the report; a finding no note names fails the
+// run. A shard searches its part of each exploration and returns the
+// parts, for simctl report merge.
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
+	limit := o.maxStates
+	if !o.maxStatesSet && s.ExploreMaxStates > 0 {
+		limit = s.ExploreMaxStates
+	}
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted, NoReduce: o.noReduce}
+		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
 		res, err := explore.Explore(s, v, opts)
 		if err != nil {
 			return nil, err
+		}
+		if res.Stopped != "" && !o.shard.on() && res.Depth > 0 {
+			// The cap cut a level short: search again to the deepest
+			// level completed, so that the result is that level's, whole.
+			opts.Depth = res.Depth
+			if res, err = explore.Explore(s, v, opts); err != nil {
+				return nil, err
+			}
+			res.Stopped = fmt.Sprintf("the search passed %d configurations (--max-states, explore_max_states); kept to depth %d, the deepest level it completed", limit, opts.Depth)
 		}
 		if o.shard.on() {
 			parts = append(parts, res.Part())
@@ -516,17 +548,24 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 		fmt.Fprintf(w, "         %s\n", res.Stopped)
 	}
 	for _, f := range res.Findings {
-		e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known})
+		ef := reports.ExploreFinding{Kind: f.Kind, Path: res.PathLen(f.Node), Message: f.Violation.Msg, Known: f.Known}
+		if key := f.Key(); key != f.Kind {
+			ef.Where = f.Violation.Where()
+		}
+		if f.Known != "" {
+			ef.NoteAt = f.Note.String()
+		}
+		e.Findings = append(e.Findings, ef)
 		if f.Known != "" {
 			continue
 		}
 		t.findings++
-		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Kind, res.PathLen(f.Node), f.Violation.Msg)
+		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Key(), res.PathLen(f.Node), f.Violation.Msg)
 		variant := ""
 		if len(s.Variants) > 1 {
 			variant = " --variant " + res.Variant
 		}
-		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d%s --emit-scenarios DIR\n", s.Dir, depth, variant)
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d%s --emit-scenarios DIR\n", s.Dir, res.PathLen(f.Node), variant)
 	}
 	rs.Explored = append(rs.Explored, e)
 }
@@ -607,25 +646,25 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// violatingNote says which invariants the violating generated
-// conversations broke, and which of those are known contradictions: a
+// violatingNote says which findings the violating generated conversations
+// made, and which of those a note names (known): a
 // count of violations beside a passing verdict must say why it passes.
-func violatingNote(fails []generate.Failure, contradiction map[string]string) string {
+func violatingNote(fails []generate.Failure, notes *eval.Known) string {
 	var known, notKnown []string
 	for _, f := range fails {
-		if contradiction[f.Invariant] != "" {
-			known = append(known, f.Invariant)
+		if notes.Match(&f.Violation) != nil {
+			known = append(known, f.Violation.Key())
 		} else {
-			notKnown = append(notKnown, f.Invariant)
+			notKnown = append(notKnown, f.Violation.Key())
 		}
 	}
 	switch {
 	case len(known)+len(notKnown) == 0:
 		return ""
 	case len(notKnown) == 0:
-		return " (all known contradictions: " + strings.Join(known, ", ") + ")"
+		return " (all known: " + strings.Join(known, ", ") + ")"
 	case len(known) == 0:
 		return " (breaking " + strings.Join(notKnown, ", ") + ")"
 	}
-	return " (breaking " + strings.Join(notKnown, ", ") + "; known contradictions: " + strings.Join(known, ", ") + ")"
+	return " (breaking " + strings.Join(notKnown, ", ") + "; known: " + strings.Join(known, ", ") + ")"
 }

@@ -76,6 +76,38 @@ var _ = Describe("sharded runs", func() {
 		}
 	})
 
+	It("merge into what one process writes when the explorations are complete (the default), for 1, 2, 3 and 7 shards", func() {
+		base := GinkgoT().TempDir()
+		out := filepath.Join(base, "out")
+		run := func(extra ...string) int {
+			var stdout, stderr bytes.Buffer
+			a := append([]string{"run", "../scenarios/hfsm", "../scenarios/thea", "--generate", "20", "--seed", "3", "--quiet"}, extra...)
+			code := cli.Main(a, &stdout, &stderr)
+			Expect(stderr.String()).To(BeEmpty())
+			return code
+		}
+		code := run("--out", out)
+		want := files(out)
+		Expect(string(want["summary.json"])).To(ContainSubstring(`"complete": true`))
+		Expect(os.RemoveAll(out)).To(Succeed())
+		for _, n := range []int{1, 2, 3, 7} {
+			var dirs []string
+			for i := 0; i < n; i++ {
+				dir := filepath.Join(base, fmt.Sprintf("shard-%d-%d", n, i))
+				Expect(run("--shard", fmt.Sprintf("%d/%d", i, n), "--out", dir)).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
+				dirs = append(dirs, dir)
+			}
+			var stdout, stderr bytes.Buffer
+			Expect(cli.Main(append(append([]string{"report", "merge"}, dirs...), "--out", out), &stdout, &stderr)).To(Equal(code))
+			got := files(out)
+			Expect(got).To(HaveLen(len(want)), "shards=%d", n)
+			for name, w := range want {
+				Expect(string(got[name])).To(Equal(string(w)), "shards=%d: %s differs", n, name)
+			}
+			Expect(os.RemoveAll(out)).To(Succeed())
+		}
+	})
+
 	DescribeTable("reject bad shard arguments with one line and exit status 2",
 		func(a []string, msg string) {
 			var stdout, stderr bytes.Buffer

@@ -13,8 +13,8 @@ import (
 // the other checks that can fail a run.
 type tally struct {
 	pass, known, fail int // scripted scenarios
-	genFail, genKnown int // invariants broken by generated conversations: not known, known contradictions
-	findings          int // exploration findings that are not known contradictions
+	genFail, genKnown int // findings of generated conversations: not known, known (a note names them)
+	findings          int // exploration findings no note names
 	sloFail           int // latency objectives judged and not met
 }
 
@@ -44,14 +44,14 @@ func (t tally) failed() bool { return t.fail+t.genFail+t.findings+t.sloFail > 0 
 func (t tally) String() string {
 	s := fmt.Sprintf("%d passed, %d failed", t.pass, t.fail)
 	if t.known > 0 {
-		s = fmt.Sprintf("%d passed, %s, %d failed", t.pass, count(t.known, "known contradiction", "known contradictions"), t.fail)
+		s = fmt.Sprintf("%d passed, %s, %d failed", t.pass, count(t.known, "known", "known"), t.fail)
 	}
 	var more []string
 	if t.genFail > 0 {
-		more = append(more, count(t.genFail, "invariant", "invariants")+" broken by generated conversations")
+		more = append(more, count(t.genFail, "finding", "findings")+" of generated conversations")
 	}
 	if t.genKnown > 0 {
-		more = append(more, count(t.genKnown, "known contradiction", "known contradictions")+" in generated conversations")
+		more = append(more, count(t.genKnown, "known finding", "known findings")+" in generated conversations")
 	}
 	if t.findings > 0 {
 		more = append(more, count(t.findings, "exploration finding", "exploration findings"))

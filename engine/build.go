@@ -72,6 +72,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	}
 	b.xc.use.sink = &b.xc.use.invReads
 	b.compileInvariants()
+	b.compileBuiltinNotes()
 	b.xc.use.sink = nil
 	b.finishValues(b.xc.use)
 	sort.SliceStable(b.diags, func(i, j int) bool {
@@ -505,7 +506,7 @@ func (b *builder) compileExts() {
 				b.errf(ed.Pos, "action %q: too many entity names (at most %d)", ed.Name, MaxNames)
 				continue
 			}
-			e.outputs = append(e.outputs, extOutput{entity: eid, x: c})
+			e.outputs = append(e.outputs, extOutput{entity: eid, x: c, pos: o.Expr.Pos, name: o.Name})
 		}
 	}
 }

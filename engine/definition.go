@@ -59,7 +59,9 @@ type Definition struct {
 	Actions           []ExternalDef
 	Validators        []ValidatorDef
 	Invariants        []InvariantDef
-	Overrides         []OverrideDef
+	// BuiltinNotes are the known findings of built-in invariants.
+	BuiltinNotes []BuiltinNotesDef
+	Overrides    []OverrideDef
 	// On holds machine-level transitions: every state of the main machine
 	// tries them after its own and its ancestors' (lowest precedence), and
 	// they leave the whole configuration, as SCXML's root transitions do.
@@ -312,9 +314,55 @@ type InvariantDef struct {
 	Allowed     []AllowedDef
 	Transparent []NameDef
 	Description string
-	// Contradiction, when set, says that breaking this invariant is a known
-	// contradiction in the machine's source documents, and why.
-	Contradiction string
+	// Notes list the findings of this invariant that are known, each with
+	// what it rests on: a contradiction in the seed documents or a
+	// modelling choice of the suite.
+	Notes []NoteDef
+}
+
+// BuiltinNotesDef gives the notes of a built-in invariant (which the
+// checker knows by name; the machine only declares what of it is known).
+type BuiltinNotesDef struct {
+	Name  string
+	Pos   Pos
+	Notes []NoteDef
+}
+
+// NoteKind says what a known finding rests on.
+type NoteKind uint8
+
+const (
+	// Contradiction: the machine's source documents contradict the
+	// invariant; the note quotes the text, with its document and line.
+	Contradiction NoteKind = iota + 1
+	// ModellingChoice: the documents are silent, and the suite chose.
+	ModellingChoice
+)
+
+func (k NoteKind) String() string {
+	if k == ModellingChoice {
+		return "modelling_choice"
+	}
+	return "contradiction"
+}
+
+// NoteDef is one known finding of an invariant. An allowed-transition
+// table's finding is the move From -> To the table does not allow; any
+// other invariant's is the State it broke in and, for the findings about a
+// slot, the Slot. A state covers its descendants, as table rows do.
+type NoteDef struct {
+	Kind  NoteKind
+	Pos   Pos
+	From  NameDef
+	To    NameDef
+	State NameDef
+	Slot  NameDef
+	// Seed is "document:line" (a contradiction's quote, or where a
+	// modelling choice fills a gap); Quote is the seed's text there.
+	Seed  string
+	Quote string
+	// Why explains a modelling choice (or adds to a contradiction).
+	Why string
 }
 
 // AllowedDef is one row of an allowed-transition table.

@@ -13,16 +13,17 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 
 // Step advances c by one event, in place. Copy c first to keep the
 // configuration before the step. r is reset and then filled with the trace
-// and effects; r.Handled is false when no transition took the event, which
-// leaves c unchanged apart from the clock and what the event itself consumes
-// or delivers: a timer that fell due is no longer pending, a fork branch's
+// and effects; r.Handled is false when no transition took the event and
+// none of the eventless transitions then selected again did, which leaves c
+// unchanged apart from the clock and what the event itself consumes or
+// delivers: a timer that fell due is no longer pending, a fork branch's
 // awaited result is consumed, and an action's outputs land in their slots.
 //
 // A timer event must carry the timer's deadline as At; a timer that is not
 // pending (cancelled, or already fired) is ignored.
 //
 // An expression that fails while the step runs (number() of text that is
-// not a number) does not stop it, as a guard has no way to; the step's
+// not a number, arithmetic whose result is NaN or infinite) does not stop it, as a guard has no way to; the step's
 // first such failure is returned once it ends, as a *RuntimeError.
 func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 	if err := m.step(c, ev, r); err != nil {

@@ -573,15 +573,15 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 			return compiled{kind: Text, s: func(e evalEnv) string { return lf(e) + rf(e) },
 				val: l.val || r.val, cat: l.val || r.val || l.cat || r.cat, slots: l.slots | r.slots}
 		}
-		return arith(l, r, func(x, y float64) float64 { return x + y })
+		return b.arith(n, l, r, func(x, y float64) float64 { return x + y })
 	case "-":
-		return arith(l, r, func(x, y float64) float64 { return x - y })
+		return b.arith(n, l, r, func(x, y float64) float64 { return x - y })
 	case "*":
-		return arith(l, r, func(x, y float64) float64 { return x * y })
+		return b.arith(n, l, r, func(x, y float64) float64 { return x * y })
 	case "/":
-		return arith(l, r, func(x, y float64) float64 { return x / y })
+		return b.arith(n, l, r, func(x, y float64) float64 { return x / y })
 	case "%":
-		return arith(l, r, math.Mod)
+		return b.arith(n, l, r, math.Mod)
 	case "contains", "startsWith", "endsWith":
 		if l.kind != Text || r.kind != Text {
 			return b.fail(n, "%s needs text on both sides", n.Operator)
@@ -651,9 +651,31 @@ func cmpOrder(c int, op string) bool {
 	return c >= 0
 }
 
-func arith(l, r compiled, f func(x, y float64) float64) compiled {
+// arith applies f to two numbers. A result that is NaN or infinite (0/0,
+// 1/0, an overflow) is a runtime error at the operator's position: stored
+// in a slot it would make a configuration unequal to itself (NaN != NaN),
+// and the explorer would see a slot change where nothing changed.
+func (b *nodeCompiler) arith(n ast.Node, l, r compiled, f func(x, y float64) float64) compiled {
 	lf, rf := l.n, r.n
-	return compiled{kind: Number, n: func(e evalEnv) float64 { return f(lf(e), rf(e)) }}
+	pos := b.src.Pos
+	pos.Col += n.Location().From
+	src := b.src.Src
+	return compiled{kind: Number, n: func(e evalEnv) float64 {
+		v := f(lf(e), rf(e))
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			e.nonFinite(pos, src, v)
+		}
+		return v
+	}}
+}
+
+// nonFinite records, for the step being taken, that an expression's
+// arithmetic gave v, which is not a number: the step then fails with a
+// runtime error at pos (the first such error counts).
+func (e evalEnv) nonFinite(pos Pos, src string, v float64) {
+	if e.r != nil && e.r.exprErr == nil {
+		e.r.exprErr = e.m.rtErr(e.c, pos, "in expression %q: the result is %v, not a number", src, v)
+	}
 }
 
 // in supports `x in [constants]`: the list is fixed at Build time.

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"errors"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -134,5 +136,54 @@ var _ = Describe("guard expressions", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(stepAll(m, &cfg, &res, "go=Ada")).To(Succeed())
 		Expect(et.Says(&res)).To(Equal([]string{"{hi} Ada, 36.5, true, 1, ADA."}))
+	})
+})
+
+var _ = Describe("arithmetic that is not a number", func() {
+	var (
+		cfg engine.Config
+		res engine.Result
+	)
+
+	BeforeEach(func() {
+		cfg, res = engine.Config{}, engine.Result{}
+	})
+
+	build := func() *engine.Machine {
+		m, err := et.New("nan", "idle").
+			Intents("divide", "lookup").
+			Slot("x", engine.TypeNumber).Slot("ratio", engine.TypeNumber).
+			External("lookup_ratio", "true").
+			Output("lookup_ratio", "ratio", "x / x").
+			State("idle", et.Waits(),
+				et.On("divide", "idle", et.Set("x", "x / x")),
+				et.On("lookup", "waiting", et.Invoke("lookup_ratio"))).
+			State("waiting", et.Waits(), et.On("done:lookup_ratio", "idle")).
+			Build()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+		return m
+	}
+
+	It("is a runtime error in the step that computes it (0/0 in a set)", func() {
+		m := build()
+		ev, err := et.ParseEvent(m, &cfg, "divide")
+		Expect(err).NotTo(HaveOccurred())
+		err = m.Step(&cfg, &ev, &res)
+		Expect(err).To(MatchError(ContainSubstring(`in expression "x / x": the result is NaN, not a number`)))
+		var rt *engine.RuntimeError
+		Expect(errors.As(err, &rt)).To(BeTrue())
+		Expect(rt.Pos.Col).To(BeNumerically(">", 0), "the position of the operator")
+	})
+
+	It("is a runtime error when an action's output delivers it", func() {
+		m := build()
+		ev, err := et.ParseEvent(m, &cfg, "lookup")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		x, _ := m.ExtID("lookup_ratio")
+		var done engine.Event
+		m.Invoke(&cfg, x, cfg.Now, &done)
+		Expect(m.Step(&cfg, &done, &res)).To(MatchError(ContainSubstring("output ratio of action lookup_ratio is NaN, not a number")))
 	})
 })

@@ -80,3 +80,35 @@ var _ = Describe("external actions", func() {
 		Expect(cfg).To(Equal(before))
 	})
 })
+
+var _ = Describe("an event no transition takes", func() {
+	// SCXML selects eventless transitions again after every external
+	// event, matched or not; so does simctl.
+	It("selects the eventless transitions again: an action's outputs may enable one", func() {
+		m, err := et.New("recheck", "idle").
+			Intents("go").
+			Slot("price", engine.TypeText).
+			External("lookup", "true").
+			Output("lookup", "price", `"12"`).
+			State("idle", et.Waits(), et.On("go", "waiting", et.Invoke("lookup"))).
+			State("waiting", et.Waits(), et.AlwaysIf("filled(price)", "priced")).
+			State("priced", et.Waits()).
+			Build()
+		Expect(err).NotTo(HaveOccurred())
+		var (
+			cfg engine.Config
+			res engine.Result
+		)
+		Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+		ev, err := et.ParseEvent(m, &cfg, "go")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Step(&cfg, &ev, &res)).To(Succeed())
+		Expect(m.StateName(cfg.State)).To(Equal("waiting"))
+		x, _ := m.ExtID("lookup")
+		var done engine.Event
+		m.Invoke(&cfg, x, cfg.Now, &done)
+		Expect(m.Step(&cfg, &done, &res)).To(Succeed())
+		Expect(res.Handled).To(BeTrue(), "the configuration moved")
+		Expect(m.StateName(cfg.State)).To(Equal("priced"))
+	})
+})

@@ -126,6 +126,27 @@ var _ = Describe("fork and join", func() {
 		}
 	}
 
+	It("runs the exit actions of the branches' states when the fork is left, deepest first, then the fork's", func() {
+		build(et.New("exits", "idle").
+			Intents("go", "cancel").
+			Slot("items", engine.TypeText).
+			State("idle", et.Waits(), et.On("go", "work", et.Set("items", "event.value"))).
+			State("work", et.Initial("task"),
+				et.Exit(et.Say("exit work")),
+				et.Fork(et.InputsFrom("items"), et.Join(et.To("idle"))),
+				et.On("cancel", "idle", et.Say("cancelled"))).
+			State("work.task", et.Initial("a"), et.Exit(et.Say("exit task {branch_input}"))).
+			State("work.task.a", et.Exit(et.Say("exit a {branch_input}")), et.Always("work.task.b")).
+			State("work.task.b", et.Exit(et.Say("exit b {branch_input}")), et.Always("work.done")).
+			State("work.done", et.Final()))
+		step("go=x|y")
+		schedule([]int{0})
+		step("cancel")
+		Expect(m.StateName(cfg.State)).To(Equal("idle"))
+		Expect(cfg.NBranch).To(BeZero())
+		Expect(et.Says(&res)).To(Equal([]string{"exit b x", "exit a y", "exit task x", "exit task y", "exit work", "cancelled"}))
+	})
+
 	Describe("over the parts of a text slot", func() {
 		BeforeEach(func() { build(fanoutMachine("")) })
 

@@ -10,11 +10,12 @@ import (
 // every trace step; the engine only compiles them against the machine so
 // that their names and expressions are validated with everything else.
 type Invariant struct {
-	Name          string
-	Pos           Pos
-	Kind          InvariantKind
-	Description   string
-	Contradiction string
+	Name        string
+	Pos         Pos
+	Kind        InvariantKind
+	Description string
+	// Notes are the known findings, resolved against the machine.
+	Notes []Note
 	// Turns is the bound of an InvWithin invariant.
 	Turns       int
 	then        boolFn
@@ -86,7 +87,8 @@ func (b *builder) compileInvariants() {
 			continue
 		}
 		seen[d.Name] = d.Pos
-		inv := Invariant{Name: d.Name, Pos: d.Pos, Kind: d.Kind, Description: d.Description, Contradiction: d.Contradiction, n: n}
+		inv := Invariant{Name: d.Name, Pos: d.Pos, Kind: d.Kind, Description: d.Description, n: n}
+		inv.Notes = b.compileNotes(d.Name, d.Kind == InvAllowed, d.Notes)
 		switch d.Kind {
 		case InvAlways, InvNever:
 			if xc == nil {
@@ -155,6 +157,93 @@ func (b *builder) compileInvariants() {
 	}
 }
 
+// Note is a compiled NoteDef: states and slot as ids (NoID: not given).
+type Note struct {
+	Kind             NoteKind
+	Pos              Pos
+	From, To, State  StateID
+	Slot             SlotID
+	Seed, Quote, Why string
+}
+
+// compileNotes resolves an invariant's notes. A table's notes name moves;
+// any other invariant's name a state (and perhaps a slot).
+func (b *builder) compileNotes(inv string, table bool, defs []NoteDef) []Note {
+	var out []Note
+	for _, d := range defs {
+		n := Note{Kind: d.Kind, Pos: d.Pos, From: NoID, To: NoID, State: NoID, Slot: NoID, Seed: d.Seed, Quote: d.Quote, Why: d.Why}
+		what := "invariant " + inv
+		switch {
+		case table && (d.From.Name == "" || d.To.Name == "" || d.State.Name != "" || d.Slot.Name != ""):
+			b.errf(d.Pos, "%s: a note on an allowed-transition table names one move (move: from -> to)", what)
+			continue
+		case !table && d.From.Name != "":
+			b.errf(d.Pos, "%s: only an allowed-transition table's notes name a move; name the state (state:, and slot: for a slot's finding)", what)
+			continue
+		case !table && d.State.Name == "":
+			b.errf(d.Pos, "%s: the note needs the state it excuses (state:)", what)
+			continue
+		}
+		ok := true
+		for _, r := range []struct {
+			def NameDef
+			id  *StateID
+		}{{d.From, &n.From}, {d.To, &n.To}, {d.State, &n.State}} {
+			if r.def.Name != "" {
+				if *r.id = b.resolveState(r.def.Name, r.def.Pos, what); *r.id == NoID {
+					ok = false
+				}
+			}
+		}
+		if d.Slot.Name != "" {
+			id, found := b.m.slotIDs[d.Slot.Name]
+			if !found {
+				b.errf(d.Slot.Pos, "%s: unknown slot %q", what, d.Slot.Name)
+				ok = false
+			}
+			n.Slot = id
+		}
+		if ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// NoteMatches reports whether note n names a finding at the move from ->
+// to (tables) or in state with slot (other invariants; NoID when the
+// finding is not about a slot). A state in a note covers its descendants.
+func (m *Machine) NoteMatches(n *Note, from, to, state StateID, slot SlotID) bool {
+	if n.From != NoID {
+		return from != NoID && to != NoID && m.InState(from, n.From) && m.InState(to, n.To)
+	}
+	return state != NoID && m.InState(state, n.State) && n.Slot == slot
+}
+
+// BuiltinNotes are the known findings of one built-in invariant.
+type BuiltinNotes struct {
+	Name  string
+	Notes []Note
+}
+
+// BuiltinNotes returns the notes of built-in invariants, in declared order.
+func (m *Machine) BuiltinNotes() []BuiltinNotes { return m.builtinNotes }
+
+// ForkInto returns the slot fork state s merges its branches' contracts
+// into, or NoID.
+func (m *Machine) ForkInto(s StateID) SlotID {
+	if int(s) >= len(m.states) || m.states[s].fork == nil {
+		return NoID
+	}
+	return m.states[s].fork.into
+}
+
+func (b *builder) compileBuiltinNotes() {
+	for _, d := range b.d.BuiltinNotes {
+		b.m.builtinNotes = append(b.m.builtinNotes, BuiltinNotes{Name: d.Name, Notes: b.compileNotes(d.Name, false, d.Notes)})
+	}
+}
+
 // subtree returns s and all its descendants.
 func (m *Machine) subtree(s StateID) []StateID {
 	out := []StateID{s}
@@ -170,4 +259,28 @@ func (m *Machine) subtree(s StateID) []StateID {
 func parseNumber(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// CompileNotes resolves the notes a scenario gives for one invariant (a
+// declared one, or a built-in: table says whether its findings are moves).
+// It returns the first problem as an error.
+func (m *Machine) CompileNotes(inv string, table bool, defs []NoteDef) ([]Note, error) {
+	b := &builder{m: m}
+	out := b.compileNotes(inv, table, defs)
+	if len(b.diags) > 0 {
+		return nil, b.diags[0]
+	}
+	return out, nil
+}
+
+// HandlesTimer reports whether any state has a transition on timer t: a
+// timer that none handles is not left behind by leaving one.
+func (m *Machine) HandlesTimer(t TimerID) bool {
+	n := len(m.timers)
+	for s := range m.states {
+		if len(m.timerTab[s*n+int(t)]) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -130,6 +130,8 @@ type ext struct {
 type extOutput struct {
 	entity EntityID
 	x      compiled
+	pos    Pos // of the expression, for a result that is not a number
+	name   string
 }
 
 // Machine is a compiled, immutable dialogue machine. It is safe to share
@@ -173,8 +175,10 @@ type Machine struct {
 	alwaysTab [][]TransID // [state]
 
 	invariants []Invariant
-	idle       []bool // by state
-	failable   []bool // by external action: the machine handles its failure somewhere
+	// builtinNotes are the notes of built-in invariants, by name.
+	builtinNotes []BuiltinNotes
+	idle         []bool // by state
+	failable     []bool // by external action: the machine handles its failure somewhere
 	// escIntent and escTimer mark the escape events, by intent and timer.
 	escIntent, escTimer []bool
 	overrides           []override

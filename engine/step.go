@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // RuntimeError is an error found while stepping: a runaway eventless chain,
 // time going backwards, a timer fired off its deadline, an action that cannot
@@ -62,9 +65,10 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 
 // step advances c by one event, in place. Copy c first to keep the
 // configuration before the step. r is reset and then filled with the trace
-// and effects; r.Handled is false when no transition took the event, which
-// leaves c unchanged apart from the clock and what the event itself consumes
-// or delivers: a timer that fell due is no longer pending, a fork branch's
+// and effects; r.Handled is false when no transition took the event and
+// none of the eventless transitions then selected again did, which leaves c
+// unchanged apart from the clock and what the event itself consumes or
+// delivers: a timer that fell due is no longer pending, a fork branch's
 // awaited result is consumed, and an action's outputs land in their slots.
 //
 // A timer event must carry the timer's deadline as At; a timer that is not
@@ -130,6 +134,9 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		}
 		cands = tab[int(c.State)*len(m.exts)+int(ev.Ext)]
 		if ev.Kind == DoneEvent {
+			if err := m.checkOutputs(c, ev); err != nil {
+				return err
+			}
 			// An action's outputs land in the slots they are named after.
 			for i := 0; i < int(ev.NEnt); i++ {
 				if s := m.entitySlot(ev.Entities[i].ID); s != NoID {
@@ -145,7 +152,16 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	lo := uint32(len(r.Guards))
 	t := m.pick(e, cands, r)
 	if t == NoID {
-		return nil
+		// No transition takes the event. As SCXML's event loop does after
+		// every external event, matched or not, the eventless transitions
+		// are selected again: what the event delivered (an action's
+		// outputs, a timer no longer pending) or the event itself (read as
+		// event.* by a guard) may enable one. Handled then reports whether
+		// the configuration moved.
+		n := len(r.Steps)
+		err := m.settle(e, r)
+		r.Handled = len(r.Steps) > n
+		return err
 	}
 	r.Handled = true
 	if err := m.fire(e, t, lo, r); err != nil {
@@ -221,7 +237,12 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 	}
 	leftFork := false
 	for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
-		leftFork = leftFork || m.states[x].fork != nil
+		if m.states[x].fork != nil {
+			leftFork = true
+			if err := m.exitBranches(e, x, r); err != nil {
+				return err
+			}
+		}
 		if err := m.run(e, m.states[x].exit, r); err != nil {
 			return err
 		}
@@ -253,6 +274,53 @@ func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
 	return m.joinIfDone(e, r)
+}
+
+// exitBranches runs, as fork state f is left, the exit actions of the
+// states its branches are in (running or finished), deepest first: each
+// branch from its leaf up to f, and at equal depth branch by branch. SCXML
+// exits a parallel state's active descendants before the state itself.
+func (m *Machine) exitBranches(e evalEnv, f StateID, r *Result) error {
+	c := e.c
+	deepest := 0
+	for i := 0; i < int(c.NBranch); i++ {
+		deepest = max(deepest, int(m.states[c.Branches[i].State].depth))
+	}
+	for d := deepest; d > int(m.states[f].depth); d-- {
+		for i := 0; i < int(c.NBranch); i++ {
+			x := c.Branches[i].State
+			for x != NoID && int(m.states[x].depth) > d {
+				x = m.states[x].parent
+			}
+			if x == NoID || int(m.states[x].depth) != d || len(m.states[x].exit) == 0 {
+				continue
+			}
+			be := e
+			be.br = uint8(i + 1)
+			if err := m.run(be, m.states[x].exit, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkOutputs refuses an action result whose output is a number that is
+// not one (NaN, ±Inf): Invoke computed it outside a step, so the error is
+// reported as the result is delivered, at the output's expression.
+func (m *Machine) checkOutputs(c *Config, ev *Event) error {
+	for i := 0; i < int(ev.NEnt); i++ {
+		v := ev.Entities[i].Value
+		if v.Kind != Number || !(math.IsNaN(v.Num) || math.IsInf(v.Num, 0)) {
+			continue
+		}
+		for _, o := range m.exts[ev.Ext].outputs {
+			if o.entity == ev.Entities[i].ID {
+				return m.rtErr(c, o.pos, "output %s of action %s is %v, not a number", o.name, m.exts[ev.Ext].name, v.Num)
+			}
+		}
+	}
+	return nil
 }
 
 func (c *Config) clearFork() {
@@ -373,6 +441,9 @@ func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
 		}
 		cands = tab[int(b.State)*len(m.exts)+int(ev.Ext)]
 		if ev.Kind == DoneEvent {
+			if err := m.checkOutputs(c, ev); err != nil {
+				return err
+			}
 			for k := 0; k < int(ev.NEnt); k++ {
 				if s := m.entitySlot(ev.Entities[k].ID); s != NoID {
 					c.Slots[s] = emptyText(ev.Entities[k].Value)

@@ -5,6 +5,7 @@ package eval
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 )
@@ -41,31 +42,73 @@ const (
 	// the failure in a state that waits for the action's success (it has a
 	// done: transition for it): the conversation stays where it was.
 	UnhandledFailure = "unhandled_failure"
+	// LeakedTimer: a timer fell due where no active state handles it: it
+	// was started, then left behind (not cancelled) when the states that
+	// handle it were exited.
+	LeakedTimer = "leaked_timer"
 )
 
 // BuiltinInvariants lists the built-in invariants' names.
-var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd, UnhandledFailure}
+var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd, UnhandledFailure, LeakedTimer}
 
 // Violation is one broken invariant: which one, where in the conversation,
 // on which transition, and the configuration before and after the step.
+//
+// What identifies the finding (Where): for an allowed-transition table the
+// move From -> To it does not allow (Move is set); for any other invariant
+// the State the machine is in after the step (for leaked_timer, before it)
+// and, for a finding about a slot or a timer, the Slot or the Timer.
 type Violation struct {
 	Invariant string
 	Pos       engine.Pos // where the invariant is declared (built-ins: none)
 	Turn      int
 	Trans     engine.TransID // engine.NoID when not tied to one transition
 	From, To  string
+	Move      bool
+	State     string
+	Slot      string
+	Timer     string
 	Msg       string
 	Before    string
 	After     string
 }
 
 func (v Violation) String() string {
+	if w := v.Where(); w != "" {
+		return fmt.Sprintf("invariant %s broken at turn %d (%s): %s", v.Invariant, v.Turn, w, v.Msg)
+	}
 	return fmt.Sprintf("invariant %s broken at turn %d: %s", v.Invariant, v.Turn, v.Msg)
 }
 
-// maxViolations caps what one conversation records, one per invariant;
-// Count goes on.
-const maxViolations = 32
+// Where is what identifies the finding: "from -> to" for a table's move,
+// else "in state" or "slot s in state".
+func (v *Violation) Where() string {
+	switch {
+	case v.Move:
+		return v.From + " -> " + v.To
+	case v.Slot != "":
+		return "slot " + v.Slot + " in " + v.State
+	case v.Timer != "":
+		return "timer " + v.Timer + " in " + v.State
+	case v.State == "":
+		// Not tied to a state (a runtime error the driver reports).
+		return ""
+	}
+	return "in " + v.State
+}
+
+// Key identifies the finding: its invariant and Where.
+func (v *Violation) Key() string {
+	if w := v.Where(); w != "" {
+		return v.Invariant + ": " + w
+	}
+	return v.Invariant
+}
+
+// maxViolations caps the distinct findings one conversation records;
+// Count goes on, and Unrecorded counts the violations past the cap that
+// match none recorded.
+const maxViolations = 64
 
 // Checker checks built-in and declared invariants on every step of one
 // conversation at a time. Reset it between conversations.
@@ -80,6 +123,7 @@ type Checker struct {
 	due        []int
 	Violations []Violation
 	Count      int
+	Unrecorded int
 }
 
 // NewChecker returns a checker for m's invariants.
@@ -116,7 +160,7 @@ func (k *Checker) Restore(p PathState) {
 	copy(k.last, p.Last)
 	copy(k.due, p.Due)
 	k.Violations = k.Violations[:0]
-	k.Count = 0
+	k.Count, k.Unrecorded = 0, 0
 }
 
 // Reset starts a new conversation.
@@ -126,7 +170,7 @@ func (k *Checker) Reset() {
 		k.due[i] = -1
 	}
 	k.Violations = k.Violations[:0]
-	k.Count = 0
+	k.Count, k.Unrecorded = 0, 0
 }
 
 // Observe implements sim.Observer.
@@ -139,13 +183,17 @@ func (k *Checker) Observe(st *Step) {
 			continue
 		}
 		if inv.Kind != engine.InvAllowed {
-			if !k.m.Holds(inv, before(st), st.After) {
+			// An always or never invariant breaks where it stops holding:
+			// a step after which it still does not hold is not a new
+			// finding (its state would name every state visited since).
+			if !k.m.Holds(inv, before(st), st.After) && (st.Event == nil || st.Before == nil || st.Before.State == engine.NoID ||
+				int(st.Before.State) >= k.m.NumStates() || k.m.Holds(inv, st.Before, st.Before)) {
 				what := "no longer holds"
 				if inv.Kind == engine.InvNever {
 					what = "became true"
 				}
-				if k.fresh(inv.Name) {
-					k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("%s expression %s", kindWord(inv.Kind), what))
+				if w := k.in(st.After.State, engine.NoID); k.fresh(inv.Name, w) {
+					k.report(st, inv.Name, inv.Pos, engine.NoID, w, fmt.Sprintf("%s expression %s", kindWord(inv.Kind), what))
 				}
 			}
 			continue
@@ -162,8 +210,8 @@ func (k *Checker) Observe(st *Step) {
 			if from == engine.NoID || inv.Allows(from, s.To) {
 				continue
 			}
-			if k.fresh(inv.Name) {
-				k.report(st, inv.Name, inv.Pos, s.Trans, k.m.StateName(from), k.m.StateName(s.To),
+			if w := (where{move: true, from: from, to: s.To, state: engine.NoID, slot: engine.NoID, timer: engine.NoID}); k.fresh(inv.Name, w) {
+				k.report(st, inv.Name, inv.Pos, s.Trans, w,
 					fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)))
 			}
 		}
@@ -187,8 +235,8 @@ func (k *Checker) within(st *Step, i int, inv *engine.Invariant) {
 	case k.due[i] >= 0 && goal:
 		k.due[i] = -1
 	case k.due[i] >= 0 && st.Turn > k.due[i]:
-		if k.fresh(inv.Name) {
-			k.report(st, inv.Name, inv.Pos, engine.NoID, "", "", fmt.Sprintf("not reached within %d turns (due by turn %d)", inv.Turns, k.due[i]))
+		if w := k.in(st.After.State, engine.NoID); k.fresh(inv.Name, w) {
+			k.report(st, inv.Name, inv.Pos, engine.NoID, w, fmt.Sprintf("not reached within %d turns (due by turn %d)", inv.Turns, k.due[i]))
 		}
 		k.due[i] = -1
 	}
@@ -203,8 +251,8 @@ func (k *Checker) EndOfTurn(turn int, c *engine.Config) {
 		return
 	}
 	st := &Step{Turn: turn, Before: c, After: c, Result: &engine.Result{}}
-	if k.fresh(DeadEnd) {
-		k.report(st, DeadEnd, engine.Pos{}, engine.NoID, "", k.m.StateName(c.State),
+	if w := k.in(c.State, engine.NoID); k.fresh(DeadEnd, w) {
+		k.report(st, DeadEnd, engine.Pos{}, engine.NoID, w,
 			fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", k.m.StateName(c.State)))
 	}
 }
@@ -213,48 +261,53 @@ func (k *Checker) EndOfTurn(turn int, c *engine.Config) {
 func (k *Checker) builtins(st *Step) {
 	m, after, r := k.m, st.After, st.Result
 	if int(after.State) >= m.NumStates() {
-		if k.fresh(UndefinedState) {
-			k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("state id %d does not exist", after.State))
+		if w := k.in(engine.NoID, engine.NoID); k.fresh(UndefinedState, w) {
+			k.report(st, UndefinedState, engine.Pos{}, engine.NoID, w, fmt.Sprintf("state id %d does not exist", after.State))
 		}
 		return
 	}
 	for i := 0; i < int(after.NBranch); i++ {
 		if int(after.Branches[i].State) >= m.NumStates() {
-			if k.fresh(UndefinedState) {
-				k.report(st, UndefinedState, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("branch %d is in state id %d, which does not exist", i, after.Branches[i].State))
+			if w := k.in(after.State, engine.NoID); k.fresh(UndefinedState, w) {
+				k.report(st, UndefinedState, engine.Pos{}, engine.NoID, w, fmt.Sprintf("branch %d is in state id %d, which does not exist", i, after.Branches[i].State))
 			}
 		}
 	}
 	for i := 0; i < m.NumCounters(); i++ {
 		if limit := m.CounterLimit(engine.CounterID(i)); limit > 0 && int(after.Counters[i]) > limit {
-			if k.fresh(CounterLimit) {
-				k.report(st, CounterLimit, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("counter %s is %d, past its limit %d", m.CounterName(engine.CounterID(i)), after.Counters[i], limit))
+			if w := k.in(after.State, engine.NoID); k.fresh(CounterLimit, w) {
+				k.report(st, CounterLimit, engine.Pos{}, engine.NoID, w, fmt.Sprintf("counter %s is %d, past its limit %d", m.CounterName(engine.CounterID(i)), after.Counters[i], limit))
 			}
 		}
 	}
-	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent && r.Handled {
-		k.timerLaw(st, ev)
+	if ev := st.Event; ev != nil && ev.Kind == engine.TimerEvent {
+		switch {
+		case k.timerTaken(r, ev.Timer):
+			k.timerLaw(st, ev)
+		case m.HandlesTimer(ev.Timer):
+			k.leakedTimer(st, ev)
+		}
 	}
 	k.slotOverwrite(st)
 	if ev := st.Event; ev != nil && ev.Kind == engine.FailedEvent && !r.Handled {
 		k.unhandledFailure(st, ev)
 	}
 	if m.Waits(after.State) && m.DirectIntent(after.State) != engine.NoID && after.Waiting == engine.NoID && after.NBranch == 0 {
-		if k.fresh(WaitingSlot) {
-			k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", m.StateName(after.State),
+		if w := k.in(after.State, engine.NoID); k.fresh(WaitingSlot, w) {
+			k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, w,
 				fmt.Sprintf("the machine rests in %s, which maps answers into the waiting slot, but waits for no slot", m.StateName(after.State)))
 		}
 	}
 	if f := after.Flow(); f != engine.NoID && after.Waiting != engine.NoID && !m.FlowHasSlot(f, after.Waiting) {
-		if k.fresh(WaitingSlot) {
-			k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", "",
+		if w := k.in(after.State, after.Waiting); k.fresh(WaitingSlot, w) {
+			k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, w,
 				fmt.Sprintf("waiting for slot %s, which flow %s does not collect", m.SlotName(after.Waiting), m.FlowName(f)))
 		}
 	}
 	for _, j := range r.Joins {
 		if j.Finished != j.Branches || j.Delivered != j.Branches {
-			if k.fresh(JoinComplete) {
-				k.report(st, JoinComplete, engine.Pos{}, j.Trans, m.StateName(j.Fork), "",
+			if w := k.in(j.Fork, engine.NoID); k.fresh(JoinComplete, w) {
+				k.report(st, JoinComplete, engine.Pos{}, j.Trans, w,
 					fmt.Sprintf("fork %s joined with %d of %d branches finished and %d contracts delivered", m.StateName(j.Fork), j.Finished, j.Branches, j.Delivered))
 			}
 		}
@@ -268,11 +321,12 @@ func (k *Checker) unhandledFailure(st *Step, ev *engine.Event) {
 	if ev.Branch > 0 && int(ev.Branch) <= int(st.Before.NBranch) {
 		s = st.Before.Branches[ev.Branch-1].State
 	}
-	if !k.m.TakesResult(s, ev.Ext, false) || !k.fresh(UnhandledFailure) {
+	w := k.in(s, engine.NoID)
+	if !k.m.TakesResult(s, ev.Ext, false) || !k.fresh(UnhandledFailure, w) {
 		return
 	}
 	name := k.m.ExtName(ev.Ext)
-	k.report(st, UnhandledFailure, engine.Pos{}, engine.NoID, k.m.StateName(s), k.m.StateName(s),
+	k.report(st, UnhandledFailure, engine.Pos{}, engine.NoID, w,
 		fmt.Sprintf("%s failed and no transition takes failed:%s in %s, which waits for done:%s: the conversation stays there", name, name, k.m.StateName(s), name))
 }
 
@@ -282,15 +336,50 @@ func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
 	for _, t := range st.Before.Timers {
 		if t.Active && t.ID == ev.Timer {
 			if t.Deadline != ev.At {
-				if k.fresh(TimerLaw) {
-					k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, t.Deadline))
+				if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
+					k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, t.Deadline))
 				}
 			}
 			return
 		}
 	}
-	if k.fresh(TimerLaw) {
-		k.report(st, TimerLaw, engine.Pos{}, engine.NoID, "", "", fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
+	if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
+		k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
+	}
+}
+
+// timerTaken reports whether the step's first transition was triggered by
+// timer t (an eventless transition selected after an event no transition
+// took does not count).
+func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
+	if len(r.Steps) == 0 {
+		return false
+	}
+	s := r.Steps[0]
+	tr := s.Trans
+	if s.Overrode != engine.NoID {
+		tr = s.Overrode
+	}
+	// Only a timer event triggers a timer: transition ("timer:NAME" or the
+	// catch-all "timer:*").
+	return tr != engine.NoID && s.Branch == 0 && strings.HasPrefix(k.m.Transition(tr).Trigger, "timer:")
+}
+
+// leakedTimer: a timer that was pending and fell due at its deadline, but
+// that no transition of the active states took, though some state handles
+// it (a timer no state handles is not one left behind).
+func (k *Checker) leakedTimer(st *Step, ev *engine.Event) {
+	for _, t := range st.Before.Timers {
+		if !t.Active || t.ID != ev.Timer || t.Deadline != ev.At {
+			continue
+		}
+		w := k.in(st.Before.State, engine.NoID)
+		w.timer = ev.Timer
+		if k.fresh(LeakedTimer, w) {
+			k.report(st, LeakedTimer, engine.Pos{}, engine.NoID, w,
+				fmt.Sprintf("timer %s fell due at %dms in %s, which does not handle it: it was left running when the states that handle it were exited", k.m.TimerName(ev.Timer), ev.At, k.m.StateName(st.Before.State)))
+		}
+		return
 	}
 }
 
@@ -310,6 +399,12 @@ func (k *Checker) slotOverwrite(st *Step) {
 			continue
 		}
 		named := false
+		for _, j := range r.Joins {
+			// A join merges its branches' contracts into the fork's slot.
+			if m.ForkInto(j.Fork) == engine.SlotID(i) {
+				named = true
+			}
+		}
 		for _, ai := range r.Actions {
 			s, all := m.ActionSlot(ai)
 			if all || s == engine.SlotID(i) {
@@ -318,46 +413,93 @@ func (k *Checker) slotOverwrite(st *Step) {
 			}
 		}
 		if !named {
-			if k.fresh(SlotOverwrite) {
-				k.report(st, SlotOverwrite, engine.Pos{}, engine.NoID, "", "",
+			if w := k.in(after.State, engine.SlotID(i)); k.fresh(SlotOverwrite, w) {
+				k.report(st, SlotOverwrite, engine.Pos{}, engine.NoID, w,
 					fmt.Sprintf("slot %s changed from %q to %q without an explicit set or clear, outside a correction", m.SlotName(engine.SlotID(i)), b.String(), a.String()))
 			}
 		}
 	}
 }
 
-// fresh counts a violation of invariant name and reports whether it is to
-// be recorded: the first violation of each invariant is kept in full, later
-// ones are only counted (describing configurations, and formatting the
-// message, is the costly part).
-func (k *Checker) fresh(name string) bool {
-	k.Count++
-	if len(k.Violations) >= maxViolations {
+// where identifies a finding: a table's move, or a state and a slot.
+type where struct {
+	move     bool
+	from, to engine.StateID
+	state    engine.StateID
+	slot     engine.SlotID
+	timer    engine.TimerID
+}
+
+// in is the finding in state s, about slot (engine.NoID: none).
+func (k *Checker) in(s engine.StateID, slot engine.SlotID) where {
+	return where{from: engine.NoID, to: engine.NoID, state: s, slot: slot, timer: engine.NoID}
+}
+
+// same reports whether recorded violation v is the finding w of
+// invariant name (comparing names, so that nothing is formatted).
+func (k *Checker) same(v *Violation, name string, w where) bool {
+	if v.Invariant != name || v.Move != w.move {
 		return false
 	}
+	if w.move {
+		return v.From == k.m.StateName(w.from) && v.To == k.m.StateName(w.to)
+	}
+	return v.State == k.m.StateName(w.state) && v.Slot == k.slotName(w.slot) && v.Timer == k.timerName(w.timer)
+}
+
+func (k *Checker) timerName(t engine.TimerID) string {
+	if t == engine.NoID {
+		return ""
+	}
+	return k.m.TimerName(t)
+}
+
+func (k *Checker) slotName(s engine.SlotID) string {
+	if s == engine.NoID || int(s) >= k.m.NumSlots() {
+		return ""
+	}
+	return k.m.SlotName(s)
+}
+
+// fresh counts a violation of invariant name at w and reports whether it
+// is to be recorded: the first violation of each distinct finding is kept
+// in full, later ones are only counted (describing configurations, and
+// formatting the message, is the costly part).
+func (k *Checker) fresh(name string, w where) bool {
+	k.Count++
 	for i := range k.Violations {
-		if k.Violations[i].Invariant == name {
+		if k.same(&k.Violations[i], name, w) {
 			return false
 		}
+	}
+	if len(k.Violations) >= maxViolations {
+		k.Unrecorded++
+		return false
 	}
 	return true
 }
 
 // report records a violation that fresh let through.
-func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID, from, to, msg string) {
-	if t == engine.NoID && from == "" && len(st.Result.Steps) > 0 {
-		// Tie the violation to the step's last transition, for reports.
-		s := st.Result.Steps[len(st.Result.Steps)-1]
-		t = s.Trans
-		if s.From != engine.NoID {
-			from = k.m.StateName(s.From)
-		}
-		if to == "" {
-			to = k.m.StateName(s.To)
+func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID, w where, msg string) {
+	v := Violation{Invariant: name, Pos: pos, Turn: st.Turn, Trans: t, Move: w.move, Msg: msg,
+		Before: k.m.Describe(st.Before), After: k.m.Describe(st.After)}
+	if w.move {
+		v.From, v.To = k.m.StateName(w.from), k.m.StateName(w.to)
+	} else {
+		v.State, v.Slot, v.Timer = k.m.StateName(w.state), k.slotName(w.slot), k.timerName(w.timer)
+		if len(st.Result.Steps) > 0 {
+			// Tie the violation to the step's last transition, for reports.
+			s := st.Result.Steps[len(st.Result.Steps)-1]
+			if t == engine.NoID {
+				v.Trans = s.Trans
+			}
+			if s.From != engine.NoID {
+				v.From = k.m.StateName(s.From)
+			}
+			v.To = k.m.StateName(s.To)
 		}
 	}
-	k.Violations = append(k.Violations, Violation{Invariant: name, Pos: pos, Turn: st.Turn, Trans: t,
-		From: from, To: to, Msg: msg, Before: k.m.Describe(st.Before), After: k.m.Describe(st.After)})
+	k.Violations = append(k.Violations, v)
 }
 
 func kindWord(k engine.InvariantKind) string {

@@ -89,9 +89,15 @@ func EmitScenarios(dir string, results []*Result) (int, error) {
 			}
 			n++
 		}
+		seen := map[string]int{}
 		for _, f := range r.Findings {
 			name := fmt.Sprintf("explore-%s-%s-%s", r.Suite, r.Variant, f.Kind)
-			desc := fmt.Sprintf("simctl explore: the shortest path to %s (%d events): %s", f.Kind, r.PathLen(f.Node), f.Violation.Msg)
+			// A second finding of one invariant (another move or state)
+			// gets its own file.
+			if seen[f.Kind]++; seen[f.Kind] > 1 {
+				name += fmt.Sprintf("-%d", seen[f.Kind])
+			}
+			desc := fmt.Sprintf("simctl explore: the shortest path to %s (%d events): %s", f.Key(), r.PathLen(f.Node), f.Violation.Msg)
 			if err := r.writeScenario(dir, name, desc, f.Node); err != nil {
 				return n, err
 			}

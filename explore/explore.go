@@ -96,7 +96,17 @@ type Finding struct {
 	Kind      string // an invariant name, "dead_end" or "livelock"
 	Node      int32
 	Violation eval.Violation
-	Known     string // the invariant's contradiction note, if any
+	Known     string // the note that makes it known (eval.Note.String), if any
+	Note      engine.Pos
+}
+
+// Key identifies the finding: a violation's Key, or the kind of a dead
+// end or livelock (one of each is kept).
+func (f *Finding) Key() string {
+	if f.Kind == eval.DeadEnd || f.Kind == eval.RuntimeError || f.Kind == livelock || f.Kind == Stuck || f.Violation.Invariant == "" {
+		return f.Kind
+	}
+	return f.Violation.Key()
 }
 
 // Result is what a search found.
@@ -190,7 +200,9 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		}
 	}
 	for _, v := range x.checker.Violations {
-		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
+		f := x.finding(v)
+		f.Node = 0
+		res.add(f)
 	}
 	rootFP := x.fingerprint(&root.cfg, root.path, 0)
 	if len(res.startInv) > 0 {
@@ -325,9 +337,10 @@ func (x *explorer) target(j int32) int32 {
 	return j
 }
 
-func (r *Result) has(kind string) bool {
+// has reports whether a finding with key (Finding.Key) is kept.
+func (r *Result) has(key string) bool {
 	for i := range r.Findings {
-		if r.Findings[i].Kind == kind {
+		if r.Findings[i].Key() == key {
 			return true
 		}
 	}
@@ -336,7 +349,7 @@ func (r *Result) has(kind string) bool {
 
 // add keeps the first (shallowest) finding of each kind.
 func (r *Result) add(f Finding) {
-	if !r.has(f.Kind) {
+	if !r.has(f.Key()) {
 		r.Findings = append(r.Findings, f)
 	}
 }

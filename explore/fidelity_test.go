@@ -138,6 +138,8 @@ states:
     on: {order: checks}
   checks:
     entry: [{start: session_timeout}]
+    # Left by cancel, the session timer must not run on (leaked_timer).
+    exit: [{cancel: session_timeout}]
     fork:
       branches: 2
       join: [{target: placed}]
@@ -174,6 +176,8 @@ states:
     on: {order: checks}
   checks:
     entry: [{start: session_timeout}]
+    # Left by cancel, the session timer must not run on (leaked_timer).
+    exit: [{cancel: session_timeout}]
     fork:
       branches: 2
       join: [{target: placed}]

@@ -129,3 +129,13 @@ func transName(m *engine.Machine, t engine.TransID) string {
 	}
 	return fmt.Sprintf("#%d %s --%s--> %s", t, m.StateName(info.Source), info.Trigger, to)
 }
+
+// keys returns the sorted keys of res's findings (Finding.Key).
+func keys(res *explore.Result) []string {
+	out := []string{}
+	for _, f := range res.Findings {
+		out = append(out, f.Key())
+	}
+	sort.Strings(out)
+	return out
+}

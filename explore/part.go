@@ -96,6 +96,7 @@ type PartFinding struct {
 	At        int            `json:"at"`
 	Violation eval.Violation `json:"violation"`
 	Known     string         `json:"known,omitempty"`
+	Note      engine.Pos     `json:"note"`
 }
 
 // Part is what one shard's search found, in the form Merge takes. Its
@@ -238,7 +239,7 @@ func (x *explorer) makePart(opts Options) *Part {
 		for _, e := range res.path(f.Node) {
 			path = append(path, Edge{Event: e.event, Fails: e.fails})
 		}
-		p.Findings = append(p.Findings, PartFinding{Kind: f.Kind, Path: path, At: at, Violation: f.Violation, Known: f.Known})
+		p.Findings = append(p.Findings, PartFinding{Kind: f.Kind, Path: path, At: at, Violation: f.Violation, Known: f.Known, Note: f.Note})
 	}
 	return p
 }
@@ -589,8 +590,9 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 				}
 			}
 			c := cand{f: f, part: pi, i: i}
-			if cur, ok := best[f.Kind]; !ok || less(c, cur) {
-				best[f.Kind] = c
+			key := (&Finding{Kind: f.Kind, Violation: f.Violation}).Key()
+			if cur, ok := best[key]; !ok || less(c, cur) {
+				best[key] = c
 			}
 		}
 	}
@@ -622,7 +624,7 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 			r.nodes = append(r.nodes, node{parent: n, depth: int32(k + 1), in: edge{event: e.Event, fails: e.Fails}, good: true, witness: true})
 			n = int32(len(r.nodes) - 1)
 		}
-		r.Findings = append(r.Findings, Finding{Kind: f.Kind, Node: n, Violation: f.Violation, Known: f.Known})
+		r.Findings = append(r.Findings, Finding{Kind: f.Kind, Node: n, Violation: f.Violation, Known: f.Known, Note: f.Note})
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ func sharded(s *spec.Suite, v *spec.Variant, depth, n int, one *explore.Result) 
 			return nil, err
 		}
 		for _, f := range r.Findings {
-			if one != nil && !slices.Contains(kindsInOrder(one), f.Kind) {
+			if one != nil && !slices.Contains(kindsInOrder(one), f.Key()) {
 				return nil, fmt.Errorf("part %d of %d finds %s, which one search does not: %s", i, n, f.Kind, f.Violation.Msg)
 			}
 		}
@@ -77,7 +77,7 @@ func sameSearch(one, merged *explore.Result) error {
 func kindsInOrder(r *explore.Result) []string {
 	var out []string
 	for _, f := range r.Findings {
-		out = append(out, f.Kind)
+		out = append(out, f.Key())
 	}
 	return out
 }

@@ -324,7 +324,7 @@ func (r *reference) step(st refState, ev engine.Event, d, level int) (outcome, [
 func (r *reference) observe(turn int, ev *engine.Event, before, after *engine.Config, res *engine.Result) {
 	r.checker.Observe(&eval.Step{Turn: turn, Event: ev, Before: before, After: after, Result: res})
 	for _, v := range r.checker.Violations {
-		r.res.kinds[v.Invariant] = true
+		r.res.kinds[v.Key()] = true
 	}
 }
 
@@ -501,7 +501,7 @@ func agreeing(c machineCase) error {
 	if res.Distinct != len(ref.nodes) {
 		diffs = append(diffs, fmt.Sprintf("distinct configurations: got %d, want %d", res.Distinct, len(ref.nodes)))
 	}
-	if got, want := kinds(res), ref.sortedKinds(); !slices.Equal(got, want) {
+	if got, want := keys(res), ref.sortedKinds(); !slices.Equal(got, want) {
 		diffs = append(diffs, fmt.Sprintf("findings: got %v, want %v", got, want))
 	}
 	if len(diffs) > 0 {
@@ -563,7 +563,7 @@ var _ = Describe("the explorer against a naive reference search", func() {
 		ref, err := refSearch(s, s.Machine, 10)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Distinct).To(Equal(len(ref.nodes)))
-		Expect(kinds(res)).To(Equal(ref.sortedKinds()))
+		Expect(keys(res)).To(Equal(ref.sortedKinds()))
 	})
 
 	DescribeTable("agrees on a seed suite",
@@ -575,7 +575,7 @@ var _ = Describe("the explorer against a naive reference search", func() {
 				ref, err := refSearch(s, v.Machine, depth)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(res.Distinct).To(Equal(len(ref.nodes)), "variant %s", v.Name)
-				Expect(kinds(res)).To(Equal(ref.sortedKinds()), "variant %s", v.Name)
+				Expect(keys(res)).To(Equal(ref.sortedKinds()), "variant %s", v.Name)
 			}
 		},
 		Entry("soni", seedSuite("soni"), 2),

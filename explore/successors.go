@@ -38,11 +38,11 @@ type explorer struct {
 	reduce bool
 	// groups are the ranges of alpha sharing one intent: when an event of
 	// a group finds no transition to try, no other event of it does.
-	groups        [][2]int
-	checker       *eval.Checker
-	res           *Result
-	r             engine.Result
-	contradiction map[string]string
+	groups  [][2]int
+	checker *eval.Checker
+	res     *Result
+	r       engine.Result
+	known   *eval.Known
 	// pathFixed: no invariant keeps path state (no allowed-transition
 	// table, no within bound), so every configuration shares the start's.
 	pathFixed         bool
@@ -115,7 +115,7 @@ type explorer struct {
 
 func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	alpha, note := alphabet(s, m, reduce)
-	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), contradiction: map[string]string{},
+	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), known: eval.NewKnown(m),
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		strs: []string{""}, strID: map[string]uint32{}}
 	if reduce {
@@ -127,7 +127,6 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
 	for _, inv := range m.Invariants() {
-		x.contradiction[inv.Name] = inv.Contradiction
 		if inv.Kind == engine.InvAllowed || inv.Kind == engine.InvWithin {
 			x.pathFixed = false
 		}
@@ -327,8 +326,8 @@ func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event
 	}
 	x.observe(x.depth+1, ev, before, &st.cfg, &x.r)
 	for _, v := range x.checker.Violations[x.nQuiet:] {
-		if x.novel(v.Invariant) {
-			x.findings = append(x.findings, Finding{Kind: v.Invariant, Violation: v, Known: x.contradiction[v.Invariant]})
+		if x.novel(v.Key()) {
+			x.findings = append(x.findings, x.finding(v))
 		}
 	}
 	if !x.pathFixed {
@@ -396,12 +395,18 @@ func (x *explorer) quiet() {
 		return
 	}
 	for i := range x.res.Findings {
-		k.Violations = append(k.Violations, eval.Violation{Invariant: x.res.Findings[i].Kind})
+		k.Violations = append(k.Violations, placeholder(&x.res.Findings[i].Violation))
 	}
 	for i := range x.findings {
-		k.Violations = append(k.Violations, eval.Violation{Invariant: x.findings[i].Kind})
+		k.Violations = append(k.Violations, placeholder(&x.findings[i].Violation))
 	}
 	x.nQuiet = len(k.Violations)
+}
+
+// placeholder is what the checker compares of a violation found already:
+// what identifies its finding.
+func placeholder(v *eval.Violation) eval.Violation {
+	return eval.Violation{Invariant: v.Invariant, Move: v.Move, From: v.From, To: v.To, State: v.State, Slot: v.Slot, Timer: v.Timer}
 }
 
 // foldPayloads lets one step stand for the events that differ from it
@@ -413,14 +418,23 @@ var foldPayloads = true
 // that a new one always has room.
 const maxQuiet = 16
 
-// novel reports whether kind is neither found nor on the path being
-// resolved yet.
-func (x *explorer) novel(kind string) bool {
-	if x.res.has(kind) {
+// finding is violation v as a finding, with the note that makes it known.
+func (x *explorer) finding(v eval.Violation) Finding {
+	f := Finding{Kind: v.Invariant, Violation: v}
+	if n := x.known.Match(&v); n != nil {
+		f.Known, f.Note = n.String(), n.Pos
+	}
+	return f
+}
+
+// novel reports whether the finding key (Violation.Key) is neither found
+// nor on the path being resolved yet.
+func (x *explorer) novel(key string) bool {
+	if x.res.has(key) {
 		return false
 	}
 	for i := range x.findings {
-		if x.findings[i].Kind == kind {
+		if x.findings[i].Key() == key {
 			return false
 		}
 	}
@@ -436,7 +450,7 @@ func (x *explorer) novelPath() bool {
 		}
 	}
 	for i := range x.findings {
-		if !x.res.has(x.findings[i].Kind) {
+		if !x.res.has(x.findings[i].Key()) {
 			return true
 		}
 	}

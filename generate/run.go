@@ -154,8 +154,9 @@ func Run(s *spec.Suite, v *spec.Variant, opts Options) (Metrics, []Failure, erro
 	return met, firstPerInvariant(failures), nil
 }
 
-// firstPerInvariant keeps, per invariant, the failure of the lowest
-// conversation index, ordered as one pass over the indices finds them.
+// firstPerInvariant keeps, per finding (an invariant's move, or its state
+// and slot: eval.Violation.Key), the failure of the lowest conversation
+// index, ordered as one pass over the indices finds them.
 func firstPerInvariant(fs []Failure) []Failure {
 	sort.SliceStable(fs, func(i, j int) bool {
 		if fs[i].Index != fs[j].Index {
@@ -166,8 +167,8 @@ func firstPerInvariant(fs []Failure) []Failure {
 	seen := map[string]bool{}
 	var out []Failure
 	for _, f := range fs {
-		if !seen[f.Invariant] {
-			seen[f.Invariant] = true
+		if key := f.Violation.Key(); !seen[key] {
+			seen[key] = true
 			out = append(out, f)
 		}
 	}
@@ -208,11 +209,17 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 			opts.Progress(1, v)
 		}
 		for i, viol := range out.Violations {
-			if seen[viol.Invariant] {
+			if seen[viol.Key()] {
 				continue
 			}
-			seen[viol.Invariant] = true
-			f := shrink(p, s, v, opts, conv, seed, k, out.Turns, viol)
+			seen[viol.Key()] = true
+			ord := 0
+			for _, w := range out.Violations[:i] {
+				if w.Invariant == viol.Invariant {
+					ord++
+				}
+			}
+			f := shrink(p, s, v, opts, conv, seed, k, out.Turns, viol, ord)
 			f.Ord = i
 			failures = append(failures, f)
 		}
@@ -220,11 +227,12 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 	return met, failures, nil
 }
 
-// breaks plays conv and reports the first violation of invariant, if any.
-func breaks(p *Player, conv Conversation, seed uint64, invariant string) (Outcome, *eval.Violation) {
+// breaks plays conv and reports its violation with key (the finding
+// eval.Violation.Key names), if any.
+func breaks(p *Player, conv Conversation, seed uint64, key string) (Outcome, *eval.Violation) {
 	out := p.Play(conv, seed)
 	for i := range out.Violations {
-		if out.Violations[i].Invariant == invariant {
+		if out.Violations[i].Key() == key {
 			return out, &out.Violations[i]
 		}
 	}
@@ -234,7 +242,7 @@ func breaks(p *Player, conv Conversation, seed uint64, invariant string) (Outcom
 // shrink looks for the smallest conversation that still breaks the same
 // invariant: it takes the first candidate of gopter's shrinker that does,
 // and starts over from it, until none does.
-func shrink(p *Player, s *spec.Suite, v *spec.Variant, opts Options, conv Conversation, seed uint64, k, turns int, viol eval.Violation) Failure {
+func shrink(p *Player, s *spec.Suite, v *spec.Variant, opts Options, conv Conversation, seed uint64, k, turns int, viol eval.Violation, ord int) Failure {
 	limit := opts.MaxShrinks
 	if limit <= 0 {
 		limit = 5000
@@ -257,20 +265,24 @@ func shrink(p *Player, s *spec.Suite, v *spec.Variant, opts Options, conv Conver
 			}
 			tries++
 			c := cand.(Conversation)
-			if _, hit := breaks(p, c, seed, viol.Invariant); hit != nil {
+			if _, hit := breaks(p, c, seed, viol.Key()); hit != nil {
 				best, improved = c, true
 				break
 			}
 		}
 	}
 	p.Record = true
-	out, hit := breaks(p, best, seed, viol.Invariant)
+	out, hit := breaks(p, best, seed, viol.Key())
 	p.Record = false
 	f := Failure{Suite: s.Name, Variant: v.Name, Invariant: viol.Invariant, Index: k, Turns: turns, ShrunkTurns: out.Turns, Violation: viol}
 	if hit != nil {
 		f.Violation = *hit
 	}
 	f.Name = fmt.Sprintf("gen-%s-%s-%s-%d", s.Name, v.Name, viol.Invariant, k)
+	if ord > 0 {
+		// A second finding of the same invariant in the same conversation.
+		f.Name += fmt.Sprintf("-%d", ord)
+	}
 	f.Scenario = scenarioYAML(s, v, opts, f, out.Recorded)
 	return f
 }

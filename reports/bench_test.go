@@ -35,7 +35,7 @@ func benchRun(b *testing.B) *reports.Run {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run := &reports.Run{Seed: 1, Generate: benchConversations, Out: "out"}
+	run := &reports.Run{Seed: 1, Generate: benchConversations}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, dir := range dirs {
 		s, err := spec.Load(dir)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/gocarina/gocsv"
@@ -164,8 +163,8 @@ func firstProblem(r *sim.ScenarioResult) string {
 	if len(r.Failures) > 0 {
 		return r.Failures[0].String()
 	}
-	for _, v := range r.Violations {
-		if !isKnown(r, v.Invariant) {
+	for i, v := range r.Violations {
+		if noteOf(r, i) == "" {
 			return v.String()
 		}
 	}
@@ -178,10 +177,27 @@ func firstProblem(r *sim.ScenarioResult) string {
 	return ""
 }
 
-// isKnown reports whether the scenario lists invariant as a known
-// violation that did occur.
+// isKnown reports whether invariant broke in the scenario only in
+// findings a note names.
 func isKnown(r *sim.ScenarioResult, invariant string) bool {
-	return slices.Contains(r.Known, invariant)
+	broke := false
+	for i, v := range r.Violations {
+		if v.Invariant == invariant {
+			if noteOf(r, i) == "" {
+				return false
+			}
+			broke = true
+		}
+	}
+	return broke
+}
+
+// noteOf is the note that makes the scenario's i-th violation known, or "".
+func noteOf(r *sim.ScenarioResult, i int) string {
+	if i < len(r.Notes) {
+		return r.Notes[i]
+	}
+	return ""
 }
 
 // numberRe matches a plain decimal number, which a spreadsheet reads as a

@@ -200,7 +200,7 @@ var _ = Describe("evaluation reports", func() {
 			Expect(sources).To(Equal(map[string]int{"scripted": 5, "generated": 2, "explored": 1}))
 			gen := rows[5]
 			Expect(gen.File).To(Equal("failures/gen-greeter-default-no_bob-1.scenario.yaml"))
-			Expect(gen.Replay).To(Equal("simctl replay out/failures/gen-greeter-default-no_bob-1.scenario.yaml"))
+			Expect(gen.Replay).To(Equal("simctl replay failures/gen-greeter-default-no_bob-1.scenario.yaml"))
 			Expect(rows[6].Known).To(Equal("the <i>document</i> says so"))
 			Expect(rows[7].Replay).To(Equal("simctl explore testdata/suites/greeter --depth 3 --emit-scenarios explored"))
 		})
@@ -262,7 +262,7 @@ var _ = Describe("evaluation reports", func() {
 			Expect(status).To(HaveKeyWithValue("alarm/disarm", junit.StatusPassed))
 			Expect(status).To(HaveKeyWithValue("greeter/markup", junit.StatusFailed))
 			Expect(status).To(HaveKeyWithValue("greeter/bob", junit.StatusPassed))
-			Expect(out["greeter/bob"]).To(ContainSubstring("known contradiction: breaks no_bob"))
+			Expect(out["greeter/bob"]).To(ContainSubstring("known: breaks no_bob: in idle: modelling_choice"))
 			Expect(status).To(HaveKeyWithValue("greeter/invariant no_bob", junit.StatusFailed))
 			Expect(status).To(HaveKeyWithValue("greeter/invariant dead_end", junit.StatusPassed))
 			Expect(status).To(HaveKeyWithValue("greeter/generated gen-greeter-default-no_bob-1", junit.StatusFailed))
@@ -346,7 +346,7 @@ var _ = Describe("evaluation reports", func() {
 		It("links each generated failure's scenario file and gives its replay command", func() {
 			f := section(html, "failures-greeter")
 			Expect(f).To(ContainSubstring(`<a href="failures/gen-greeter-default-no_bob-1.scenario.yaml">`))
-			Expect(f).To(ContainSubstring("simctl replay out/failures/gen-greeter-default-no_bob-1.scenario.yaml"))
+			Expect(f).To(ContainSubstring("simctl replay failures/gen-greeter-default-no_bob-1.scenario.yaml"))
 			Expect(f).To(ContainSubstring("simctl explore testdata/suites/greeter --depth 3 --emit-scenarios explored"))
 		})
 

@@ -36,8 +36,9 @@ type FailureRow struct {
 	Invariant string `csv:"invariant"`
 	Message   string `csv:"message"`
 	// Known is why the problem does not fail the run, when it does not: the
-	// invariant's contradiction note, or "known_violations" when the
-	// scenario lists it. Empty for a failure.
+	// note that names the finding, with its kind (contradiction or
+	// modelling_choice), where it is written and the seed line it rests
+	// on. Empty for a failure.
 	Known  string `csv:"known"`
 	Replay string `csv:"replay"`
 }
@@ -58,30 +59,6 @@ func WriteFailuresCSV(w io.Writer, run *Run) error {
 	return marshalCSV(w, rows)
 }
 
-// contradictionNotes maps the machine's invariants to their contradiction
-// notes.
-func contradictionNotes(m *engine.Machine) map[string]string {
-	out := map[string]string{}
-	for _, inv := range m.Invariants() {
-		if inv.Contradiction != "" {
-			out[inv.Name] = inv.Contradiction
-		}
-	}
-	return out
-}
-
-// knownReason says why a scenario's violation of invariant is known, or ""
-// when it is not.
-func knownReason(r *sim.ScenarioResult, invariant string, notes map[string]string) string {
-	if !isKnown(r, invariant) {
-		return ""
-	}
-	if n := notes[invariant]; n != "" {
-		return n
-	}
-	return "known_violations"
-}
-
 // replayScenario is the command that replays a scenario file.
 func replayScenario(file string) string { return "simctl replay " + shellQuote(file) }
 
@@ -94,9 +71,12 @@ func scenarioReplay(r *sim.ScenarioResult) string {
 	return replayScenario(r.File)
 }
 
-// replayGenerated is the command that replays a generated failure.
-func replayGenerated(run *Run, f GenFailure) string {
-	return replayScenario(filepath.Join(run.Out, FailureFile(f.Name)))
+// replayGenerated is the command that replays a generated failure, run
+// from the report folder: it names the scenario file inside it, so that
+// the reports do not depend on where they were written (the scenario names
+// its suite relative to itself).
+func replayGenerated(f GenFailure) string {
+	return replayScenario(filepath.ToSlash(FailureFile(f.Name)))
 }
 
 // replayExplore is the command that finds an exploration's findings again
@@ -111,7 +91,6 @@ func replayExplore(s *Suite, e Exploration) string {
 
 func failureRows(run *Run, s *Suite) []FailureRow {
 	var rows []FailureRow
-	notes := contradictionNotes(s.Machine)
 	for _, r := range s.Scenarios {
 		if r.Status == sim.Pass {
 			continue
@@ -123,13 +102,13 @@ func failureRows(run *Run, s *Suite) []FailureRow {
 			row.At, row.Turn, row.What, row.Got, row.Want = f.Pos.String(), f.Turn, f.What, f.Got, f.Want
 			rows = append(rows, row)
 		}
-		for _, v := range r.Violations {
+		for i, v := range r.Violations {
 			row := base
 			row.Turn, row.What, row.Invariant, row.Message = v.Turn, "invariant", v.Invariant, v.Msg
 			if v.Pos != (engine.Pos{}) {
 				row.At = v.Pos.String()
 			}
-			row.Known = knownReason(r, v.Invariant, notes)
+			row.Known = noteOf(r, i)
 			rows = append(rows, row)
 		}
 	}
@@ -137,7 +116,7 @@ func failureRows(run *Run, s *Suite) []FailureRow {
 		rows = append(rows, FailureRow{Suite: s.Name, Variant: f.Variant, Source: SourceGenerated, Scenario: f.Name,
 			File: filepath.ToSlash(FailureFile(f.Name)), At: posString(f.Violation.Pos), Turn: f.Violation.Turn,
 			What: "invariant", Invariant: f.Invariant, Message: f.Violation.Msg, Known: f.Known,
-			Replay: replayGenerated(run, f)})
+			Replay: replayGenerated(f)})
 	}
 	declaredAt := map[string]string{}
 	for _, inv := range s.Machine.Invariants() {

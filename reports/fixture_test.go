@@ -66,7 +66,7 @@ func fixtureRun() *reports.Run {
 // (bob played once) with a finding, and latency samples.
 func fullFixtureRun() *reports.Run {
 	run := fixtureRun()
-	run.Generate, run.Out = 3, "out"
+	run.Generate = 3
 	suites := loadFixture()
 	greeter, s := run.Suites[1], suites["greeter"]
 	byName := map[string]*spec.Scenario{}

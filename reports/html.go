@@ -180,7 +180,7 @@ type violationView struct {
 	Msg            string
 	FromTo         string
 	Before, After  string
-	Known          bool
+	Known          string // the note that makes it known, or ""
 }
 
 type transitionView struct {
@@ -308,8 +308,7 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 
 // overviewRows gives one line per variant of suite s, with its verdict:
 // fail when a scenario failed, generated conversations or the exploration
-// broke an invariant other than a known contradiction, or a latency
-// objective was not met.
+// made a finding no note names, or a latency objective was not met.
 func overviewRows(s *Suite, v *suiteView) []overviewRow {
 	var rows []overviewRow
 	vs := variants(s)
@@ -387,9 +386,9 @@ func newFailingView(r *sim.ScenarioResult) failingView {
 		}
 		f.Turns[x.Turn-1].Failed = append(f.Turns[x.Turn-1].Failed, fv)
 	}
-	for _, x := range r.Violations {
+	for i, x := range r.Violations {
 		vv := violationView{Invariant: x.Invariant, Turn: x.Turn, Msg: x.Msg, Before: x.Before, After: x.After,
-			Known: isKnown(r, x.Invariant)}
+			Known: noteOf(r, i)}
 		if x.Pos != (engine.Pos{}) {
 			vv.Pos = x.Pos.String()
 		}
@@ -425,7 +424,7 @@ func newGenFailureView(run *Run, f GenFailure, id string) genFailureView {
 	g := genFailureView{ID: id, Variant: f.Variant, Invariant: f.Invariant, Known: f.Known, Message: f.Violation.Msg,
 		Turn: f.Violation.Turn, Index: f.Index, Turns: f.Turns, ShrunkTurns: f.ShrunkTurns,
 		File: filepath.ToSlash(FailureFile(f.Name)), Href: filepath.ToSlash(FailureFile(f.Name)),
-		Replay: replayGenerated(run, f), Violation: f.Violation.String(), Before: f.Violation.Before, After: f.Violation.After}
+		Replay: replayGenerated(f), Violation: f.Violation.String(), Before: f.Violation.Before, After: f.Violation.After}
 	g.Transition = fromTo(f.Violation.From, f.Violation.To)
 	return g
 }
@@ -633,10 +632,10 @@ func attention(s *Suite, v *suiteView) []attentionItem {
 		out = append(out, attentionItem{Class: "note", Text: fmt.Sprintf("%s of %d never entered", plural(n, "state", "states"), v.States), Link: v.CoverageID + "-states"})
 	}
 	if n := v.Tally.Known; n > 0 {
-		out = append(out, attentionItem{Class: "known", Text: plural(n, "scenario passes", "scenarios pass") + " only because the seed documents contradict each other (known)", Link: v.FailuresID})
+		out = append(out, attentionItem{Class: "known", Text: plural(n, "scenario passes", "scenarios pass") + " only because notes name their violations (known: a contradiction of the seeds, or a modelling choice)", Link: v.FailuresID})
 	}
 	if len(genKnown) > 0 {
-		out = append(out, attentionItem{Class: "known", Text: plural(len(genKnown), "known contradiction", "known contradictions") + " broken by generated conversations", Link: v.FailuresID, Items: genKnown})
+		out = append(out, attentionItem{Class: "known", Text: plural(len(genKnown), "known finding", "known findings") + " of generated conversations", Link: v.FailuresID, Items: genKnown})
 	}
 	if known > 0 {
 		out = append(out, attentionItem{Class: "known", Text: plural(known, "known exploration finding", "known exploration findings"), Link: v.FailuresID + "-explored"})
@@ -667,19 +666,19 @@ func violatingNote(s *Suite, variant string, violating, conversations int) strin
 			continue
 		}
 		if f.Known != "" {
-			known = append(known, f.Invariant)
+			known = append(known, f.Violation.Key())
 		} else {
-			notKnown = append(notKnown, f.Invariant)
+			notKnown = append(notKnown, f.Violation.Key())
 		}
 	}
 	head := fmt.Sprintf("%s: %d of %d conversations broke an invariant", variant, violating, conversations)
 	switch {
 	case len(notKnown) == 0 && len(known) > 0:
-		return head + fmt.Sprintf(": only %s, known contradictions of the seed documents (see Generated failures), so they do not fail the run.", strings.Join(known, ", "))
+		return head + fmt.Sprintf(": only %s, known: notes name them (see Generated failures), so they do not fail the run.", strings.Join(known, ", "))
 	case len(known) == 0:
 		return head + fmt.Sprintf(": %s, which fails the run.", strings.Join(notKnown, ", "))
 	}
-	return head + fmt.Sprintf(": %s, which fails the run; and %s, known contradictions of the seed documents.", strings.Join(notKnown, ", "), strings.Join(known, ", "))
+	return head + fmt.Sprintf(": %s, which fails the run; and %s, known: notes name them.", strings.Join(notKnown, ", "), strings.Join(known, ", "))
 }
 
 // invariantTotals is the invariants table's summary line.
@@ -695,5 +694,5 @@ func invariantTotals(rows []InvariantRow) string {
 			broken++
 		}
 	}
-	return fmt.Sprintf("%s checked, by variant: %d hold, %d broken as known contradictions, %d broken", plural(len(rows), "invariant", "invariants"), holds, known, broken)
+	return fmt.Sprintf("%s checked, by variant: %d hold, %d broken only in known findings, %d broken", plural(len(rows), "invariant", "invariants"), holds, known, broken)
 }

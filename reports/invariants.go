@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -23,7 +25,7 @@ const (
 // Invariant verdicts.
 const (
 	InvHolds  = "holds"  // nothing broke it
-	InvKnown  = "known"  // only known contradictions broke it
+	InvKnown  = "known"  // only findings its notes name broke it
 	InvBroken = "broken" // something broke it unexpectedly
 )
 
@@ -44,15 +46,15 @@ type InvariantRow struct {
 	Generated int    `csv:"generated"`
 	Explored  int    `csv:"explored"`
 	Status    string `csv:"status"` // holds, known or broken
-	// KnownContradiction is the invariant's contradiction note: the seed
-	// documents contradict each other here.
-	KnownContradiction string `csv:"known_contradiction"`
+	// Notes counts the invariant's notes in machine.yaml by kind:
+	// "contradiction 2, modelling_choice 1" (empty: none).
+	Notes string `csv:"notes"`
 }
 
 // invariantInfo is what the reports say about an invariant.
 type invariantInfo struct {
-	Name, Kind, Contradiction string
-	Pos                       engine.Pos
+	Name, Kind, Notes string
+	Pos               engine.Pos
 }
 
 // invariantList returns the built-in invariants, then the machine's in
@@ -67,7 +69,7 @@ func invariantList(s *Suite) []invariantInfo {
 	}
 	for _, inv := range s.Machine.Invariants() {
 		if !seen[inv.Name] {
-			out = append(out, invariantInfo{Name: inv.Name, Kind: invKind(inv.Kind), Contradiction: inv.Contradiction, Pos: inv.Pos})
+			out = append(out, invariantInfo{Name: inv.Name, Kind: invKind(inv.Kind), Notes: noteKinds(inv.Notes), Pos: inv.Pos})
 			seen[inv.Name] = true
 		}
 	}
@@ -91,6 +93,21 @@ func invariantList(s *Suite) []invariantInfo {
 		}
 	}
 	return out
+}
+
+// noteKinds counts notes by kind: "contradiction 2, modelling_choice 1".
+func noteKinds(notes []engine.Note) string {
+	var n [3]int
+	for _, x := range notes {
+		n[x.Kind]++
+	}
+	var parts []string
+	for _, k := range []engine.NoteKind{engine.Contradiction, engine.ModellingChoice} {
+		if n[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n[k]))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func invKind(k engine.InvariantKind) string {
@@ -138,7 +155,7 @@ func variants(s *Suite) []string {
 // invariantRow counts what broke invariant inv in one variant of s.
 func invariantRow(s *Suite, variant string, inv invariantInfo) InvariantRow {
 	row := InvariantRow{Suite: s.Name, Variant: variant, Invariant: inv.Name, Kind: inv.Kind,
-		KnownContradiction: inv.Contradiction}
+		Notes: inv.Notes}
 	if inv.Pos != (engine.Pos{}) {
 		row.DeclaredAt = inv.Pos.String()
 	}

@@ -126,7 +126,7 @@ func WriteJUnitXML(w io.Writer, run *Run) error {
 // NewJUnitReport builds the junit.xml document of run: by suite name, one
 // testsuite per variant holding its scripted scenarios in file order, then
 // a check of every invariant (built-in first), then its generated failures,
-// exploration findings and latency objectives. A known contradiction passes, with a
+// exploration findings and latency objectives. A known finding passes, with a
 // system-out note saying which invariant it breaks and why that is known.
 func NewJUnitReport(run *Run) (*JUnitTestSuites, error) {
 	suites, err := ordered(run)
@@ -166,10 +166,9 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 		c.Classname = name
 		ts.TestCases = append(ts.TestCases, c)
 	}
-	notes := contradictionNotes(s.Machine)
 	for _, r := range s.Scenarios {
 		if r.Variant == variant || (r.Variant == "" && variant == "default") {
-			add(scenarioCase(r, notes))
+			add(scenarioCase(r))
 		}
 	}
 	for _, inv := range invariantList(s) {
@@ -189,9 +188,9 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 		}
 		c := JUnitTestCase{Name: junitGenerated + f.Name, File: FailureFile(f.Name)}
 		body := fmt.Sprintf("%s\nconversation %d, shrunk from %d to %d turns\nreplay: %s\n",
-			f.Violation, f.Index, f.Turns, f.ShrunkTurns, replayGenerated(run, f))
+			f.Violation, f.Index, f.Turns, f.ShrunkTurns, replayGenerated(f))
 		if f.Known != "" {
-			c.SystemOut = "known contradiction: " + f.Known + "\n" + body
+			c.SystemOut = "known: " + f.Known + "\n" + body
 		} else {
 			c.Failure = &JUnitFailure{Message: f.Violation.String(), Type: "invariant", Description: body}
 		}
@@ -205,7 +204,7 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 			c := JUnitTestCase{Name: junitExplored + f.Kind, File: s.Dir}
 			body := fmt.Sprintf("%s: shortest path %d events: %s\nsee it: %s\n", f.Kind, f.Path, f.Message, replayExplore(s, e))
 			if f.Known != "" {
-				c.SystemOut = "known contradiction: " + f.Known + "\n" + body
+				c.SystemOut = "known: " + f.Known + "\n" + body
 			} else {
 				c.Failure = &JUnitFailure{Message: fmt.Sprintf("%s: %s", f.Kind, f.Message), Type: "explore", Description: body}
 			}
@@ -245,21 +244,15 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 // scenarioCase is a scripted scenario's testcase: failed with its
 // expectations, violations, replay command and trace; or passed, with a
 // note when it passed only because its violations are known.
-func scenarioCase(r *sim.ScenarioResult, notes map[string]string) JUnitTestCase {
+func scenarioCase(r *sim.ScenarioResult) JUnitTestCase {
 	c := JUnitTestCase{Name: r.Scenario, File: r.File, Time: simulatedSeconds(r)}
 	switch r.Status {
 	case sim.Pass:
 		return c
 	case sim.Known:
 		var b strings.Builder
-		for _, k := range r.Known {
-			fmt.Fprintf(&b, "known contradiction: breaks %s", k)
-			if n := notes[k]; n != "" {
-				fmt.Fprintf(&b, " (%s)", n)
-			} else {
-				b.WriteString(" (listed in known_violations)")
-			}
-			b.WriteString("\n")
+		for i := range r.Violations {
+			fmt.Fprintf(&b, "known: breaks %s: %s\n", r.Violations[i].Key(), noteOf(r, i))
 		}
 		for _, v := range r.Violations {
 			fmt.Fprintf(&b, "%s\n", v)
@@ -328,11 +321,7 @@ func invariantCase(row InvariantRow) JUnitTestCase {
 		c.Failure = &JUnitFailure{Message: fmt.Sprintf("invariant %s broken", row.Invariant), Type: "invariant",
 			Description: what + "\n" + declaredLine(row)}
 	case InvKnown:
-		note := row.KnownContradiction
-		if note == "" {
-			note = "each violation is marked known where it was found (known_violations, or the contradiction note of a generated failure or finding)"
-		}
-		c.SystemOut = "known contradiction: " + note + "\n" + what + "\n" + declaredLine(row)
+		c.SystemOut = "known: each violation matched a note (" + row.Notes + ")\n" + what + "\n" + declaredLine(row)
 	}
 	return c
 }

@@ -23,9 +23,6 @@ type Run struct {
 	// variant (0: none).
 	Generate int
 	Suites   []*Suite // sorted by name
-	// Out is the output folder as given (--out), for the replay commands
-	// of generated failures; empty: commands name them relative to it.
-	Out string
 }
 
 // Suite is one suite's results.
@@ -86,15 +83,22 @@ type Exploration struct {
 // ExploreFinding is a violation, dead end or livelock the exploration found,
 // with the length of the shortest path to it.
 type ExploreFinding struct {
-	Kind    string `json:"kind"`
+	Kind string `json:"kind"`
+	// Where identifies the finding (eval.Violation.Where): a table's move,
+	// or the state (and slot) an invariant broke in.
+	Where   string `json:"where,omitempty"`
 	Path    int    `json:"shortest_path"`
 	Message string `json:"message"`
-	Known   string `json:"known,omitempty"`
+	// Known is the note that names the finding (eval.Note.String), NoteAt
+	// where that note is written; both empty for a failure.
+	Known  string `json:"known,omitempty"`
+	NoteAt string `json:"note_at,omitempty"`
 }
 
-// GenFailure is a generated failure with its verdict: Known when its
-// invariant records a contradiction in the machine's source documents.
+// GenFailure is a generated failure with its verdict: Known (and NoteAt)
+// when a note of its invariant names its finding, as for ExploreFinding.
 type GenFailure struct {
 	generate.Failure
-	Known string
+	Known  string
+	NoteAt string
 }

@@ -125,7 +125,7 @@ var _ = Describe("WriteAll", func() {
 				{"greeter", "happy", "pass"},
 				{"greeter", "markup", "fail"},
 			}))
-			Expect(rows[2].KnownViolations).To(Equal("no_bob"))
+			Expect(rows[2].KnownViolations).To(Equal("no_bob: in idle"))
 			Expect(rows[2].FirstProblem).To(HavePrefix("invariant no_bob broken at turn 2"))
 			Expect(rows[3].FirstProblem).To(BeEmpty())
 			Expect(rows[4].Failures).To(Equal(3))

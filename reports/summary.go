@@ -137,6 +137,9 @@ type SuiteSummary struct {
 	Generated          []GeneratedRow   `json:"generated,omitempty"`
 	GeneratedFailures  []FailureSummary `json:"generated_failures,omitempty"`
 	Explored           []Exploration    `json:"explored,omitempty"`
+	// StaleNotes are the notes of machine.yaml nothing in the run reached
+	// (Stale): a warning, not a failure.
+	StaleNotes []string `json:"stale_notes,omitempty"`
 	// Latency, SLOs and EngineWallClock: see reports/latency.go.
 	Latency         []LatencySummary `json:"latency,omitempty"`
 	SLOs            []SLOSummary     `json:"slo,omitempty"`
@@ -149,6 +152,7 @@ type SuiteSummary struct {
 type FailureSummary struct {
 	Variant     string `json:"variant"`
 	Invariant   string `json:"invariant"`
+	Where       string `json:"where"`
 	Known       string `json:"known,omitempty"`
 	Index       int    `json:"conversation"`
 	Turns       int    `json:"turns"`
@@ -193,7 +197,7 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 			}
 		}
 		for _, f := range s.Failures {
-			ss.GeneratedFailures = append(ss.GeneratedFailures, FailureSummary{Variant: f.Variant, Invariant: f.Invariant, Known: f.Known,
+			ss.GeneratedFailures = append(ss.GeneratedFailures, FailureSummary{Variant: f.Variant, Invariant: f.Invariant, Where: f.Violation.Where(), Known: f.Known,
 				Index: f.Index, Turns: f.Turns, ShrunkTurns: f.ShrunkTurns, File: filepath.ToSlash(FailureFile(f.Name))})
 			if f.Known == "" {
 				sum.Status = "fail"
@@ -201,6 +205,7 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 			}
 		}
 		ss.Explored = s.Explored
+		ss.StaleNotes = Stale(s)
 		for _, e := range s.Explored {
 			for _, f := range e.Findings {
 				if f.Known == "" {

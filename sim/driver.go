@@ -100,7 +100,9 @@ func NewDriver(m *engine.Machine, nlu NLU, stub *Stub) *Driver {
 func (d *Driver) Start(at int64) error {
 	d.Turn = 0
 	d.beginTurn()
-	d.prev = engine.Config{}
+	// Before the start nothing is (as in the explorer): no state, no slot
+	// waited for.
+	d.prev = engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
 	d.fixedRand = nil
 	var err error
 	if d.Wall != nil {

@@ -163,13 +163,13 @@ var _ = Describe("scenario verdicts", func() {
 		s := load("../scenarios/soni")
 		r := sim.RunScenario(s, scenario(s, "complete_flight_booking"), sim.Options{})
 		Expect(r.Status).To(Equal(sim.Known))
-		Expect(r.Known).To(Equal([]string{"soni_001_valid_transitions"}))
+		Expect(r.Known).To(Equal([]string{"soni_001_valid_transitions: waiting_for_slot -> validating_slot"}))
 	})
 
 	It("fails a scenario when a listed violation does not happen", func() {
 		s := load("../scenarios/soni")
 		sc := *scenario(s, "cancel_while_collecting")
-		sc.KnownViolations = spec.StrList{{Value: "soni_003_transition_matrix"}}
+		sc.KnownViolations = spec.KnownList{{Invariant: spec.Str{Value: "soni_003_transition_matrix"}}}
 		r := sim.RunScenario(s, &sc, sim.Options{})
 		Expect(r.Status).To(Equal(sim.Fail))
 		Expect(r.Failures[0].What).To(ContainSubstring("known violation soni_003_transition_matrix did not happen"))

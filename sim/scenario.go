@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
@@ -96,11 +97,19 @@ type ScenarioResult struct {
 	FinalState  string
 	Failures    []Failure
 	Violations  []eval.Violation
+	// Notes holds, for each of Violations, the note that makes it known
+	// (eval.Note.String), or "" when nothing excuses it.
+	Notes []string
 	// ViolationCount counts every violation, also those past the ones kept.
 	ViolationCount int
-	Known          []string // known violations that did occur
-	Error          string   // engine runtime error, if any
-	Trace          []TraceLine
+	Known          []string // the known findings that did occur (Violation.Key)
+	// Reached lists the positions of the notes a violation matched, for
+	// the run's report of stale notes; Stale the scenario's own notes (in
+	// known_violations) that nothing in it reached.
+	Reached []engine.Pos
+	Stale   []string
+	Error   string // engine runtime error, if any
+	Trace   []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
 	// Replay, when set, is the command that plays it again, for a result
@@ -221,7 +230,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		res.ViolationCount++
 		res.Error = err.Error()
 		res.Violations = append(res.Violations, eval.Violation{Invariant: "runtime_error", Turn: d.Turn, Msg: err.Error(),
-			After: m.Describe(&d.Cfg)})
+			State: m.StateName(d.Cfg.State), After: m.Describe(&d.Cfg)})
 	}
 	if err == nil && sc.FinalState.Value != "" {
 		want, _ := m.StateID(sc.FinalState.Value)
@@ -234,50 +243,69 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		res.Failures = append(res.Failures, Failure{Pos: sc.MaxTurnsPos, Turn: d.Turn, What: "max turns",
 			Got: fmt.Sprint(d.Turn), Want: fmt.Sprintf("at most %d", sc.MaxTurns)})
 	}
-	res.Status = verdict(res, sc, contradictions(m))
+	known, own := ScenarioKnown(m, sc)
+	res.Status = verdict(res, sc, known, checker.Unrecorded)
+	for _, n := range own {
+		if !slices.Contains(res.Reached, n.Pos) {
+			res.Stale = append(res.Stale, fmt.Sprintf("%s: %s: %s: nothing in this scenario reached it", n.Pos, n.Invariant, n.Kind))
+		}
+	}
 	return res
 }
 
-// contradictions returns the invariants the machine marks as known
-// contradictions in its source documents.
-func contradictions(m *engine.Machine) map[string]bool {
-	out := map[string]bool{}
-	for _, inv := range m.Invariants() {
-		if inv.Contradiction != "" {
-			out[inv.Name] = true
+// ScenarioKnown returns the notes that judge sc's violations in machine
+// m: the invariants' notes in machine.yaml and the scenario's own, which it
+// also returns apart.
+func ScenarioKnown(m *engine.Machine, sc *spec.Scenario) (*eval.Known, []eval.Note) {
+	k := eval.NewKnown(m)
+	var own []eval.Note
+	for _, e := range sc.KnownViolations {
+		if len(e.Notes) == 0 {
+			continue
+		}
+		// Checked against the suite's machine when the scenario loaded;
+		// a variant's machine has the same states and slots.
+		notes, err := m.CompileNotes(e.Invariant.Value, spec.Table(m, e.Invariant.Value), e.Notes)
+		if err == nil {
+			k = k.With(e.Invariant.Value, notes)
+			for _, n := range notes {
+				own = append(own, eval.Note{Invariant: e.Invariant.Value, Note: n})
+			}
 		}
 	}
-	return out
+	return k, own
 }
 
-// verdict weighs failures and violations against known_violations and the
-// machine's contradiction notes: breaking an invariant the machine marks as
-// a contradiction in its documents is known, listed or not (so a generated
-// failure replays with the verdict it had); a listed violation must happen.
-func verdict(res *ScenarioResult, sc *spec.Scenario, contradiction map[string]bool) Status {
-	known := map[string]bool{}
-	for k := range contradiction {
-		known[k] = true
-	}
-	for _, k := range sc.KnownViolations {
-		known[k.Value] = true
-	}
-	seen := map[string]bool{}
-	unexpected := false
-	for _, v := range res.Violations {
-		if known[v.Invariant] {
-			if !seen[v.Invariant] {
-				res.Known = append(res.Known, v.Invariant)
-			}
-			seen[v.Invariant] = true
-		} else {
+// verdict weighs failures and violations against the notes: a violation
+// is known only when a note (of its invariant in machine.yaml, or of the
+// scenario's known_violations) names its finding, so that any other
+// violation of the same invariant fails. A generated failure replays with
+// the verdict it had, since the machine's notes apply listed or not; an
+// invariant the scenario lists must break in it.
+func verdict(res *ScenarioResult, sc *spec.Scenario, known *eval.Known, unrecorded int) Status {
+	broke := map[string]bool{}
+	unexpected := unrecorded > 0
+	res.Notes = make([]string, len(res.Violations))
+	for i := range res.Violations {
+		v := &res.Violations[i]
+		broke[v.Invariant] = true
+		n := known.Match(v)
+		if n == nil {
 			unexpected = true
+			continue
 		}
+		res.Notes[i] = n.String()
+		res.Known = append(res.Known, v.Key())
+		res.Reached = append(res.Reached, n.Pos)
+	}
+	if unrecorded > 0 {
+		res.Failures = append(res.Failures, Failure{Pos: sc.Pos, Turn: res.Turns,
+			What: fmt.Sprintf("%d violations past the %d distinct findings recorded were not judged", unrecorded, len(res.Violations))})
 	}
 	for _, k := range sc.KnownViolations {
-		if !seen[k.Value] {
-			res.Failures = append(res.Failures, Failure{Pos: k.Pos, Turn: res.Turns,
-				What: fmt.Sprintf("known violation %s did not happen (remove it from known_violations?)", k.Value)})
+		if !broke[k.Invariant.Value] {
+			res.Failures = append(res.Failures, Failure{Pos: k.Invariant.Pos, Turn: res.Turns,
+				What: fmt.Sprintf("known violation %s did not happen (remove it from known_violations?)", k.Invariant.Value)})
 		}
 	}
 	switch {

@@ -2,12 +2,15 @@ package spec
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
 )
 
 // machineFile is the schema of machine.yaml; docs/machine-format.md
@@ -21,6 +24,7 @@ type machineFile struct {
 	MaxTurns          int                    `yaml:"max_turns"`
 	MaxTurnsPos       engine.Pos             `yaml:"-"`
 	ExploreDepth      *int                   `yaml:"explore_depth"`
+	ExploreMaxStates  int                    `yaml:"explore_max_states"`
 	Tags              StrList                `yaml:"tags"`
 	Intents           StrList                `yaml:"intents"`
 	CorrectionIntents StrList                `yaml:"correction_intents"`
@@ -163,7 +167,75 @@ type invariantYAML struct {
 	Within             *withinYAML      `yaml:"within"`
 	AllowedTransitions Entries[StrList] `yaml:"allowed_transitions"`
 	Transparent        StrList          `yaml:"transparent"`
-	Contradiction      string           `yaml:"contradiction"`
+	// The known findings the invariant excuses, by what they rest on.
+	Contradiction   noteList `yaml:"contradiction"`
+	ModellingChoice noteList `yaml:"modelling_choice"`
+}
+
+// noteYAML is one known finding: a table's move, or another invariant's
+// state (and slot), with the seed text it rests on.
+type noteYAML struct {
+	Pos   engine.Pos
+	Move  Str    `yaml:"move"`
+	State Str    `yaml:"state"`
+	Slot  Str    `yaml:"slot"`
+	Seed  Str    `yaml:"seed"`
+	Quote string `yaml:"quote"`
+	Why   string `yaml:"why"`
+}
+
+type noteList []noteYAML
+
+func (l *noteList) decodeYAML(d *decoder, n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return d.errf(n, "expected a list of known findings (each a move: from -> to, or a state:, with the seed: document:line it rests on), got %s", describeNode(n))
+	}
+	for _, c := range n.Content {
+		var x noteYAML
+		if err := d.decodeStruct(c, refl(&x), 1); err != nil {
+			return err
+		}
+		*l = append(*l, x)
+	}
+	return nil
+}
+
+// seedRef is "document:line" or "document:first-last".
+var seedRef = regexp.MustCompile(`^[^\s:]+:[1-9][0-9]*(-[1-9][0-9]*)?$`)
+
+// noteDefs checks known findings' fields and converts them for the engine.
+func noteDefs(contradiction, choice noteList) ([]engine.NoteDef, error) {
+	var out []engine.NoteDef
+	for _, l := range []struct {
+		kind engine.NoteKind
+		list noteList
+	}{{engine.Contradiction, contradiction}, {engine.ModellingChoice, choice}} {
+		for _, x := range l.list {
+			d := engine.NoteDef{Kind: l.kind, Pos: x.Pos, Seed: x.Seed.Value, Quote: strings.TrimSpace(x.Quote), Why: strings.TrimSpace(x.Why),
+				State: engine.NameDef{Name: x.State.Value, Pos: x.State.Pos}, Slot: engine.NameDef{Name: x.Slot.Value, Pos: x.Slot.Pos}}
+			if x.Move.Value != "" {
+				from, to, ok := strings.Cut(x.Move.Value, "->")
+				from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+				if !ok || from == "" || to == "" || strings.Contains(to, "->") {
+					return nil, &Error{Pos: x.Move.Pos, Msg: fmt.Sprintf("move %q: expected from -> to", x.Move.Value)}
+				}
+				col := x.Move.Pos
+				d.From = engine.NameDef{Name: from, Pos: col}
+				d.To = engine.NameDef{Name: to, Pos: col}
+			}
+			if x.Seed.Value != "" && !seedRef.MatchString(x.Seed.Value) {
+				return nil, &Error{Pos: x.Seed.Pos, Msg: fmt.Sprintf("seed %q: expected document:line (such as 001_2dc4cc250bdceda9.txt:412)", x.Seed.Value)}
+			}
+			switch {
+			case l.kind == engine.Contradiction && (x.Seed.Value == "" || d.Quote == ""):
+				return nil, &Error{Pos: x.Pos, Msg: "a contradiction quotes the seed text it rests on: seed: document:line and quote: the text"}
+			case l.kind == engine.ModellingChoice && d.Why == "":
+				return nil, &Error{Pos: x.Pos, Msg: "a modelling choice says what the suite chose where the seeds are silent: why: the reason"}
+			}
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 // Expr is an expression with the position of its first character (inside
@@ -435,7 +507,24 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 		def.Params = append(def.Params, pd)
 	}
 	for _, iv := range f.Invariants {
-		d := engine.InvariantDef{Name: iv.Name.Value, Pos: iv.Name.Pos, Description: iv.Description, Contradiction: iv.Contradiction}
+		if slices.Contains(eval.BuiltinInvariants, iv.Name.Value) {
+			// A built-in invariant is listed by name only to give its notes.
+			notes, err := noteDefs(iv.Contradiction, iv.ModellingChoice)
+			if err != nil {
+				return nil, err
+			}
+			if iv.Always.Src != "" || iv.Never.Src != "" || iv.Within != nil || len(iv.AllowedTransitions) > 0 || len(notes) == 0 {
+				return nil, &Error{Pos: iv.Pos, Msg: fmt.Sprintf("invariant %q is built in: list it only to give its notes (contradiction: or modelling_choice:)", iv.Name.Value)}
+			}
+			def.BuiltinNotes = append(def.BuiltinNotes, engine.BuiltinNotesDef{Name: iv.Name.Value, Pos: iv.Pos, Notes: notes})
+			continue
+		}
+		d := engine.InvariantDef{Name: iv.Name.Value, Pos: iv.Name.Pos, Description: iv.Description}
+		notes, err := noteDefs(iv.Contradiction, iv.ModellingChoice)
+		if err != nil {
+			return nil, err
+		}
+		d.Notes = notes
 		set := 0
 		if iv.Always.Src != "" {
 			set++

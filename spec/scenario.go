@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/simctl/simctl/engine"
 )
 
@@ -30,7 +32,7 @@ type Scenario struct {
 	Suite           Str        `yaml:"suite"`
 	Description     string     `yaml:"description"`
 	Tags            StrList    `yaml:"tags"`
-	KnownViolations StrList    `yaml:"known_violations"`
+	KnownViolations KnownList  `yaml:"known_violations"`
 	MaxTurns        int        `yaml:"max_turns"`
 	MaxTurnsPos     engine.Pos `yaml:"-"`
 	FinalState      Str        `yaml:"final_state"`
@@ -118,9 +120,9 @@ func LoadScenario(file string, data []byte, m *engine.Machine, tags map[string]b
 			return nil, &Error{Pos: t.Pos, Msg: fmt.Sprintf("unknown tag %q (known tags: %s; a suite adds its own under tags: in machine.yaml)", t.Value, strings.Join(sortedSet(tags), ", "))}
 		}
 	}
-	for _, v := range s.KnownViolations {
-		if !invariants[v.Value] {
-			return nil, &Error{Pos: v.Pos, Msg: fmt.Sprintf("known_violations: unknown invariant %q (invariants: %s)", v.Value, strings.Join(sortedSet(invariants), ", "))}
+	for i := range s.KnownViolations {
+		if err := s.KnownViolations[i].check(m, invariants); err != nil {
+			return nil, err
 		}
 	}
 	if s.FinalState.Value != "" {
@@ -252,4 +254,77 @@ func sortedSet(set map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Known is one entry of a scenario's known_violations: an invariant that
+// must break in the scenario, only in the findings its notes list. A bare
+// name relies on the invariant's notes in machine.yaml; a mapping gives
+// the scenario's own (the way to excuse a built-in invariant's finding).
+type Known struct {
+	Pos             engine.Pos
+	Invariant       Str      `yaml:"invariant,required"`
+	Contradiction   noteList `yaml:"contradiction"`
+	ModellingChoice noteList `yaml:"modelling_choice"`
+	// Notes are the scenario's own notes, checked against the machine.
+	Notes []engine.NoteDef `yaml:"-"`
+}
+
+// KnownList is a scenario's known_violations.
+type KnownList []Known
+
+func (l *KnownList) decodeYAML(d *decoder, n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return d.errf(n, "expected a list of invariant names or of mappings with invariant: and its notes, got %s", describeNode(n))
+	}
+	for _, c := range n.Content {
+		var k Known
+		k.Pos = d.pos(c)
+		if c.Kind == yaml.ScalarNode {
+			if err := k.Invariant.decodeYAML(d, c); err != nil {
+				return err
+			}
+		} else if err := d.decodeStruct(c, refl(&k), 1); err != nil {
+			return err
+		}
+		*l = append(*l, k)
+	}
+	return nil
+}
+
+// Table reports whether invariant name is an allowed-transition table of
+// m (whose findings are moves).
+func Table(m *engine.Machine, name string) bool {
+	for _, inv := range m.Invariants() {
+		if inv.Name == name {
+			return inv.Kind == engine.InvAllowed
+		}
+	}
+	return false
+}
+
+func (k *Known) check(m *engine.Machine, invariants map[string]bool) error {
+	name := k.Invariant.Value
+	if !invariants[name] {
+		return &Error{Pos: k.Invariant.Pos, Msg: fmt.Sprintf("known_violations: unknown invariant %q (invariants: %s)", name, strings.Join(sortedSet(invariants), ", "))}
+	}
+	defs, err := noteDefs(k.Contradiction, k.ModellingChoice)
+	if err != nil {
+		return err
+	}
+	k.Notes = defs
+	if len(defs) > 0 {
+		_, err := m.CompileNotes(name, Table(m, name), defs)
+		return err
+	}
+	for _, inv := range m.Invariants() {
+		if inv.Name == name && len(inv.Notes) > 0 {
+			return nil
+		}
+	}
+	for _, b := range m.BuiltinNotes() {
+		if b.Name == name && len(b.Notes) > 0 {
+			return nil
+		}
+	}
+	return &Error{Pos: k.Invariant.Pos, Msg: fmt.Sprintf("known_violations: %s has no notes in machine.yaml: list the findings it excuses here (invariant: %s, with contradiction: or modelling_choice:)", name, name)}
 }

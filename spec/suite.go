@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -48,7 +49,10 @@ type Suite struct {
 	MaxTurns  int
 	// ExploreDepth is the depth of the exploration simctl run does (0: none).
 	ExploreDepth int
-	Tags         map[string]bool
+	// ExploreMaxStates caps the configurations of that exploration (0:
+	// simctl run's default).
+	ExploreMaxStates int
+	Tags             map[string]bool
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
 	// Latency is the machine's latency model (nil: turns take no time) and
@@ -78,8 +82,9 @@ func (v *Variant) Matches(pins Entries[string]) bool {
 }
 
 // DefaultExploreDepth is how deep simctl run explores a suite that does not
-// say (machine.yaml explore_depth).
-const DefaultExploreDepth = 3
+// say (machine.yaml explore_depth): without bound, so that the search is
+// complete unless it passes the configuration cap (explore_max_states).
+const DefaultExploreDepth = math.MaxInt32
 
 // BuiltinInvariants are checked on every suite; scenarios may list them in
 // known_violations. Package eval implements them.
@@ -289,6 +294,10 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		}
 		s.ExploreDepth = *mf.ExploreDepth
 	}
+	if mf.ExploreMaxStates < 0 {
+		return nil, &Error{Pos: mf.Pos, Msg: "explore_max_states must be 1 or more (0: simctl run's default)"}
+	}
+	s.ExploreMaxStates = mf.ExploreMaxStates
 	return s, nil
 }
 

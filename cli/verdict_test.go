@@ -1,0 +1,183 @@
+package cli_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/cli"
+)
+
+// plant is one fault planted in a copy of a seed suite: in its
+// machine.yaml, the first line at or after the line starting with After
+// that holds Old gets New instead; the run must fail naming Want.
+type plant struct {
+	Suite string
+	After string
+	Old   string
+	New   string
+	Want  string
+}
+
+// plantIn copies the suite, plants p in its machine.yaml and returns the
+// copy's folder and the planted line's number.
+func plantIn(p plant) (string, int) {
+	dir := copySuiteDir(filepath.Join("..", "scenarios", p.Suite))
+	path := filepath.Join(dir, "machine.yaml")
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	lines := strings.Split(string(data), "\n")
+	at := -1
+	for i, l := range lines {
+		if at < 0 && strings.HasPrefix(l, p.After) {
+			at = i
+		}
+		if at >= 0 && strings.Contains(l, p.Old) {
+			lines[i] = strings.Replace(l, p.Old, p.New, 1)
+			Expect(os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)).To(Succeed())
+			return dir, i + 1
+		}
+	}
+	Fail(fmt.Sprintf("%s: no %q after %q", path, p.Old, p.After))
+	return "", 0
+}
+
+var _ = Describe("verdicts on planted faults", func() {
+	// A move a suite's table forbids fails the run even though the table
+	// carries notes for other moves; so does a broken guard.
+	DescribeTable("fail the run, naming the move",
+		func(p plant) {
+			dir, _ := plantIn(p)
+			var stdout, stderr bytes.Buffer
+			// A shallow search finds each planted move; it keeps the test fast.
+			code := cli.Main([]string{"run", "--quiet", "--explore-depth", "2", "--out", "", dir}, &stdout, &stderr)
+			Expect(stderr.String()).To(BeEmpty())
+			Expect(code).To(Equal(cli.ExitFailed), stdout.String())
+			Expect(stdout.String()).To(ContainSubstring(p.Want))
+		},
+		Entry("soni: error --cancel--> completed", plant{Suite: "soni", After: "  error:", Old: "target: idle", New: "target: completed", Want: "error -> completed"}),
+		Entry("soni: a broken guard (error recovery to the wrong step)", plant{Suite: "soni", After: "states:", Old: `recovery_state == "executing_action"`, New: `recovery_state != "executing_action"`, Want: "FAIL"}),
+		Entry("thea: completed -> agent_delegated", plant{Suite: "thea", After: "  completed:", Old: "target: initial", New: "target: agent_delegated", Want: "completed -> agent_delegated"}),
+		Entry("hfsm: retry -> answer", plant{Suite: "hfsm", After: "  retry:", Old: "target: router", New: "target: answer", Want: "retry -> answer"}),
+		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", After: "  prompt_next:", Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
+	)
+
+	It("passes the clean suites", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../scenarios/bench-soni", "../scenarios/formfill", "../scenarios/hfsm"}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout.String())
+		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))
+	})
+
+	// Explored completely, soni and thea meet the explorer's stuck
+	// analysis (a configuration from which only an escape ends the task):
+	// findings of the models, not of their notes, and the only failures.
+	It("fails soni and thea only on the explorer's stuck findings", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../scenarios/soni", "../scenarios/thea"}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitFailed))
+		for _, l := range strings.Split(stdout.String(), "\n") {
+			if strings.Contains(l, "FAIL ") {
+				Expect(l).To(ContainSubstring("finds stuck"))
+			}
+		}
+		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))
+	})
+
+	It("warns of a note nothing reaches", func() {
+		dir, line := plantIn(plant{Suite: "soni", After: "invariants:", Old: "move: waiting_for_slot -> validating_slot", New: "move: idle -> completed"})
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", dir}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		// The move the note excused now fails; the note is stale.
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(MatchRegexp(fmt.Sprintf(`STALE .*machine.yaml:%d:9: soni_001_valid_transitions: contradiction idle -> completed: nothing in this run reached it`, line)))
+
+		stdout.Reset()
+		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
+		Expect(stdout.String()).To(MatchRegexp(fmt.Sprintf(`machine.yaml:%d:9: warning: stale note: soni_001_valid_transitions: contradiction idle -> completed: no scenario or exploration reaches it`, line)))
+	})
+
+	It("lint warns of a note for a move its table allows", func() {
+		dir, line := plantIn(plant{Suite: "soni", After: "invariants:", Old: "move: confirming -> completed", New: "move: idle -> understanding"})
+		var stdout, stderr bytes.Buffer
+		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
+		Expect(stdout.String()).To(ContainSubstring(fmt.Sprintf("machine.yaml:%d:9: warning: invariant soni_001_valid_transitions: the table allows idle -> understanding: the note excuses nothing", line)))
+	})
+})
+
+var _ = Describe("a timer left behind", func() {
+	// docs/examples/booking starts its session timer when a booking
+	// begins and does not cancel it when the booking is confirmed.
+	It("is the finding leaked_timer in simctl run, scripted and explored", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../docs/examples/booking"}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(ContainSubstring("invariant leaked_timer broken at turn 3 (timer session in idle)"))
+		Expect(stdout.String()).To(ContainSubstring("FAIL  explored finds leaked_timer: timer session in idle, shortest path 3 events"))
+	})
+
+	It("is found by simctl explore, with its shortest path written as a scenario", func() {
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"explore", "../docs/examples/booking", "--depth", "5", "--emit-scenarios", dir}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(ContainSubstring("leaked_timer"))
+		data, err := os.ReadFile(filepath.Join(dir, "explore-booking-default-leaked_timer.scenario.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring("wait: 600000ms"))
+	})
+})
+
+var _ = Describe("reports written into two folders", func() {
+	// Replay commands name generated failures inside the report folder,
+	// and suites as they were given, so the folder leaves no trace. Only
+	// a generated failure's scenario file differs: it names its suite
+	// relative to itself, so that it replays from anywhere.
+	It("are byte-identical: CSV, JSON, JUnit and HTML", func() {
+		base := GinkgoT().TempDir()
+		a, b := filepath.Join(base, "a"), filepath.Join(base, "deeper", "b")
+		for _, out := range []string{a, b} {
+			var stdout, stderr bytes.Buffer
+			code := cli.Main([]string{"run", "../scenarios/soni", "../scenarios/hfsm", "--generate", "40", "--seed", "7", "--explore-depth", "3", "--quiet", "--out", out}, &stdout, &stderr)
+			Expect(stderr.String()).To(BeEmpty())
+			Expect(code).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
+		}
+		fa, fb := files(a), files(b)
+		Expect(fa).To(HaveLen(len(fb)))
+		Expect(fa).To(HaveKey("report.html"))
+		Expect(fa).To(HaveKey("junit.xml"))
+		Expect(fa).To(HaveKey("summary.json"))
+		for name, data := range fa {
+			if strings.HasPrefix(name, "failures"+string(filepath.Separator)) {
+				continue
+			}
+			Expect(string(fb[name])).To(Equal(string(data)), "%s differs", name)
+		}
+	})
+})
+
+var _ = Describe("a scenario's own note", func() {
+	It("is reported stale when nothing in the scenario reaches it", func() {
+		dir := copySuiteDir(filepath.Join("..", "reports", "testdata", "suites", "greeter"))
+		path := filepath.Join(dir, "bob.scenario.yaml")
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(path, []byte(strings.Replace(string(data), "state: idle", "state: asking", 1)), 0o644)).To(Succeed())
+		var stdout, stderr bytes.Buffer
+		Expect(cli.Main([]string{"run", "--quiet", "--explore-depth", "0", "--out", "", dir}, &stdout, &stderr)).To(Equal(cli.ExitFailed))
+		Expect(stdout.String()).To(MatchRegexp(`STALE .*bob.scenario.yaml:7:9: no_bob: modelling_choice: nothing in this scenario reached it`))
+		stdout.Reset()
+		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
+		Expect(stdout.String()).To(MatchRegexp(`bob.scenario.yaml:7:9: warning: stale note: no_bob: modelling_choice: nothing in this scenario reached it`))
+	})
+})
