@@ -75,19 +75,16 @@ var _ = Describe("verdicts on planted faults", func() {
 		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))
 	})
 
-	// Explored completely, soni and thea meet the explorer's stuck
-	// analysis (a configuration from which only an escape ends the task):
-	// findings of the models, not of their notes, and the only failures.
-	It("fails soni and thea only on the explorer's stuck findings", func() {
+	// Explored completely, soni meets the explorer's stuck analysis (from
+	// error only cancel ends the task: 003's recovery reruns the failing
+	// action), which its machine notes as a modelling choice; thea's
+	// completed is idle (000: "Tarea finalizada"), so it has none.
+	It("passes soni and thea, soni's stuck finding known by its note", func() {
 		var stdout, stderr bytes.Buffer
 		code := cli.Main([]string{"run", "--quiet", "--out", "", "../scenarios/soni", "../scenarios/thea"}, &stdout, &stderr)
 		Expect(stderr.String()).To(BeEmpty())
-		Expect(code).To(Equal(cli.ExitFailed))
-		for _, l := range strings.Split(stdout.String(), "\n") {
-			if strings.Contains(l, "FAIL ") {
-				Expect(l).To(ContainSubstring("finds stuck"))
-			}
-		}
+		Expect(code).To(Equal(cli.ExitOK), stdout.String())
+		Expect(stdout.String()).NotTo(ContainSubstring("FAIL "))
 		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))
 	})
 

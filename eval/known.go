@@ -72,7 +72,7 @@ func (k *Known) Notes() []Note {
 		out = append(out, k.notes[inv.Name]...)
 		seen[inv.Name] = true
 	}
-	for _, name := range BuiltinInvariants {
+	for _, name := range Notable {
 		if !seen[name] {
 			out = append(out, k.notes[name]...)
 		}

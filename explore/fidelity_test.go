@@ -164,6 +164,30 @@ states:
 		Expect(f.Violation.Msg).To(ContainSubstring("only through an escape (cancel, timer:session_timeout)"))
 	})
 
+	// A stuck finding, like a built-in invariant's, is known only when a
+	// note names its state; a note for another state leaves it failing.
+	DescribeTable("a note on stuck",
+		func(state string, known bool) {
+			noted := strings.Replace(yaml, "states:\n  idle:", `invariants:
+  - name: stuck
+    modelling_choice:
+      - state: `+state+`
+        why: planted, to test the notes
+states:
+  idle:`, 1)
+			f := finding(search(suiteOf(noted), explore.Options{Depth: 8}), explore.Stuck)
+			Expect(f).NotTo(BeNil())
+			Expect(f.Violation.State).To(Equal("checks"))
+			if known {
+				Expect(f.Known).To(ContainSubstring("modelling_choice"))
+			} else {
+				Expect(f.Known).To(BeEmpty())
+			}
+		},
+		Entry("naming the stuck state makes it known", "checks", true),
+		Entry("naming another state does not", "idle", false),
+	)
+
 	It("is not stuck once the branch can finish", func() {
 		fixed := suiteOf(`
 machine: pizza

@@ -98,16 +98,10 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 			}
 		}
 	}
-	for i := 0; i < n; i++ {
-		if !seen[i] {
-			c := res.ConfigAt(int32(i))
-			res.add(Finding{Kind: "livelock", Node: int32(i), Violation: eval.Violation{Invariant: "livelock", Turn: int(res.nodes[i].depth),
-				Msg:   fmt.Sprintf("from %s no final or idle state can be reached: the conversation can only go round", res.m.StateName(c.State)),
-				After: res.m.Describe(c)}})
-			break
-		}
-	}
-	res.stuck(g, depthBound, at, rev, seen)
+	known := eval.NewKnown(res.m)
+	res.addGraphFinding(known, livelock, func(i int) bool { return !seen[i] },
+		"from %s no final or idle state can be reached: the conversation can only go round")
+	res.stuck(g, depthBound, at, rev, seen, known)
 }
 
 // stuck finds, like TLC's liveness under fairness, configurations from
@@ -117,7 +111,7 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 // though cancel keeps the conversation from being a dead end or a
 // livelock. canEnd holds the configurations from which an end is reachable
 // at all (the livelock analysis's); what it cannot reach is a livelock.
-func (res *Result) stuck(g *graph, depthBound int, at, rev []int32, canEnd []bool) {
+func (res *Result) stuck(g *graph, depthBound int, at, rev []int32, canEnd []bool, known *eval.Known) {
 	n := len(res.nodes)
 	// Whether each predecessor edge (rev) is an escape edge, in rev's order.
 	revEsc := make([]bool, len(g.to))
@@ -152,20 +146,43 @@ func (res *Result) stuck(g *graph, depthBound int, at, rev []int32, canEnd []boo
 			}
 		}
 	}
-	for i := 0; i < n; i++ {
-		if !done[i] && canEnd[i] {
-			c := res.ConfigAt(int32(i))
-			res.add(Finding{Kind: Stuck, Node: int32(i), Violation: eval.Violation{Invariant: Stuck, Turn: int(res.nodes[i].depth),
-				Msg:   fmt.Sprintf("from %s the task can end only through an escape (%s): its own completion cannot be reached", res.m.StateName(c.State), res.escapeNames()),
-				After: res.m.Describe(c)}})
+	res.addGraphFinding(known, Stuck, func(i int) bool { return !done[i] && canEnd[i] },
+		"from %s the task can end only through an escape ("+strings.ReplaceAll(res.escapeNames(), "%", "%%")+"): its own completion cannot be reached")
+}
+
+// addGraphFinding adds the first configuration, in search order, that is
+// a finding of kind by is: the first one no note names, else the first
+// one a note names (known). One finding of each kind is kept, so a note
+// that excuses one state must not hide another state's unexcused one.
+// msg formats the state's name.
+func (res *Result) addGraphFinding(known *eval.Known, kind string, is func(int) bool, msg string) {
+	var first *Finding
+	for i := range res.nodes {
+		if !is(i) {
+			continue
+		}
+		c := res.ConfigAt(int32(i))
+		name := res.m.StateName(c.State)
+		f := Finding{Kind: kind, Node: int32(i), Violation: eval.Violation{Invariant: kind, Turn: int(res.nodes[i].depth),
+			State: name, Msg: fmt.Sprintf(msg, name), After: res.m.Describe(c)}}
+		n := known.Match(&f.Violation)
+		if n == nil {
+			res.add(f)
 			return
 		}
+		if first == nil {
+			f.Known, f.Note = n.String(), n.Pos
+			first = &f
+		}
+	}
+	if first != nil {
+		res.add(*first)
 	}
 }
 
 // Stuck is the kind of a finding of a configuration from which the task
 // ends only through escape events.
-const Stuck = "stuck"
+const Stuck = eval.Stuck
 
 // escapeNames lists the machine's escape events.
 func (res *Result) escapeNames() string {

@@ -244,7 +244,7 @@ func (x *explorer) makePart(opts Options) *Part {
 	return p
 }
 
-const livelock = "livelock"
+const livelock = eval.Livelock
 
 // ord places an event in the order expand tries events.
 func ord(e int32, nAlpha int) int64 {

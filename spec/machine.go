@@ -507,8 +507,9 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 		def.Params = append(def.Params, pd)
 	}
 	for _, iv := range f.Invariants {
-		if slices.Contains(eval.BuiltinInvariants, iv.Name.Value) {
-			// A built-in invariant is listed by name only to give its notes.
+		if slices.Contains(eval.Notable, iv.Name.Value) {
+			// A built-in invariant, or an explorer finding (livelock,
+			// stuck), is listed by name only to give its notes.
 			notes, err := noteDefs(iv.Contradiction, iv.ModellingChoice)
 			if err != nil {
 				return nil, err
