@@ -91,6 +91,17 @@ var _ = Describe("simctl import rasa", func() {
 
 		var exOut, exErr bytes.Buffer
 		Expect(cli.Main([]string{"explore", out, "--depth", "4"}, &exOut, &exErr)).To(Equal(cli.ExitOK), exOut.String()+exErr.String())
+
+		// The report lists the flow steps the project's own e2e tests
+		// never reach, though exploration does.
+		reportDir := filepath.Join(GinkgoT().TempDir(), "report")
+		runOut.Reset()
+		runErr.Reset()
+		cli.Main([]string{"run", out, "--out", reportDir, "--explore-depth", "3", "--quiet"}, &runOut, &runErr)
+		html, err := os.ReadFile(filepath.Join(reportDir, "report.html"))
+		Expect(err).NotTo(HaveOccurred(), runErr.String())
+		Expect(string(html)).To(MatchRegexp(`\d+ states of \d+ entered by generated or explored conversations but by no scripted scenario`))
+		Expect(string(html)).To(ContainSubstring("session.verify_identity.fix_pin"))
 	})
 
 	It("gives the same bytes on a second import, and keeps an edited nlu.yaml", func() {

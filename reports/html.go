@@ -107,6 +107,10 @@ type suiteView struct {
 	Covered               int
 	Percent               string
 	StatesEntered, States int
+	// Unscripted are the states something entered but no scripted
+	// scenario did: what a suite's own tests (an imported project's e2e
+	// tests) never reach.
+	Unscripted []attentionLink
 	HasGenerated          bool // the run generated or explored: show the per-source columns
 	HasExplored           bool
 	Items                 []coverageTable
@@ -481,6 +485,11 @@ func addCoverage(v *suiteView, s *Suite) {
 		t.Percent = percent(t.Covered, t.Total)
 		if kind.kind == KindState {
 			v.StatesEntered, v.States = t.Covered, t.Total
+			for _, c := range t.Rows {
+				if c.Scripted == 0 && c.Covered {
+					v.Unscripted = append(v.Unscripted, attentionLink{Text: c.Item, Link: v.CoverageID + "-states"})
+				}
+			}
 		}
 		v.Items = append(v.Items, t)
 	}
@@ -630,6 +639,10 @@ func attention(s *Suite, v *suiteView) []attentionItem {
 	}
 	if n := v.States - v.StatesEntered; n > 0 {
 		out = append(out, attentionItem{Class: "note", Text: fmt.Sprintf("%s of %d never entered", plural(n, "state", "states"), v.States), Link: v.CoverageID + "-states"})
+	}
+	if n := len(v.Unscripted); n > 0 && v.Tally.Scenarios > 0 {
+		out = append(out, attentionItem{Class: "note", Text: fmt.Sprintf("%s of %d entered by generated or explored conversations but by no scripted scenario",
+			plural(n, "state", "states"), v.States), Link: v.CoverageID + "-states", Items: v.Unscripted})
 	}
 	if n := v.Tally.Known; n > 0 {
 		out = append(out, attentionItem{Class: "known", Text: plural(n, "scenario passes", "scenarios pass") + " only because notes name their violations (known: a contradiction of the seeds, or a modelling choice)", Link: v.FailuresID})
