@@ -110,20 +110,20 @@ type suiteView struct {
 	// Unscripted are the states something entered but no scripted
 	// scenario did: what a suite's own tests (an imported project's e2e
 	// tests) never reach.
-	Unscripted []attentionLink
-	HasGenerated          bool // the run generated or explored: show the per-source columns
-	HasExplored           bool
-	Items                 []coverageTable
-	Graph                 *graphView
-	Invariants            []InvariantRow
-	Generated             []GeneratedRow
-	GenNotes              []string // which invariants the violating conversations broke, and whether known
-	InvariantTotals       string   // the invariants table's summary when folded
-	GenFailures           []genFailureView
-	Explored              []exploreView
-	Findings              int // exploration findings, over all variants
-	Latency               []latencyView
-	SLOs                  []sloView
+	Unscripted      []attentionLink
+	HasGenerated    bool // the run generated or explored: show the per-source columns
+	HasExplored     bool
+	Items           []coverageTable
+	Graph           *graphView
+	Invariants      []InvariantRow
+	Generated       []GeneratedRow
+	GenNotes        []string // which invariants the violating conversations broke, and whether known
+	InvariantTotals string   // the invariants table's summary when folded
+	GenFailures     []genFailureView
+	Explored        []exploreView
+	Findings        int // exploration findings, over all variants
+	Latency         []latencyView
+	SLOs            []sloView
 }
 
 // attentionItem is one line of a suite's "needs attention" list: a count
