@@ -35,6 +35,8 @@ Usage:
   simctl explore PATH... [--depth D] [--max-states N] [--emit-scenarios DIR]
   simctl record PATH... --nlu-url URL [--overwrite] [--generate N] [--timeout 5s] [--retries 3]
   simctl graph SUITE [--format dot|mermaid] [--coverage FILE]
+  simctl mutate PATH... [--seed N] [--generate N] [--workers W] [--shard i/n] [--out DIR] [--min-score P]
+  simctl report merge DIR... --out DIR
 
 A PATH is a suite folder (one holding machine.yaml) or a folder of suites.
 Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input.
@@ -72,8 +74,10 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		status, err = recordCmd(args[1:], stdout)
 	case "graph":
 		status, err = graphCmd(args[1:], stdout)
+	case "mutate":
+		status, err = mutateCmd(ctx, args[1:], stdout)
 	default:
-		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay, explore, graph or record; see simctl help)", args[0])}
+		err = &usageError{fmt.Sprintf("unknown command %q (want run, lint, replay, explore, mutate, graph or record; see simctl help)", args[0])}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simctl: %s\n", oneLine(err.Error()))

@@ -385,10 +385,6 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 // their metrics and failures, and adds them to the report. A failure of an
 // invariant that records a contradiction in the suite's documents is known.
 func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *tally) error {
-	contradiction := map[string]string{}
-	for _, inv := range s.Machine.Invariants() {
-		contradiction[inv.Name] = inv.Contradiction
-	}
 	for _, v := range s.Variants {
 		from, to := o.shard.span(o.generate)
 		met, fails, err := generate.Run(s, v, generate.Options{Seed: o.seed, From: from, To: to,
@@ -413,7 +409,7 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 			name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
 			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating)
 		for _, f := range fails {
-			gf := reports.GenFailure{Failure: f, Known: contradiction[f.Invariant]}
+			gf := reports.GenFailure{Failure: f, Known: generatedKnown(s, f)}
 			rs.Failures = append(rs.Failures, gf)
 			file := filepath.Join(o.out, reports.FailureFile(f.Name))
 			if gf.Known != "" {
@@ -428,6 +424,18 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		}
 	}
 	return nil
+}
+
+// generatedKnown returns the note that makes a generated failure known
+// (its invariant's contradiction), or "" when it fails the run. simctl
+// mutate judges generated failures by it too.
+func generatedKnown(s *spec.Suite, f generate.Failure) string {
+	for _, inv := range s.Machine.Invariants() {
+		if inv.Name == f.Invariant {
+			return inv.Contradiction
+		}
+	}
+	return ""
 }
 
 // explored runs the bounded exploration of each variant of s, prints its

@@ -31,6 +31,9 @@ type Options struct {
 	// Part of Parts: search one shard's slice (see part.go) and keep what
 	// Merge needs. Parts 0: an ordinary search.
 	Part, Parts int
+	// Digest computes Result.Digest (digest.go), for simctl mutate's
+	// equivalence test.
+	Digest bool
 }
 
 // DefaultMaxStates caps a search that no option bounds. A configuration
@@ -100,6 +103,10 @@ type Result struct {
 
 	Findings []Finding
 	Coverage *eval.Coverage
+	// Digest, with Options.Digest, hashes the reachable labelled graph
+	// (digest.go); it stands for the machine's behaviour only when the
+	// search is Complete.
+	Digest uint64
 	// firstTaken is, per transition, the node at which it was first taken
 	// (-1: never), for shortest covering paths.
 	firstTaken []int32
@@ -163,6 +170,11 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
 	}
 	rootFP := x.fingerprint(&root.cfg, root.path, 0)
+	if opts.Digest {
+		x.digest = true
+		ev := engine.Event{Kind: engine.UserEvent}
+		res.Digest = thenObs(rootFP, x.stepObs(&ev))
+	}
 	x.visited = map[uint64]int32{rootFP: 0}
 	if opts.Parts > 0 {
 		x.startPart(rootFP)
@@ -248,6 +260,9 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	} else {
 		fp = x.fingerprint(&st.cfg, st.path, depth)
 		j, seen = x.visited[fp]
+	}
+	if x.digest {
+		x.digestEdge(e, fp, stop, x.curObs)
 	}
 	if seen {
 		if j >= 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/simctl/simctl/sim"
 )
 
-//go:embed report.html.tmpl
+//go:embed report.html.tmpl mutation.html.tmpl
 var templates embed.FS
 
 // page is parsed once; html/template escapes every string it prints for
@@ -24,7 +24,7 @@ var templates embed.FS
 var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	// pct prints a rate (0.835) as a percentage with one decimal (83.5%).
 	"pct": func(rate float64) string { return strconv.FormatFloat(100*rate, 'f', 1, 64) + "%" },
-}).ParseFS(templates, "report.html.tmpl"))
+}).ParseFS(templates, "report.html.tmpl", "mutation.html.tmpl"))
 
 // WriteHTML writes report.html for run: one self-contained page (inline
 // CSS and SVG, no scripts, nothing fetched) with an overview, and for each
@@ -58,6 +58,9 @@ type pageView struct {
 	Totals     tally
 	Suites     []suiteView
 	Rows       []overviewRow
+	// Mutation is simctl mutate's section (mutation.go); its page has no
+	// suites of its own.
+	Mutation *mutationView
 }
 
 type tally struct {
