@@ -20,7 +20,7 @@ FUZZMINIMIZETIME ?= 5s
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers clean
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers mutate clean
 
 all: build
 
@@ -36,6 +36,15 @@ vet:
 
 test: vet
 	$(GO) test -race -count=1 $(PKGS)
+	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
+
+# Mutation testing of every bundled suite (docs/mutate.md): mutants.csv and
+# report.html in $(OUT)/mutate; exits 1 when a suite scores below
+# MIN_SCORE percent.
+WORKERS   ?= 2
+MIN_SCORE ?= 90
+mutate: build
+	$(BIN) mutate scenarios/ --out $(OUT)/mutate --seed $(SEED) --workers $(WORKERS) --min-score $(MIN_SCORE)
 
 # Fuzzing is not part of make test, which stays fast and deterministic.
 fuzz:
@@ -56,7 +65,7 @@ e2e: build
 	E2E_DIR=$(OUT)/e2e SIMCTL=$(BIN) sh scripts/e2e.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
-# conversations through the driver.
+# conversations through the driver, simctl mutate on bench-soni.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 

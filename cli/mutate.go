@@ -38,6 +38,7 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 	shard := fs.String("shard", "", "judge slice i of n of the mutants (i/n); simctl report merge combines the shards")
 	out := fs.String("out", "out", "folder for mutants.csv and report.html (empty: write nothing)")
 	minScore := fs.Float64("min-score", 0, "exit 1 when a suite's score is below this percentage")
+	emit := fs.String("emit-scenarios", "", "write, into DIR/SUITE/, scenarios that kill the survivors (they pass on the original machine)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -87,6 +88,11 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 		}
 	}
 	status := printMutation(stdout, suites, results, *minScore)
+	if *emit != "" && !interrupted {
+		if err := emitKillers(*emit, suites, results, o, stdout); err != nil {
+			return 0, err
+		}
+	}
 	if *out != "" {
 		if err := reports.WriteMutation(*out, o.Seed, results); err != nil {
 			return 0, err
@@ -207,4 +213,53 @@ func isMutateShard(dir string) bool {
 	_, errM := os.Stat(reports.MutantsPath(dir))
 	_, errS := os.Stat(filepath.Join(dir, ShardFile))
 	return errM == nil && errS != nil
+}
+
+// emitKillers writes, for each suite with survivors, the scenarios
+// mutate.Killers finds into dir/SUITE/, each naming its suite by a path
+// relative to where it is written.
+func emitKillers(dir string, suites []*spec.Suite, results []mutate.Result, o mutate.Options, w io.Writer) error {
+	for _, s := range suites {
+		var surv []*mutate.Mutant
+		for _, r := range results {
+			if r.Suite == s.Name && r.Status == mutate.Survived {
+				surv = append(surv, r.Mutant)
+			}
+		}
+		if len(surv) == 0 {
+			continue
+		}
+		sub := filepath.Join(dir, s.Name)
+		rel := s.Dir
+		if a, err := filepath.Abs(s.Dir); err == nil {
+			if b, err := filepath.Abs(sub); err == nil {
+				if r, err := filepath.Rel(b, a); err == nil {
+					rel = r
+				}
+			}
+		}
+		ks := mutate.Killers(s, surv, mutate.KillerOptions{Seed: o.Seed, Generate: max(o.Generate, mutateGenerate),
+			MaxStates: o.EquivStates, SuitePath: rel})
+		if len(ks) == 0 {
+			fmt.Fprintf(w, "%s: no scenario found that kills any of its %d survivors\n", s.Name, len(surv))
+			continue
+		}
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return err
+		}
+		n := 0
+		for _, k := range ks {
+			tmp, err := reports.WriteTemp(sub, k.Name+spec.ScenarioSuffix, k.Data)
+			if err == nil {
+				err = os.Rename(tmp, filepath.Join(sub, k.Name+spec.ScenarioSuffix))
+			}
+			if err != nil {
+				os.Remove(tmp)
+				return err
+			}
+			n += len(k.Kills)
+		}
+		fmt.Fprintf(w, "%s: wrote %d scenarios to %s that kill %d of its %d survivors\n", s.Name, len(ks), sub, n, len(surv))
+	}
+	return nil
 }

@@ -132,6 +132,32 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 		}
 	}
 	b.WriteString("turns:\n")
+	b.WriteString(r.PathTurns(node))
+	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name+".scenario.yaml"))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// PathTurns returns the turns of the shortest path to node as the lines
+// of a scenario's turns: list (see writeScenario); simctl mutate builds
+// scenarios on them.
+func (r *Result) PathTurns(node int32) string {
+	var b strings.Builder
 	var cfg engine.Config
 	var scratch engine.Result
 	r.m.Start(&cfg, 0, &scratch)
@@ -194,22 +220,5 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 		b.WriteString("  - wait: 0ms\n")
 	}
 	flush()
-	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(b.String())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name+".scenario.yaml"))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return b.String()
 }

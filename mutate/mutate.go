@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
@@ -347,6 +348,8 @@ func resolve(def *engine.Definition, paths []string, name string) int {
 func describeAction(a engine.ActionDef) string {
 	s := a.Kind.String()
 	switch {
+	case a.Kind == engine.ActSay:
+		s += " " + strconv.Quote(short(a.Name))
 	case a.Slot != "" && a.Expr.Src != "":
 		s += " " + a.Slot + " = " + short(a.Expr.Src)
 	case a.Name != "":
