@@ -66,10 +66,10 @@ var _ = Describe("simctl mutate", func() {
 		dir := filepath.Join(GinkgoT().TempDir(), "kill")
 		code, stdout, _ := run(out, "mutate", lampSuite, "--out", "", "--emit-scenarios", dir)
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(stdout).To(ContainSubstring("lamp: wrote 3 scenarios to"))
+		Expect(stdout).To(ContainSubstring("lamp: wrote 5 scenarios to"))
 		// Replayed from where they were written, they pass on the lamp.
 		files, _ := filepath.Glob(filepath.Join(dir, "lamp", "*.scenario.yaml"))
-		Expect(files).To(HaveLen(3))
+		Expect(files).To(HaveLen(5))
 		c, _, stderr := run(out, append([]string{"run", "--out", ""}, files...)...)
 		Expect(stderr).To(BeEmpty())
 		Expect(c).To(Equal(cli.ExitOK))

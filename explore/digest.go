@@ -58,5 +58,29 @@ func (x *explorer) digestEdge(e edge, target uint64, stop bool, obs uint64) {
 	h.word(uint64(x.weight) | flag(stop)<<63)
 	h.word(target)
 	h.word(obs)
-	x.res.Digest += h.sum()
+	sum := h.sum()
+	x.res.Digest += sum
+	x.res.nodeSums[x.srcFP] += sum
+}
+
+// NodeDigests returns, for each configuration the search expanded (by
+// fingerprint), the sum of the hashes of its outgoing edges; with
+// Options.Digest only.
+func (r *Result) NodeDigests() map[uint64]uint64 { return r.nodeSums }
+
+// FirstDifference returns the first node, in breadth-first order, whose
+// configuration the other search (its NodeDigests) expanded too but with
+// other outgoing edges: the shortest path to it leads both machines to the
+// same configuration, and some event from there makes them differ. ok is
+// false when there is none (the searches agree wherever both went).
+func (r *Result) FirstDifference(other map[uint64]uint64) (node int32, ok bool) {
+	for n, fp := range r.nodeFP {
+		if fp == 0 {
+			continue
+		}
+		if sum, seen := other[fp]; seen && sum != r.nodeSums[fp] {
+			return int32(n), true
+		}
+	}
+	return 0, false
 }

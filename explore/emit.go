@@ -182,25 +182,7 @@ func (r *Result) PathTurns(node int32) string {
 		switch {
 		case e.event >= 0:
 			flush()
-			ev := r.alpha[e.event]
-			fmt.Fprintf(&b, "  - event: {intent: %s", strconv.Quote(r.m.Intents()[ev.Intent]))
-			if ev.Text != "" {
-				fmt.Fprintf(&b, ", text: %s", strconv.Quote(ev.Text))
-			}
-			if ev.Value != "" {
-				fmt.Fprintf(&b, ", value: %s", strconv.Quote(ev.Value))
-			}
-			if ev.NEnt > 0 {
-				b.WriteString(", entities: {")
-				for i := 0; i < int(ev.NEnt); i++ {
-					if i > 0 {
-						b.WriteString(", ")
-					}
-					fmt.Fprintf(&b, "%s: %s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
-				}
-				b.WriteString("}")
-			}
-			b.WriteString("}\n")
+			b.WriteString(r.eventTurn(e.event))
 			turns++
 		case e.event == edgeTimer:
 			flush()
@@ -221,4 +203,39 @@ func (r *Result) PathTurns(node int32) string {
 	}
 	flush()
 	return b.String()
+}
+
+// eventTurn writes user act i of the alphabet as a scenario's event turn.
+func (r *Result) eventTurn(i int32) string {
+	var b strings.Builder
+	ev := r.alpha[i]
+	fmt.Fprintf(&b, "  - event: {intent: %s", strconv.Quote(r.m.Intents()[ev.Intent]))
+	if ev.Text != "" {
+		fmt.Fprintf(&b, ", text: %s", strconv.Quote(ev.Text))
+	}
+	if ev.Value != "" {
+		fmt.Fprintf(&b, ", value: %s", strconv.Quote(ev.Value))
+	}
+	if ev.NEnt > 0 {
+		b.WriteString(", entities: {")
+		for i := 0; i < int(ev.NEnt); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s: %s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// AlphabetTurns returns every user act of the search's alphabet as a
+// scenario's event turn.
+func (r *Result) AlphabetTurns() []string {
+	out := make([]string, len(r.alpha))
+	for i := range r.alpha {
+		out[i] = r.eventTurn(int32(i))
+	}
+	return out
 }

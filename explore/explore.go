@@ -105,8 +105,11 @@ type Result struct {
 	Coverage *eval.Coverage
 	// Digest, with Options.Digest, hashes the reachable labelled graph
 	// (digest.go); it stands for the machine's behaviour only when the
-	// search is Complete.
-	Digest uint64
+	// search is Complete. nodeSums and nodeFP break it down by node
+	// (digest.go).
+	Digest   uint64
+	nodeSums map[uint64]uint64
+	nodeFP   []uint64
 	// firstTaken is, per transition, the node at which it was first taken
 	// (-1: never), for shortest covering paths.
 	firstTaken []int32
@@ -172,6 +175,7 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	rootFP := x.fingerprint(&root.cfg, root.path, 0)
 	if opts.Digest {
 		x.digest = true
+		res.nodeSums = map[uint64]uint64{}
 		ev := engine.Event{Kind: engine.UserEvent}
 		res.Digest = thenObs(rootFP, x.stepObs(&ev))
 	}

@@ -146,6 +146,10 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	c := &cur.cfg
 	if x.digest {
 		x.srcFP = x.fingerprint(c, cur.path, depth)
+		for len(x.res.nodeFP) <= int(ci) {
+			x.res.nodeFP = append(x.res.nodeFP, 0)
+		}
+		x.res.nodeFP[ci] = x.srcFP
 	}
 	ev := &x.ev
 	if mask := c.Runnable(); mask != 0 {

@@ -55,11 +55,18 @@ type candidate struct {
 // scenario expecting the original's behaviour, cut at the first turn that
 // differs. A scenario is kept only when it passes on the original without
 // breaking any invariant and fails on the mutant; every later survivor it
-// kills too is counted as killed by it. The candidates are the paths of a
-// search of the original that cover its transitions, then generated
-// conversations, each also followed by a wait long enough for every timer.
+// kills too is counted as killed by it. The candidates are first those
+// aimed at the mutant (targeted), then the paths of a search of the
+// original that cover its transitions, then generated conversations, each
+// also followed by a wait long enough for every timer.
 func Killers(s *spec.Suite, survivors []*Mutant, o KillerOptions) []Killer {
 	cands := candidates(s, o)
+	origSums := map[string]map[uint64]uint64{}
+	for _, v := range s.Variants {
+		if res, err := explore.Explore(s, v, explore.Options{Depth: 1 << 30, MaxStates: o.MaxStates, Digest: true}); err == nil {
+			origSums[v.Name] = res.NodeDigests()
+		}
+	}
 	invs := map[string]bool{}
 	for _, n := range spec.BuiltinInvariants {
 		invs[n] = true
@@ -84,7 +91,7 @@ func Killers(s *spec.Suite, survivors []*Mutant, o KillerOptions) []Killer {
 			continue
 		}
 		name := killerName(s, t.m)
-		for _, c := range cands {
+		for _, c := range append(targeted(s, t.ms, o, origSums), cands...) {
 			data, ok := killerYAML(s, t.ms, c, name, t.m, o)
 			if !ok {
 				continue
@@ -150,6 +157,48 @@ func candidates(s *spec.Suite, o KillerOptions) []candidate {
 					c.orig = observe(s, v, c.bare, o.Seed)
 				}
 				if c.orig != nil {
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// targeted lists the candidates aimed at one mutant: the search of the
+// mutant finds the first configuration (breadth first) from which it
+// moves otherwise than the original (origSums, by variant); the path there
+// followed by each user act, or by a wait for every timer, is tried.
+func targeted(s, ms *spec.Suite, o KillerOptions, origSums map[string]map[uint64]uint64) []candidate {
+	var out []candidate
+	probe := []string{fmt.Sprintf("  - wait: %dms", longestTimer(s.Def)+1)}
+	for i, mv := range ms.Variants {
+		sums := origSums[mv.Name]
+		if sums == nil {
+			continue
+		}
+		res, err := explore.Explore(ms, mv, explore.Options{Depth: 1 << 30, MaxStates: o.MaxStates, Digest: true})
+		if err != nil {
+			continue
+		}
+		n, ok := res.FirstDifference(sums)
+		if !ok {
+			continue
+		}
+		var path [][]string
+		if n > 0 {
+			path = splitTurns(res.PathTurns(n))
+		}
+		var nexts [][][]string
+		for _, a := range res.AlphabetTurns() {
+			nexts = append(nexts, [][]string{splitTurns(a)[0]}, [][]string{splitTurns(a)[0], probe})
+		}
+		nexts = append(nexts, [][]string{probe})
+		v := s.Variants[i]
+		for _, next := range nexts {
+			c := candidate{v: v, turns: append(append([][]string(nil), path...), next...)}
+			if c.bare = bareScenario(s, c, o); c.bare != nil {
+				if c.orig = observe(s, v, c.bare, o.Seed); c.orig != nil {
 					out = append(out, c)
 				}
 			}
