@@ -18,7 +18,7 @@ FUZZMINIMIZETIME ?= 5s
 # corpus under the package's testdata/fuzz/Target; a failing input is
 # written there too and becomes a regression case of go test.
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
-	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart
+	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa
 
 .PHONY: all build run test vet bench fuzz fuzz-short e2e peers mutate clean
 
@@ -58,9 +58,12 @@ fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT)
 
 # The browser check of report.html: simctl run on the bundled suites, the
-# page opened in headless Chromium (Debian's, installed when missing) with
-# the network off; fails on a script error, a fetch or a missing section.
-# The screenshot stays in $(OUT)/e2e/report.png. See scripts/e2e.sh.
+# page opened in headless Chromium (Debian's, installed with
+# fonts-liberation when missing) with the network off; fails on a script
+# error, a fetch or a missing section, and, at 1400 and 900 px wide, on an
+# element wider than the window, two state-graph labels overlapping or no
+# navigation. The screenshots stay in $(OUT)/e2e/report-1400.png and
+# report-900.png. See scripts/e2e.sh and scripts/e2e-check.js.
 e2e: build
 	E2E_DIR=$(OUT)/e2e SIMCTL=$(BIN) sh scripts/e2e.sh
 

@@ -292,12 +292,12 @@ var _ = Describe("bad input", func() {
 		Entry("a negative --generate", badCase{
 			files: suite(nil),
 			args:  []string{"SUITE", "--generate", "-5"},
-			want:  `simctl: --generate takes a number of conversations, 0 or more`,
+			want:  `simctl: --generate takes a number of conversations from 0 to 1000000000, got -5`,
 		}),
 		Entry("unknown flag", badCase{
 			files: suite(nil),
 			args:  []string{"SUITE", "--sed", "3"},
-			want:  `simctl: run: unknown flag: --sed`,
+			want:  `simctl: run: unknown flag: --sed (did you mean --seed?); simctl help run lists its flags`,
 		}),
 		Entry("unknown --only tag", badCase{
 			files: suite(nil),
@@ -365,6 +365,6 @@ var _ = Describe("bad input", func() {
 	It("rejects an unknown command", func() {
 		var stdout, stderr bytes.Buffer
 		Expect(cli.Main([]string{"rnu"}, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
-		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (want run, lint, replay, explore, graph or record; see simctl help)\n"))
+		Expect(stderr.String()).To(Equal("simctl: unknown command \"rnu\" (did you mean run?); simctl help lists the commands\n"))
 	})
 })

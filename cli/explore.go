@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/simctl/simctl/engine"
@@ -13,36 +15,69 @@ import (
 // and prints, as TLC does, the states generated and distinct, the depth
 // reached, the queue left and the rate; then coverage and every finding with
 // the length of its shortest path.
-func exploreCmd(args []string, w io.Writer) (int, error) {
+//
+// SIGINT or SIGTERM (ctx cancelled) ends the search under way within a
+// second: what it found so far is printed, marked interrupted, no
+// scenarios are written, and the status is ExitInterrupted.
+func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	fs := newFlags("explore")
 	depth := fs.Int("depth", 8, "explore every path of at most this many events")
 	maxStates := fs.Int("max-states", explore.DefaultMaxStates, "stop after this many distinct configurations")
 	emit := fs.String("emit-scenarios", "", "write scenarios covering every reachable transition (and each finding) to this folder")
+	variant := fs.String("variant", "", "explore only this variant of each suite (default: every variant)")
+	quiet := fs.BoolP("quiet", "q", false, "print each search's totals and findings only, not what it never reached")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
-	if *depth < 0 || *maxStates < 1 {
-		return 0, &usageError{"--depth must be 0 or more and --max-states 1 or more"}
+	if err := checkDepth("--depth", *depth); err != nil {
+		return 0, err
 	}
-	suites, err := loadSuites(fs.Args())
+	if err := checkMaxStates(*maxStates); err != nil {
+		return 0, err
+	}
+	suites, err := loadSuites(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
+	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
 	var results []*explore.Result
 	for _, s := range suites {
+		known := false
 		for _, v := range s.Variants {
+			known = known || v.Name == *variant
+		}
+		if *variant != "" && !known {
+			var names []string
+			for _, v := range s.Variants {
+				names = append(names, v.Name)
+			}
+			return 0, &usageError{fmt.Sprintf("--variant: suite %s has no variant %q (it has: %s)", s.Name, *variant, strings.Join(names, ", "))}
+		}
+	}
+	for _, s := range suites {
+		for _, v := range s.Variants {
+			if stop() {
+				break
+			}
+			if *variant != "" && v.Name != *variant {
+				continue
+			}
 			start := time.Now()
-			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates})
+			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop})
 			if err != nil {
 				return 0, err
 			}
 			res.Seconds = time.Since(start).Seconds()
 			results = append(results, res)
-			if printExplore(w, res) {
+			if printExplore(w, res, *quiet) {
 				status = ExitFailed
 			}
 		}
+	}
+	if stop() {
+		fmt.Fprintf(w, "interrupted: the searches above are incomplete; no scenarios were written\n")
+		return ExitInterrupted, nil
 	}
 	if *emit != "" {
 		n, err := explore.EmitScenarios(*emit, results)
@@ -56,7 +91,7 @@ func exploreCmd(args []string, w io.Writer) (int, error) {
 
 // printExplore prints one search and reports whether it found a failure
 // (a violation that is not a known contradiction, a dead end, a livelock).
-func printExplore(w io.Writer, r *explore.Result) bool {
+func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 	name := r.Suite
 	if r.Variant != "default" {
 		name += " [" + r.Variant + "]"
@@ -76,7 +111,9 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 	}
 	cov, total := r.Covered()
 	fmt.Fprintf(w, "  transitions covered: %d of %d\n", cov, total)
-	printUnreached(w, r)
+	if !quiet {
+		printUnreached(w, r)
+	}
 	failed := false
 	for _, f := range r.Findings {
 		label := "FAIL "
@@ -85,7 +122,8 @@ func printExplore(w io.Writer, r *explore.Result) bool {
 		} else {
 			failed = true
 		}
-		fmt.Fprintf(w, "  %s %s: shortest path %d events: %s\n", label, f.Kind, r.PathLen(f.Node), f.Violation.Msg)
+		fmt.Fprintf(w, "  %s %s: %s\n", label, f.Kind, f.Violation.Msg)
+		printPath(w, r.PathEvents(f.Node))
 	}
 	if len(r.Findings) == 0 {
 		fmt.Fprintf(w, "  no violations, dead ends or livelocks\n")
@@ -137,4 +175,30 @@ func printUnreached(w io.Writer, r *explore.Result) {
 	list("states never entered", states)
 	list("transitions never taken", trans)
 	list("guards seen one way only", never)
+}
+
+// pathShown is how many events of a path simctl explore prints before it
+// shortens it to its first and last pathEnds: a screenful.
+const (
+	pathShown = 20
+	pathEnds  = 8
+)
+
+// printPath prints the events of a finding's shortest path, numbered,
+// shortened in the middle past a screenful (--emit-scenarios writes it
+// whole, as a scenario).
+func printPath(w io.Writer, events []string) {
+	fmt.Fprintf(w, "         shortest path, %s:\n", count(len(events), "event", "events"))
+	if len(events) == 0 {
+		fmt.Fprintf(w, "           (the initial configuration)\n")
+	}
+	for i, e := range events {
+		if len(events) > pathShown && i == pathEnds {
+			fmt.Fprintf(w, "           … %d events not shown (--emit-scenarios DIR writes them all)\n", len(events)-2*pathEnds)
+		}
+		if len(events) > pathShown && i >= pathEnds && i < len(events)-pathEnds {
+			continue
+		}
+		fmt.Fprintf(w, "           %2d. %s\n", i+1, e)
+	}
 }

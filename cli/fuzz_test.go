@@ -43,10 +43,12 @@ var (
 )
 
 // words may be passed as flag values: tags (--only), graph formats
-// (--format) and NLU fallbacks (--nlu-fallback). Any other word could be a
+// (--format), NLU fallbacks (--nlu-fallback) and non-finite numbers. Any other word could be a
 // path relative to the package folder.
 var words = func() map[string]bool {
-	w := map[string]bool{"dot": true, "mermaid": true, "stub": true, "none": true, "true": true, "false": true, "nope": true}
+	w := map[string]bool{"dot": true, "mermaid": true, "stub": true, "none": true, "true": true, "false": true, "nope": true,
+		// Non-finite numbers, which float flags parse and must refuse.
+		"NaN": true, "Inf": true, "+Inf": true, "-Inf": true, "NaN,0": true, "0,-Inf": true}
 	for _, t := range spec.BuiltinTags {
 		w[t] = true
 	}
@@ -171,9 +173,12 @@ func FuzzCLIArgs(f *testing.F) {
 		if code != cli.ExitOK && code != cli.ExitFailed && code != cli.ExitBadInput {
 			t.Fatalf("simctl %q: got exit status %d, want 0, 1 or 2", args, code)
 		}
-		// An error is one line, the last one written to stderr.
+		// An error is one short line, the last one written to stderr.
 		lines := strings.SplitAfter(stderr.String(), "\n")
 		for i, l := range lines {
+			if len(l) > 1100 {
+				t.Fatalf("simctl %q: a stderr line of %d bytes, want at most about 1000", args, len(l))
+			}
 			if strings.HasPrefix(l, "simctl: ") && (i != len(lines)-2 || code != cli.ExitBadInput) {
 				t.Fatalf("simctl %q (exit status %d): error line %q is not the last line of stderr:\n%s", args, code, l, stderr.String())
 			}

@@ -1,21 +1,23 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/simctl/simctl/reports"
+	"github.com/simctl/simctl/spec"
 )
 
 // graphCmd writes a suite's machine as a DOT or Mermaid graph to stdout,
 // optionally with the transition counts of an earlier run's
 // transitions.csv or coverage.csv: counts on the labels, untaken
 // transitions dashed and red.
-func graphCmd(args []string, w io.Writer) (int, error) {
+func graphCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	fs := newFlags("graph")
-	format := fs.String("format", reports.FormatDOT, "graph format: "+strings.Join(reports.GraphFormats, " or "))
+	format := fs.String("format", reports.FormatDOT, "graph format: "+strings.Join(reports.GraphFormats, ", "))
 	coverage := fs.String("coverage", "", "transitions.csv or coverage.csv of an earlier run: overlay its counts")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -25,12 +27,12 @@ func graphCmd(args []string, w io.Writer) (int, error) {
 		known = known || f == *format
 	}
 	if !known {
-		return 0, &usageError{fmt.Sprintf("--format: unknown format %q (want %s)", *format, strings.Join(reports.GraphFormats, " or "))}
+		return 0, &usageError{fmt.Sprintf("--format: unknown format %q (want %s)", *format, strings.Join(reports.GraphFormats, ", "))}
 	}
 	if fs.NArg() != 1 {
 		return 0, &usageError{"graph takes one suite folder (simctl graph scenarios/soni --format dot)"}
 	}
-	suites, err := loadSuites(fs.Args())
+	suites, err := loadSuites(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
@@ -40,12 +42,11 @@ func graphCmd(args []string, w io.Writer) (int, error) {
 	s := suites[0]
 	var counts []int64
 	if *coverage != "" {
-		f, err := os.Open(*coverage)
+		data, err := spec.ReadFile(*coverage, "coverage file", maxCoverageSize)
 		if err != nil {
-			return 0, fmt.Errorf("--coverage: %s: cannot read it (%v)", *coverage, unwrapPath(err))
+			return 0, fmt.Errorf("--coverage: %w", err)
 		}
-		defer f.Close()
-		if counts, err = reports.ReadCoverageCounts(f, *coverage, s.Name, s.Machine); err != nil {
+		if counts, err = reports.ReadCoverageCounts(bytes.NewReader(data), *coverage, s.Name, s.Machine); err != nil {
 			return 0, fmt.Errorf("--coverage: %w", err)
 		}
 	}
@@ -58,10 +59,6 @@ func graphCmd(args []string, w io.Writer) (int, error) {
 	return ExitOK, err
 }
 
-// unwrapPath drops the operation and path an *os.PathError repeats.
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
+// maxCoverageSize bounds the --coverage file: a transitions.csv has a row
+// per transition of each suite, and a machine has at most a few thousand.
+const maxCoverageSize = 64 << 20

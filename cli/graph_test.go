@@ -29,6 +29,14 @@ var _ = Describe("simctl graph", func() {
 		golden("graph-door.dot", []byte(stdout))
 	})
 
+	It("writes the machine as SVG laid out by dot, the same bytes every time", func() {
+		code, stdout, stderr := run(out, "graph", door, "--format", "svg")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring("<svg "))
+		golden("graph-door.svg", []byte(stdout))
+	})
+
 	It("writes the machine as a Mermaid flowchart, subgraphs for compound states", func() {
 		code, stdout, stderr := run(out, "graph", door, "--format", "mermaid")
 		Expect(stderr).To(BeEmpty())
@@ -84,8 +92,8 @@ var _ = Describe("simctl graph", func() {
 				Expect(strings.ReplaceAll(stderr, file, "FILE")).To(Equal(c.want + "\n"))
 			},
 			Entry("an unknown format", badGraph{
-				args: []string{"graph", door, "--format", "svg"},
-				want: `simctl: --format: unknown format "svg" (want dot or mermaid)`,
+				args: []string{"graph", door, "--format", "png"},
+				want: `simctl: --format: unknown format "png" (want dot, mermaid, svg)`,
 			}),
 			Entry("no suite", badGraph{
 				args: []string{"graph"},
@@ -97,7 +105,7 @@ var _ = Describe("simctl graph", func() {
 			}),
 			Entry("a missing coverage file", badGraph{
 				args: []string{"graph", door, "--coverage", "FILE"},
-				want: "simctl: --coverage: FILE: cannot read it (no such file or directory)",
+				want: "simctl: --coverage: FILE: cannot read coverage file: no such file or directory",
 			}),
 			Entry("a file that is no coverage report", badGraph{
 				args: []string{"graph", door, "--coverage", "FILE"},

@@ -17,10 +17,7 @@ import (
 var _ = Describe("an interrupted run", func() {
 	It("stops within a second of SIGINT and writes a complete report marked incomplete", func() {
 		dir := GinkgoT().TempDir()
-		bin := filepath.Join(dir, "simctl")
-		build := exec.Command("go", "build", "-o", bin, "../cmd/simctl")
-		build.Stderr = GinkgoWriter
-		Expect(build.Run()).To(Succeed())
+		bin := simctlBinary()
 
 		out := filepath.Join(dir, "out")
 		cmd := exec.Command(bin, "run", "../scenarios/soni", "--generate", "50000000", "--explore-depth", "0", "--out", out)

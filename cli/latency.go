@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/latency"
 	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
@@ -49,6 +50,9 @@ func latencyReport(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, 
 			continue
 		}
 		sum := l.Turn.Summary()
+		if sum.Count == 0 {
+			continue // no turn played (--only chose none of this suite's scenarios)
+		}
 		fmt.Fprintf(w, "  %s p50 %dms p95 %dms p99 %dms max %dms over %d turns; direct mapping saved %d NLU calls (%d ms)\n",
 			label("latency", v.Name), sum.P50, sum.P95, sum.P99, sum.Max, sum.Count, l.NLUSkipped, l.NLUSavedMS)
 	}
@@ -65,12 +69,15 @@ func latencyReport(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, 
 				verdict := slo.Check(v.Machine, l)
 				verdict.Variant = v.Name
 				rs.SLOs = append(rs.SLOs, verdict)
-				status := "PASS "
-				if !verdict.Pass {
-					status = "FAIL "
-					t.fail++
+				status := map[string]string{latency.StatusPass: "PASS ", latency.StatusFail: "FAIL ", latency.StatusNotJudged: "NOT JUDGED"}[verdict.Status()]
+				if verdict.Failed() {
+					t.sloFail++
 				}
-				fmt.Fprintf(w, "  %s %s: got %s\n", status, label("slo "+slo.Text, v.Name), verdict.GotText())
+				got := "got " + verdict.GotText()
+				if verdict.Samples == 0 {
+					got = "no samples in this run"
+				}
+				fmt.Fprintf(w, "  %s %s: %s\n", status, label("slo "+slo.Text, v.Name), got)
 			}
 		}
 	}

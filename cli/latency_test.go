@@ -46,7 +46,7 @@ var _ = Describe("simctl run with a latency model", func() {
 		Expect(stdout).To(ContainSubstring("\n  latency p50 300ms p95 300ms p99 300ms max 300ms over 2 turns; direct mapping saved 0 NLU calls (0 ms)\n" +
 			"  FAIL  slo p95 turn latency <= 100ms: got 300ms\n" +
 			"  PASS  slo max turn latency <= 1s: got 300ms\n" +
-			"tiny: 1 passed, 1 failed\n"))
+			"tiny: 1 passed, 0 failed; 1 latency objective not met\n"))
 		sum := readSummary(out)
 		Expect(sum["status"]).To(Equal("fail"))
 		suite := sum["suites"].([]any)[0].(map[string]any)

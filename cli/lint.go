@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/simctl/simctl/spec"
@@ -12,7 +11,8 @@ import (
 
 // lintCmd prints every problem of each suite's machine.yaml (errors and
 // warnings, one per line, file:line:col first), then the first problem of
-// its nlu.yaml and scenarios. Exit status 2 when any is an error.
+// its nlu.yaml, cassette and users.yaml, and the problem of every
+// scenario file. Exit status 2 when any is an error.
 func lintCmd(args []string, w io.Writer) (int, error) {
 	fs := newFlags("lint")
 	if err := parseFlags(fs, args); err != nil {
@@ -28,9 +28,9 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 	nerr, nwarn := 0, 0
 	for _, dir := range dirs {
 		mpath := filepath.Join(dir, spec.MachineFile)
-		data, err := os.ReadFile(mpath)
+		data, err := spec.ReadFile(mpath, "machine file", spec.MaxFileSize)
 		if err != nil {
-			return 0, &spec.Error{Msg: mpath + ": cannot read machine file"}
+			return 0, err
 		}
 		bad := false
 		for _, d := range spec.Diagnostics(mpath, data) {
@@ -47,16 +47,23 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 			continue
 		}
 		if _, err := spec.Load(dir); err != nil {
-			nerr++
-			var se *spec.Error
-			if errors.As(err, &se) {
-				fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
-			} else {
-				fmt.Fprintf(w, "%s: error: %s\n", dir, err)
+			// Load joins the errors of every bad scenario file.
+			errs := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				errs = j.Unwrap()
+			}
+			for _, err := range errs {
+				nerr++
+				var se *spec.Error
+				if errors.As(err, &se) {
+					fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
+				} else {
+					fmt.Fprintf(w, "%s: error: %s\n", dir, oneLine(err.Error()))
+				}
 			}
 		}
 	}
-	fmt.Fprintf(w, "lint: %d suites, %d errors, %d warnings\n", len(dirs), nerr, nwarn)
+	fmt.Fprintf(w, "lint: %s, %s, %s\n", count(len(dirs), "suite", "suites"), count(nerr, "error", "errors"), count(nwarn, "warning", "warnings"))
 	if nerr > 0 {
 		return ExitBadInput, nil
 	}

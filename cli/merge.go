@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/explore"
@@ -19,8 +20,11 @@ import (
 
 // reportCmd dispatches "simctl report merge".
 func reportCmd(args []string, w io.Writer) (int, error) {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+		return mergeCmd([]string{"--help"}, w)
+	}
 	if len(args) == 0 || args[0] != "merge" {
-		return 0, &usageError{"report: expected merge (simctl report merge DIR... --out DIR)"}
+		return 0, &usageError{"report: expected merge (simctl report merge DIR... --out DIR; simctl help report merge)"}
 	}
 	return mergeCmd(args[1:], w)
 }
@@ -30,9 +34,20 @@ func reportCmd(args []string, w io.Writer) (int, error) {
 // written for the same seed and budget: identical summary.json, CSVs and
 // JUnit whatever the number of shards.
 func mergeCmd(args []string, w io.Writer) (int, error) {
-	fs := newFlags("merge")
-	out := fs.String("out", "out", "folder for the merged reports")
+	fs := newFlags("report merge")
+	out := fs.String("out", "out", "folder for the merged reports (without --out, out/ only if it holds no report yet)")
+	quiet := fs.BoolP("quiet", "q", false, "print only the merged verdict, not a line per suite")
 	if err := parseFlags(fs, args); err != nil {
+		return 0, err
+	}
+	if !fs.Changed("out") {
+		// The default must not replace a report a run wrote there: only a
+		// folder given on purpose is overwritten.
+		if _, err := os.Stat(filepath.Join(*out, reports.SummaryJSON)); err == nil {
+			return 0, &usageError{fmt.Sprintf("report merge: %s already holds a report; say where the merged reports go with --out DIR", *out)}
+		}
+	}
+	if err := checkWritable(*out); err != nil {
 		return 0, err
 	}
 	if fs.NArg() == 0 {
@@ -87,16 +102,23 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 		}
 		mergeGenerated(s, rs, shards, k, *out, &t)
 		latencyReport(s, rs, o, io.Discard, &t)
-		fmt.Fprintf(w, "%s: %s\n", s.Name, t)
+		if !*quiet {
+			fmt.Fprintf(w, "%s: %s\n", s.Name, t)
+		}
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
 		run.Incomplete = run.Incomplete || anyIncomplete(shards)
 	}
+	release, err := reports.Lock(*out)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
 	if err := reports.WriteAll(*out, run); err != nil {
 		return 0, err
 	}
 	fmt.Fprintf(w, "merged %d shards (seed %d): %s\nreports written to %s\n", len(shards), first.Seed, total, *out)
-	if total.fail > 0 {
+	if total.failed() {
 		return ExitFailed, nil
 	}
 	return ExitOK, nil
@@ -127,7 +149,7 @@ func mergeExplored(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k in
 		if err != nil {
 			return &spec.Error{Msg: fmt.Sprintf("%s: suite %s [%s]: the explorations do not merge: %v", shards[0].path, s.Name, v.Name, err)}
 		}
-		addExploration(s, rs, res, parts[0].Depth, io.Discard, t)
+		addExploration(s, rs, res, parts[0].Depth, io.Discard, t, 40)
 	}
 	return nil
 }
@@ -187,9 +209,9 @@ func mergeGenerated(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k i
 			f.Scenario = suiteLine.ReplaceAll(f.Scenario, []byte("suite: "+strconv.Quote(relSuite(s.Dir, out))))
 			rs.Failures = append(rs.Failures, f)
 			if f.Known == "" {
-				t.fail++
+				t.genFail++
 			} else {
-				t.known++
+				t.genKnown++
 			}
 		}
 	}
@@ -208,18 +230,23 @@ func relSuite(dir, out string) string {
 	return filepath.ToSlash(rel)
 }
 
+// maxShardSize bounds a shard.json: a shard keeps its part of each
+// exploration packed, a few bytes a configuration, so even the 2,000,000
+// configurations of --max-states' default stay far below it.
+const maxShardSize = 1 << 30
+
 // readShards reads and checks the shard results: one run (same seed,
 // budget and shard count), every shard exactly once, same suites.
 func readShards(dirs []string) ([]*shardResult, error) {
 	var shards []*shardResult
 	for _, d := range dirs {
 		path := filepath.Join(d, ShardFile)
-		data, err := os.ReadFile(path)
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, &spec.Error{Msg: path + ": no shard result here (run simctl run --shard i/n --out DIR first)"}
+		}
+		data, err := spec.ReadFile(path, "shard result", maxShardSize)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, &spec.Error{Msg: path + ": no shard result here (run simctl run --shard i/n --out DIR first)"}
-			}
-			return nil, &spec.Error{Msg: path + ": cannot read shard result"}
+			return nil, err
 		}
 		var sh shardResult
 		if err := json.Unmarshal(data, &sh); err != nil {
@@ -231,15 +258,37 @@ func readShards(dirs []string) ([]*shardResult, error) {
 		sh.path = path
 		shards = append(shards, &sh)
 	}
-	sort.Slice(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
+	sort.SliceStable(shards, func(i, j int) bool { return shards[i].Shard < shards[j].Shard })
 	first := shards[0]
-	for i, sh := range shards {
+	// Shards are numbered from 0 (--shard 0/4 … 3/4): name those given
+	// twice and those missing.
+	var problems []string
+	for i := 1; i < len(shards); i++ {
+		if shards[i].Shard == shards[i-1].Shard {
+			problems = append(problems, fmt.Sprintf("shard %d/%d given twice (%s and %s)", shards[i].Shard, first.Of,
+				shards[i-1].path, shards[i].path))
+		}
+	}
+	have := map[int]bool{}
+	for _, sh := range shards {
+		have[sh.Shard] = true
+	}
+	for i := range min(first.Of, 1<<20) {
+		if !have[i] {
+			problems = append(problems, fmt.Sprintf("shard %d/%d is missing", i, first.Of))
+		}
+	}
+	if len(problems) > 0 {
+		if len(problems) > 4 {
+			problems = append(problems[:4], "…")
+		}
+		return nil, &usageError{fmt.Sprintf("report merge: %s (shards are numbered 0 to %d)", strings.Join(problems, "; "), first.Of-1)}
+	}
+	for _, sh := range shards {
 		switch {
 		case sh.Seed != first.Seed || sh.Generate != first.Generate || sh.Of != first.Of ||
 			sh.ExploreDepth != first.ExploreDepth || sh.MaxStates != first.MaxStates:
 			return nil, &usageError{"report merge: the shards come from different runs (seed, --generate, --shard n or exploration differ)"}
-		case sh.Shard != i:
-			return nil, &usageError{fmt.Sprintf("report merge: shard %d of %d is missing or given twice", i, first.Of)}
 		case len(sh.Suites) != len(first.Suites):
 			return nil, &usageError{"report merge: the shards ran different suites"}
 		}

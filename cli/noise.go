@@ -43,13 +43,13 @@ func (f *nluFlags) check(generate int) error {
 	default:
 		return &usageError{fmt.Sprintf("--nlu-fallback: unknown fallback %q (want stub, or none for strict replay)", f.fallback)}
 	}
-	if f.noise < 0 || f.noise > 1 {
+	if !checkRate(f.noise) {
 		return &usageError{fmt.Sprintf("--nlu-noise takes an error rate from 0 to 1, got %v", f.noise)}
 	}
 	seen := map[float64]bool{}
 	for _, a := range f.sweepArg {
 		r, err := strconv.ParseFloat(strings.TrimSpace(a), 64)
-		if err != nil || r < 0 || r > 1 {
+		if err != nil || !checkRate(r) {
 			return &usageError{fmt.Sprintf("--nlu-noise-sweep takes error rates from 0 to 1, got %q", a)}
 		}
 		if !seen[r] {

@@ -43,7 +43,7 @@ func newProgress(w io.Writer, total int64, quiet bool) *progress {
 		for {
 			select {
 			case <-t.C:
-				p.print(false)
+				p.print()
 			case <-p.stop:
 				return
 			}
@@ -61,38 +61,62 @@ func (p *progress) add(conversations, violating int) {
 	p.violated.Add(int64(violating))
 }
 
-// finish stops the reporter and prints a last line.
-func (p *progress) finish() {
+// finish stops the reporter and prints a last line saying how the run
+// ended: finished, or stopped by a signal part of the way. It reads no
+// clock, so that it is the same line every time.
+func (p *progress) finish(interrupted bool) {
 	if p == nil {
 		return
 	}
 	close(p.stop)
 	p.wg.Wait()
-	p.print(true)
+	done, viol := p.done.Load(), p.violated.Load()
+	how := "finished"
+	if interrupted || done < p.total {
+		how = "stopped"
+	}
+	line := fmt.Sprintf("progress: %s, %d/%d conversations, %d violating", how, done, p.total, viol)
+	if p.tty {
+		// Clear the bar, then the last state in its place.
+		fmt.Fprintf(p.w, "\r%s\r%s\n", strings.Repeat(" ", 100), line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
 }
 
-func (p *progress) print(last bool) {
+// maxEstimate bounds the time left a line shows: past it the estimate
+// says "more than", never a negative or overflowed duration.
+const maxEstimate = 1000 * time.Hour
+
+// estimate is the time left at rate conversations per second.
+func estimate(left int64, rate float64) string {
+	if left <= 0 {
+		return "0s"
+	}
+	if rate <= 0 {
+		return "?"
+	}
+	secs := float64(left) / rate
+	if secs != secs || secs >= maxEstimate.Seconds() {
+		return "more than " + maxEstimate.String()
+	}
+	return time.Duration(secs * float64(time.Second)).Round(time.Second).String()
+}
+
+func (p *progress) print() {
 	done, viol := p.done.Load(), p.violated.Load()
 	secs := time.Since(p.start).Seconds()
 	rate := 0.0
 	if secs > 0 {
 		rate = float64(done) / secs
 	}
-	left := "?"
-	if rate > 0 && done < p.total {
-		left = (time.Duration(float64(p.total-done) / rate * float64(time.Second))).Round(time.Second).String()
-	} else if done >= p.total {
-		left = "0s"
-	}
+	left := estimate(p.total-done, rate)
 	pct := 100 * float64(done) / float64(p.total)
 	if p.tty {
 		const width = 30
 		fill := int(pct / 100 * width)
 		bar := strings.Repeat("=", fill) + strings.Repeat(" ", width-fill)
 		fmt.Fprintf(p.w, "\r[%s] %d/%d conversations  %.0f/s  %d violating  %s left ", bar, done, p.total, rate, viol, left)
-		if last {
-			fmt.Fprintln(p.w)
-		}
 		return
 	}
 	fmt.Fprintf(p.w, "progress: %d/%d conversations (%.0f%%), %.0f/s, %d violating, about %s left\n", done, p.total, pct, rate, viol, left)

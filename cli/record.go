@@ -5,6 +5,7 @@ package cli
 // answered as the suite's cassette.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -27,6 +28,8 @@ type recordOptions struct {
 	timeout   time.Duration
 	retries   int
 	backoff   time.Duration
+	quiet     bool        // no line per recorded scenario
+	stop      func() bool // a signal came: give up
 }
 
 // recorded is one suite's cassette, rendered and checked, waiting to be
@@ -36,7 +39,10 @@ type recorded struct {
 	data []byte
 }
 
-func recordCmd(args []string, stdout io.Writer) (int, error) {
+// SIGINT or SIGTERM (ctx cancelled) ends the request under way at once;
+// nothing is written, so every cassette stays as it was, and the status
+// is ExitInterrupted.
+func recordCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("record")
 	var o recordOptions
 	fs.StringVar(&o.url, "nlu-url", "", "the NLU server's parse endpoint, speaking Rasa's HTTP API (http://localhost:5005/model/parse)")
@@ -45,6 +51,7 @@ func recordCmd(args []string, stdout io.Writer) (int, error) {
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source (as simctl run --seed)")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "time limit of each request")
 	fs.IntVar(&o.retries, "retries", 3, "retries of a request that got no reply, or a 5xx or 429 status")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print only each suite's cassette line, not a line per recorded scenario")
 	fs.DurationVar(&o.backoff, "retry-backoff", 200*time.Millisecond, "wait before the first retry; it doubles for each next one")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -52,14 +59,20 @@ func recordCmd(args []string, stdout io.Writer) (int, error) {
 	if err := o.check(); err != nil {
 		return 0, err
 	}
-	suites, err := loadSuites(fs.Args())
+	suites, err := loadSuites(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
-	server := &sim.HTTPNLU{URL: o.url, Timeout: o.timeout, Retries: o.retries, Backoff: o.backoff}
+	server := &sim.HTTPNLU{URL: o.url, Timeout: o.timeout, Retries: o.retries, Backoff: o.backoff, Ctx: ctx,
+		Warn: func(msg string) { fmt.Fprintf(stderr, "simctl: warning: %s\n", oneLine(msg)) }}
+	o.stop = func() bool { return interrupted(ctx) }
 	var out []recorded
 	for _, s := range suites {
 		r, err := recordSuite(s, server, o, stdout)
+		if o.stop() {
+			fmt.Fprintf(stdout, "interrupted: nothing was written; every cassette is as it was\n")
+			return ExitInterrupted, nil
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -80,13 +93,14 @@ func (o *recordOptions) check() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return &usageError{fmt.Sprintf("--nlu-url: expected an http or https URL, got %q", o.url)}
 	}
+	if err := checkGenerate(o.generate); err != nil {
+		return err
+	}
 	switch {
-	case o.generate < 0:
-		return &usageError{"--generate takes a number of conversations, 0 or more"}
 	case o.timeout <= 0:
 		return &usageError{"--timeout takes a duration above 0 (5s)"}
-	case o.retries < 0:
-		return &usageError{"--retries takes a number of retries, 0 or more"}
+	case o.retries < 0 || o.retries > MaxRetries:
+		return &usageError{fmt.Sprintf("--retries takes a number of retries from 0 to %d, got %d", MaxRetries, o.retries)}
 	case o.backoff < 0:
 		return &usageError{"--retry-backoff takes a duration, 0 or more"}
 	}
@@ -108,6 +122,9 @@ func recordSuite(s *spec.Suite, server *sim.HTTPNLU, o recordOptions, w io.Write
 	differ := 0
 	for _, sc := range s.Scenarios {
 		for _, v := range s.VariantsFor(sc) {
+			if o.stop() {
+				return recorded{}, nil
+			}
 			r := sim.RunScenario(s, sc, sim.Options{Variant: v, Seed: o.seed, NLU: nlu})
 			if err := rec.Err(); err != nil {
 				return recorded{}, fmt.Errorf("record: suite %s: scenario %s: turn %d: %w", s.Name, sc.Name, r.Turns, err)
@@ -120,12 +137,14 @@ func recordSuite(s *spec.Suite, server *sim.HTTPNLU, o recordOptions, w io.Write
 			if r.Status == sim.Fail {
 				verdict, differ = "FAILS", differ+1
 			}
-			fmt.Fprintf(w, "  recorded %-40s %3d turns, %s with this NLU\n", name, r.Turns, verdict)
+			if !o.quiet {
+				fmt.Fprintf(w, "  recorded %-40s %s, %s with this NLU\n", name, count(r.Turns, "turn", "turns"), verdict)
+			}
 		}
 	}
 	if o.generate > 0 {
 		for _, v := range s.Variants {
-			met, _, err := generate.Measure(s, v, generate.Options{Seed: o.seed, From: 0, To: o.generate, NLU: nlu})
+			met, _, err := generate.Measure(s, v, generate.Options{Seed: o.seed, From: 0, To: o.generate, NLU: nlu, Stop: o.stop})
 			if err == nil {
 				err = rec.Err()
 			}

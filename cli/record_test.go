@@ -211,7 +211,17 @@ var _ = Describe("simctl record", func() {
 			want: `malformed reply: intent\.confidence: 2 is outside \[0,1\] \(1 attempt\)`}),
 		Entry("a dropped connection", faultCase{fault: nlutest.Fault{Drop: true}, args: []string{"--retries", "2"},
 			want: `closed the connection without a complete reply \(3 attempts\)`}),
+		// It was reported as unreachable and asked for 4 times.
+		Entry("a reply over the size limit, not retried", faultCase{fault: nlutest.Fault{Body: `{"text": "` + strings.Repeat("x", 2<<20) + `"}`},
+			want: `its reply is larger than 1048576 bytes, the most simctl reads \(1 attempt\)`}),
 	)
+
+	It("warns, once, of replies whose content type is not JSON, and records them", func() {
+		server.Always(nlutest.Fault{Body: `{"intent": {"name": "book_flight", "confidence": 0.9}, "entities": []}`, ContentType: "text/html; charset=utf-8"})
+		code, _, stderr := record()
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(strings.ReplaceAll(stderr, server.URL, "URL")).To(Equal(`simctl: warning: nlu server URL answered with content type "text/html; charset=utf-8", not application/json; the reply was read as JSON all the same` + "\n"))
+	})
 
 	It("says so when nothing listens at the URL, and writes nothing", func() {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -241,7 +251,7 @@ var _ = Describe("simctl record", func() {
 		},
 		Entry("no URL", []string{}, "record needs the NLU server's parse endpoint: --nlu-url http://HOST:PORT/model/parse"),
 		Entry("not an http URL", []string{"--nlu-url", "localhost:5005"}, `--nlu-url: expected an http or https URL, got "localhost:5005"`),
-		Entry("negative retries", []string{"--nlu-url", "http://x/model/parse", "--retries", "-1"}, "--retries takes a number of retries, 0 or more"),
+		Entry("negative retries", []string{"--nlu-url", "http://x/model/parse", "--retries", "-1"}, "--retries takes a number of retries from 0 to 10, got -1"),
 	)
 })
 

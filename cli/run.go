@@ -17,8 +17,9 @@ import (
 )
 
 // loadSuites discovers and loads every suite under paths. The first bad
-// file stops the load: nothing runs and nothing is written.
-func loadSuites(paths []string) ([]*spec.Suite, error) {
+// file stops the load: nothing runs and nothing is written. A signal
+// (ctx cancelled) stops it between files with errInterrupted.
+func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
 	if len(paths) == 0 {
 		return nil, &usageError{"no suite given (simctl run scenarios/)"}
 	}
@@ -29,6 +30,9 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 	var suites []*spec.Suite
 	names := map[string]string{}
 	for _, d := range dirs {
+		if interrupted(ctx) {
+			return nil, errInterrupted
+		}
 		s, err := spec.Load(d)
 		if err != nil {
 			return nil, err
@@ -44,7 +48,7 @@ func loadSuites(paths []string) ([]*spec.Suite, error) {
 }
 
 // interrupted reports whether a signal asked the run to stop.
-func (o runOptions) interrupted() bool { return o.ctx != nil && o.ctx.Err() != nil }
+func (o runOptions) interrupted() bool { return interrupted(o.ctx) }
 
 // runMaxStates caps the exploration inside simctl run, which should stay a
 // matter of seconds; simctl explore searches further.
@@ -64,6 +68,7 @@ type runOptions struct {
 	out          string
 	only         []string
 	verbose      bool
+	width        int // of the name column: the longest name printed, within bounds
 	// measureEngine times the engine's steps with the wall clock
 	// (--measure-engine); wall is the current suite's clock.
 	measureEngine bool
@@ -79,7 +84,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	o := runOptions{ctx: ctx, stderr: stderr}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress reports on stderr")
 	fs.IntVar(&o.workers, "workers", 1, "play generated conversations on this many goroutines (same results as 1)")
-	shard := fs.String("shard", "", "run slice i of n of the work (i/n) and write shard.json for simctl report merge")
+	shard := fs.String("shard", "", "run slice i of n of the work and write shard.json for simctl report merge; i counts from 0, as Kubernetes numbers Indexed Jobs (0/4 … 3/4)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
 	fs.StringSliceVar(&o.only, "only", nil, "run only scenarios carrying this tag (repeatable)")
@@ -92,14 +97,24 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
-	if o.generate < 0 {
-		return 0, &usageError{"--generate takes a number of conversations, 0 or more"}
+	if err := checkGenerate(o.generate); err != nil {
+		return 0, err
+	}
+	// -1, the default, means each suite's explore_depth; a negative value
+	// given on the command line is a mistake, as it is for explore --depth.
+	if fs.Changed("explore-depth") {
+		if err := checkDepth("--explore-depth", o.exploreDepth); err != nil {
+			return 0, err
+		}
+	}
+	if err := checkMaxStates(o.maxStates); err != nil {
+		return 0, err
 	}
 	if err := o.nlu.check(o.generate); err != nil {
 		return 0, err
 	}
-	if o.workers < 1 {
-		return 0, &usageError{"--workers takes a number of goroutines, 1 or more"}
+	if o.workers < 1 || o.workers > MaxWorkers {
+		return 0, &usageError{fmt.Sprintf("--workers takes a number of goroutines from 1 to %d, got %d", MaxWorkers, o.workers)}
 	}
 	if *shard != "" {
 		var err error
@@ -111,6 +126,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		}
 		if o.out == "" {
 			return 0, &usageError{"--shard needs --out: the shard result is written there"}
+		}
+	}
+	if o.out != "" {
+		if err := checkWritable(o.out); err != nil {
+			return 0, err
 		}
 	}
 	suites, err := loadTargets(fs.Args(), &o)
@@ -147,7 +167,7 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		return loadSuites(paths)
+		return loadSuites(o.ctx, paths)
 	}
 	if files != len(paths) {
 		return nil, &usageError{"give suite folders or scenario files, not both"}
@@ -156,6 +176,9 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	bySuite := map[string]*spec.Suite{}
 	var suites []*spec.Suite
 	for _, p := range paths {
+		if o.interrupted() {
+			return nil, errInterrupted
+		}
 		s, sc, err := spec.LoadScenarioFile(p)
 		if err != nil {
 			return nil, err
@@ -204,11 +227,24 @@ func selected(sc *spec.Scenario, o runOptions) bool {
 // execute runs the selected scenarios of every suite, prints one line per
 // scenario and a summary, and writes the reports.
 func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
+	if o.out != "" {
+		// Held from before the first scenario to after the last report, so
+		// that a second run given the same --out is refused at once
+		// instead of mixing its reports with these.
+		release, err := reports.Lock(o.out)
+		if err != nil {
+			return 0, err
+		}
+		defer release()
+	}
 	run := &reports.Run{Seed: o.seed, Generate: o.generate, Out: o.out}
 	if o.generate > 0 {
+		// A shard plays its span of each variant's stream: count that, so
+		// that its last line reads finished, not 25%.
 		total := 0
+		from, to := o.shard.span(o.generate)
 		for _, s := range suites {
-			total += o.generate * len(s.Variants)
+			total += (to - from) * len(s.Variants)
 		}
 		o.prog = newProgress(o.stderr, int64(total), o.quiet)
 	}
@@ -216,6 +252,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		// A replay of chosen files generates and explores nothing.
 		run.Generate, o.generate, o.exploreDepth = 0, 0, 0
 	}
+	o.width = nameWidth(suites, o)
 	var total tally
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
@@ -249,11 +286,13 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 						tags[tag] = &[2]int{}
 					}
 					tags[tag][1]++
-					if r.Status == sim.Pass {
+					// A known contradiction passes the run: it counts
+					// with the passed, as it does everywhere else.
+					if r.Status != sim.Fail {
 						tags[tag][0]++
 					}
 				}
-				printScenario(w, r, o.verbose, len(s.Variants) > 1)
+				printScenario(w, r, o.verbose, len(s.Variants) > 1, o.width)
 			}
 		}
 		if o.generate > 0 {
@@ -281,7 +320,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
 	}
-	o.prog.finish()
+	o.prog.finish(o.interrupted())
 	if o.interrupted() {
 		run.Incomplete = true
 	}
@@ -299,40 +338,15 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "interrupted: the report covers only the work finished before the signal\n")
 		return ExitInterrupted, nil
 	}
-	fmt.Fprintf(w, "tags (passed/scenarios): %s\n", tagSummary(tags))
-	fmt.Fprintf(w, "seed %d: %d scenarios in %d suites: %s\n", o.seed, total.n(), len(suites), total)
+	fmt.Fprintf(w, "tags (passed or known / scenarios): %s\n", tagSummary(tags))
+	fmt.Fprintf(w, "seed %d: %s in %s: %s\n", o.seed, count(total.n(), "scenario", "scenarios"), count(len(suites), "suite", "suites"), total)
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s\n", o.out)
 	}
-	if total.fail > 0 {
+	if total.failed() {
 		return ExitFailed, nil
 	}
 	return ExitOK, nil
-}
-
-type tally struct{ pass, known, fail int }
-
-func (t *tally) add(s sim.Status) {
-	switch s {
-	case sim.Pass:
-		t.pass++
-	case sim.Known:
-		t.known++
-	default:
-		t.fail++
-	}
-}
-
-func (t *tally) merge(o tally) {
-	t.pass, t.known, t.fail = t.pass+o.pass, t.known+o.known, t.fail+o.fail
-}
-func (t tally) n() int { return t.pass + t.known + t.fail }
-
-func (t tally) String() string {
-	if t.known > 0 {
-		return fmt.Sprintf("%d passed, %d known contradictions, %d failed", t.pass, t.known, t.fail)
-	}
-	return fmt.Sprintf("%d passed, %d failed", t.pass, t.fail)
 }
 
 func tagSummary(tags map[string]*[2]int) string {
@@ -351,13 +365,14 @@ func tagSummary(tags map[string]*[2]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
+func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool, width int) {
 	label := map[sim.Status]string{sim.Pass: "PASS ", sim.Known: "KNOWN", sim.Fail: "FAIL "}[r.Status]
 	name := r.Scenario
 	if variants {
 		name += " [" + r.Variant + "]"
 	}
-	fmt.Fprintf(w, "  %s %-40s %3d turns %4d transitions\n", label, name, r.Turns, r.Transitions)
+	fmt.Fprintf(w, "  %s %-*s %3d %-5s %4d %s\n", label, width, name, r.Turns, plural(r.Turns, "turn", "turns"),
+		r.Transitions, plural(r.Transitions, "transition", "transitions"))
 	if r.Status == sim.Known {
 		fmt.Fprintf(w, "         breaks %s, as the seed documents contradict each other (known_violations)\n", strings.Join(r.Known, ", "))
 	}
@@ -375,9 +390,7 @@ func printScenario(w io.Writer, r *sim.ScenarioResult, verbose, variants bool) {
 		fmt.Fprintf(w, "         replay: simctl replay %s\n", r.File)
 	}
 	if verbose {
-		for _, l := range r.Trace {
-			fmt.Fprintf(w, "         %s\n", l)
-		}
+		printTrace(w, r)
 	}
 }
 
@@ -405,19 +418,19 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
 		}
-		fmt.Fprintf(w, "  %-46s %d conversations: success %.1f%%, %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating\n",
-			name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
-			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating)
+		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%%, %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
+			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
+			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(s, fails))
 		for _, f := range fails {
 			gf := reports.GenFailure{Failure: f, Known: generatedKnown(s, f)}
 			rs.Failures = append(rs.Failures, gf)
 			file := filepath.Join(o.out, reports.FailureFile(f.Name))
 			if gf.Known != "" {
-				t.known++
+				t.genKnown++
 				fmt.Fprintf(w, "  KNOWN %s breaks %s (a contradiction in the seed documents); shortest: %d turns: %s\n", name, f.Invariant, f.ShrunkTurns, file)
 				continue
 			}
-			t.fail++
+			t.genFail++
 			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Invariant, f.Index, f.Turns, f.ShrunkTurns)
 			fmt.Fprintf(w, "         %s\n", f.Violation)
 			fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
@@ -445,7 +458,7 @@ func generatedKnown(s *spec.Suite, f generate.Failure) string {
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: o.maxStates}
+		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
@@ -456,14 +469,14 @@ func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Wr
 		if o.shard.on() {
 			parts = append(parts, res.Part())
 		}
-		addExploration(s, rs, res, depth, w, t)
+		addExploration(s, rs, res, depth, w, t, o.width)
 	}
 	return parts, nil
 }
 
 // addExploration adds the search of one variant to the report, and prints
 // its line and findings.
-func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth int, w io.Writer, t *tally) {
+func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth int, w io.Writer, t *tally, width int) {
 	addExplored(s, rs, res) // reporthooks.go
 	cov, total := res.Covered()
 	e := reports.Exploration{Variant: res.Variant, Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct,
@@ -476,7 +489,7 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 	if res.Complete {
 		how = "completely"
 	}
-	fmt.Fprintf(w, "  %-46s %s: %d distinct states, %d transitions of %d\n", name, how, res.Distinct, cov, total)
+	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", width+6, name, how, count(res.Distinct, "distinct state", "distinct states"), cov, total)
 	if res.Stopped != "" {
 		fmt.Fprintf(w, "         %s\n", res.Stopped)
 	}
@@ -485,9 +498,13 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 		if f.Known != "" {
 			continue
 		}
-		t.fail++
+		t.findings++
 		fmt.Fprintf(w, "  FAIL  %s finds %s, shortest path %d events: %s\n", name, f.Kind, res.PathLen(f.Node), f.Violation.Msg)
-		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, depth)
+		variant := ""
+		if len(s.Variants) > 1 {
+			variant = " --variant " + res.Variant
+		}
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d%s --emit-scenarios DIR\n", s.Dir, depth, variant)
 	}
 	rs.Explored = append(rs.Explored, e)
 }
@@ -506,9 +523,9 @@ func mean(a, b int) float64 {
 	return float64(a) / float64(b)
 }
 
-func replayCmd(args []string, stdout io.Writer) (int, error) {
+func replayCmd(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := newFlags("replay")
-	var o runOptions
+	o := runOptions{ctx: ctx}
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "", "folder for reports (none by default)")
 	fs.BoolVarP(&o.verbose, "verbose", "v", true, "print the turn-by-turn trace")
@@ -531,4 +548,62 @@ func replayCmd(args []string, stdout io.Writer) (int, error) {
 		return 0, err
 	}
 	return execute(suites, o, stdout)
+}
+
+// nameWidth is the width of the name column of simctl run's lines: the
+// longest scenario name (with its variant) the run prints, at least 40
+// and at most 64 characters, so that columns stay put.
+func nameWidth(suites []*spec.Suite, o runOptions) int {
+	width := 40
+	for _, s := range suites {
+		for _, sc := range s.Scenarios {
+			if !selected(sc, o) {
+				continue
+			}
+			n := len([]rune(sc.Name))
+			if len(s.Variants) > 1 {
+				for _, v := range s.VariantsFor(sc) {
+					width = max(width, n+len([]rune(v.Name))+3)
+				}
+			}
+			width = max(width, n)
+		}
+		if len(s.Variants) > 1 {
+			for _, v := range s.Variants {
+				width = max(width, len("generated [")+len([]rune(v.Name))+1)
+			}
+		}
+	}
+	return min(width, 64)
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// violatingNote says which invariants the violating generated
+// conversations broke, and which of those are known contradictions: a
+// count of violations beside a passing verdict must say why it passes.
+func violatingNote(s *spec.Suite, fails []generate.Failure) string {
+	var known, notKnown []string
+	for _, f := range fails {
+		if generatedKnown(s, f) != "" {
+			known = append(known, f.Invariant)
+		} else {
+			notKnown = append(notKnown, f.Invariant)
+		}
+	}
+	switch {
+	case len(known)+len(notKnown) == 0:
+		return ""
+	case len(notKnown) == 0:
+		return " (all known contradictions: " + strings.Join(known, ", ") + ")"
+	case len(known) == 0:
+		return " (breaking " + strings.Join(notKnown, ", ") + ")"
+	}
+	return " (breaking " + strings.Join(notKnown, ", ") + "; known contradictions: " + strings.Join(known, ", ") + ")"
 }

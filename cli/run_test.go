@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"flag"
 	"os"
 	"path/filepath"
@@ -52,6 +53,21 @@ var _ = Describe("simctl run", func() {
 		}
 	})
 
+	It("writes one line per CSV record, whatever the bot said or the guards hold", func() {
+		code, _, _ := run(out, "run", "../scenarios/thea", "../scenarios/soni", "--out", out, "--explore-depth", "0")
+		Expect(code).To(Equal(cli.ExitOK))
+		names, err := filepath.Glob(filepath.Join(out, "*.csv"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(len(names)).To(BeNumerically(">=", 6))
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			Expect(err).NotTo(HaveOccurred())
+			records, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(bytes.Count(data, []byte("\n"))).To(Equal(len(records)), "%s: a record spans several lines", filepath.Base(name))
+		}
+	})
+
 	It("writes byte-identical reports for the same inputs and seed", func() {
 		other := filepath.Join(GinkgoT().TempDir(), "out2")
 		code1, _, _ := run(out, "run", "../scenarios/soni", "--out", out, "--seed", "7")
@@ -91,6 +107,21 @@ var _ = Describe("simctl run", func() {
 })
 
 var _ = Describe("simctl lint", func() {
+	It("lists the problem of every bad scenario file, not only the first", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "machine.yaml"), []byte(validMachine), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "a.scenario.yaml"), []byte(strings.Replace(validScenario, "state: talking", "state: nowhere", 1)), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "b.scenario.yaml"), []byte(validScenario), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "c.scenario.yaml"), []byte(strings.Replace(validScenario, "name: greet", "name: other\nturnz: []", 1)), 0o644)).To(Succeed())
+		var stdout, stderr bytes.Buffer
+		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
+		lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(stdout.String(), dir, "SUITE")), "\n")
+		Expect(lines).To(HaveLen(3), stdout.String())
+		Expect(lines[0]).To(HavePrefix("SUITE/a.scenario.yaml:"))
+		Expect(lines[1]).To(HavePrefix("SUITE/c.scenario.yaml:"))
+		Expect(lines[2]).To(Equal("lint: 1 suite, 2 errors, 0 warnings"))
+	})
+
 	It("lists every problem of a machine with its position, warnings included", func() {
 		dir := GinkgoT().TempDir()
 		bad := strings.Replace(validMachine, "bye: done", "bye: gone", 1) + "  lonely:\n    waits: true\n"
@@ -100,7 +131,7 @@ var _ = Describe("simctl lint", func() {
 		Expect(code).To(Equal(cli.ExitBadInput))
 		Expect(strings.ReplaceAll(stdout.String(), dir, "SUITE")).To(Equal(
 			`SUITE/machine.yaml:16:12: error: transition target: unknown state "gone" (states: done, idle, lonely, talking)` + "\n" +
-				"lint: 1 suites, 1 errors, 0 warnings\n"))
+				"lint: 1 suite, 1 error, 0 warnings\n"))
 	})
 
 	It("reports unreachable states as warnings with exit status 0", func() {

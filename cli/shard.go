@@ -32,7 +32,7 @@ func parseShard(s string) (shardSpec, error) {
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return shardSpec{}, &usageError{fmt.Sprintf("--shard: expected i/n with 0 <= i < n, got %q", s)}
+		return shardSpec{}, &usageError{fmt.Sprintf("--shard: expected i/n with 0 <= i < n (shards count from 0, as Kubernetes numbers Indexed Jobs: 0/4 … 3/4), got %q", s)}
 	}
 	return shardSpec{i: i, n: n, set: true}, nil
 }

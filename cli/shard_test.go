@@ -82,8 +82,8 @@ var _ = Describe("sharded runs", func() {
 			Expect(cli.Main(a, &stdout, &stderr)).To(Equal(cli.ExitBadInput))
 			Expect(stderr.String()).To(Equal("simctl: " + msg + "\n"))
 		},
-		Entry("not i/n", []string{"run", "../scenarios/soni", "--shard", "2", "--out", "/tmp/x"}, `--shard: expected i/n with 0 <= i < n, got "2"`),
-		Entry("i past n", []string{"run", "../scenarios/soni", "--shard", "3/3", "--out", "/tmp/x"}, `--shard: expected i/n with 0 <= i < n, got "3/3"`),
+		Entry("not i/n", []string{"run", "../scenarios/soni", "--shard", "2", "--out", "/tmp/x"}, `--shard: expected i/n with 0 <= i < n (shards count from 0, as Kubernetes numbers Indexed Jobs: 0/4 … 3/4), got "2"`),
+		Entry("i past n", []string{"run", "../scenarios/soni", "--shard", "3/3", "--out", "/tmp/x"}, `--shard: expected i/n with 0 <= i < n (shards count from 0, as Kubernetes numbers Indexed Jobs: 0/4 … 3/4), got "3/3"`),
 		Entry("merging nothing", []string{"report", "merge", "--out", "/tmp/x"}, "report merge: give the shard folders (simctl report merge out/shard-* --out out/merged)"),
 		Entry("a folder without shard.json", []string{"report", "merge", "testdata", "--out", "/tmp/x"}, "testdata/shard.json: no shard result here (run simctl run --shard i/n --out DIR first)"),
 	)

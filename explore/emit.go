@@ -239,3 +239,47 @@ func (r *Result) AlphabetTurns() []string {
 	}
 	return out
 }
+
+// PathEvents describes the shortest path to node n, one short line per
+// event, for a person reading simctl explore's output: `intent "text"`
+// (with =value, entities and failed actions when there are any), `wait
+// 1500ms` for a timer, `branch 2` for a fork branch's step.
+func (r *Result) PathEvents(n int32) []string {
+	var out []string
+	var cfg engine.Config
+	var scratch engine.Result
+	r.m.Start(&cfg, 0, &scratch)
+	for _, e := range r.path(n) {
+		before := cfg
+		_, failed := r.replay(&cfg, e, &scratch)
+		var s string
+		switch {
+		case e.event >= 0:
+			ev := r.alpha[e.event]
+			s = r.m.Intents()[ev.Intent]
+			if ev.Value != "" && ev.Value != ev.Text {
+				s += "=" + strconv.Quote(ev.Value)
+			}
+			for i := 0; i < int(ev.NEnt); i++ {
+				s += fmt.Sprintf(" %s=%s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
+			}
+			if ev.Text != "" {
+				s += " " + strconv.Quote(ev.Text)
+			}
+		case e.event == edgeTimer:
+			t, _ := r.m.NextTimer(&before)
+			s = fmt.Sprintf("wait %dms (%s)", t.Deadline-before.Now, r.m.TimerName(t.ID))
+		default:
+			s = "branch " + strconv.Itoa(int(edgeBranch-e.event))
+		}
+		var names []string
+		for _, x := range failed {
+			if name := r.m.ExtName(x); !slices.Contains(names, name) {
+				names = append(names, name)
+				s += " [" + name + " fails]"
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -34,7 +34,21 @@ type Options struct {
 	// Digest computes Result.Digest (digest.go), for simctl mutate's
 	// equivalence test.
 	Digest bool
+	// Stop, if set, is asked every few configurations whether to give up
+	// (the command line answers yes after SIGINT or SIGTERM); the search
+	// then ends as the state cap ends it, with what it found so far and
+	// Result.Stopped saying why. The package itself knows nothing of
+	// signals.
+	Stop func() bool
 }
+
+// stopEvery is how many configurations are expanded between two calls of
+// Options.Stop. Expanding one of formfill's takes most of a millisecond
+// (several under -race): the answer must come within a second.
+const stopEvery = 16
+
+// Interrupted is Result.Stopped when Options.Stop ended the search.
+const Interrupted = "interrupted: the search stopped before its bound; what it found so far is incomplete"
 
 // DefaultMaxStates caps a search that no option bounds. A configuration
 // costs a few hundred bytes while the search runs (its fingerprint, its
@@ -208,6 +222,11 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		next.reset()
 		x.next = next
 		for fi := 0; fi < frontier.len() && !x.stopped; fi++ {
+			if opts.Stop != nil && fi%stopEvery == 0 && opts.Stop() {
+				res.Stopped, x.stopped, full = Interrupted, true, false
+				res.Queue = frontier.len() - fi + next.len()
+				break
+			}
 			ci := x.load(frontier, fi, &cur)
 			x.targets = x.targets[:0]
 			x.beginNode()

@@ -386,6 +386,34 @@ var _ = Describe("the state cap", func() {
 	})
 })
 
+var _ = Describe("Options.Stop", func() {
+	It("ends the search soon after it says so, incomplete, with what was found so far and no livelock verdict", func() {
+		s := load(seedSuite("formfill"))
+		asked := 0
+		stop := func() bool { asked++; return asked > 3 }
+		res, err := explore.Explore(s, s.Variants[0], explore.Options{Depth: 50, Stop: stop})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Stopped).To(Equal(explore.Interrupted))
+		Expect(res.Complete).To(BeFalse())
+		Expect(asked).To(Equal(4))
+		// Asked every few hundred configurations expanded: the search
+		// stops long before the state cap.
+		Expect(res.Distinct).To(BeNumerically(">", 1))
+		Expect(res.Distinct).To(BeNumerically("<", 100_000))
+		Expect(res.Queue).To(BeNumerically(">", 0))
+		Expect(kinds(res)).NotTo(ContainElement("livelock"))
+	})
+
+	It("is not asked when it is not set, and then changes nothing", func() {
+		s := load("testdata/planted")
+		a := search(s, explore.Options{Depth: 6})
+		b := search(s, explore.Options{Depth: 6, Stop: func() bool { return false }})
+		Expect(b.Distinct).To(Equal(a.Distinct))
+		Expect(kinds(b)).To(Equal(kinds(a)))
+		Expect(b.Stopped).To(BeEmpty())
+	})
+})
+
 var _ = Describe("determinism", func() {
 	DescribeTable("two searches find the same and write the same files",
 		func(dir string, depth int) {

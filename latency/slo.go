@@ -245,13 +245,34 @@ type Verdict struct {
 	SLO     *SLO
 	Variant string
 	Pass    bool
-	// Samples is how many samples the SLO read; with none it fails, since
-	// an objective that checks nothing is a mistake (a transient state
-	// no turn ends in, a turn number no conversation reaches).
+	// Samples is how many samples the SLO read. With none the objective
+	// is not judged (Status "not judged"): neither met nor failed, since a
+	// run of part of the scenarios (--only) may play no turn it reads.
 	Samples int64
 	// Got is the statistic, in milliseconds (fractional only for a mean).
 	Got float64
 }
+
+// Verdict statuses.
+const (
+	StatusPass      = "pass"
+	StatusFail      = "fail"
+	StatusNotJudged = "not judged"
+)
+
+// Status is pass, fail, or not judged when the objective read no sample.
+func (v Verdict) Status() string {
+	switch {
+	case v.Samples == 0:
+		return StatusNotJudged
+	case v.Pass:
+		return StatusPass
+	}
+	return StatusFail
+}
+
+// Failed reports whether the objective was judged and not met.
+func (v Verdict) Failed() bool { return v.Status() == StatusFail }
 
 // GotText writes the statistic the way the objective does: 1720ms.
 func (v Verdict) GotText() string {

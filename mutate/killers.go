@@ -434,7 +434,6 @@ func scenarioText(s *spec.Suite, c candidate, name string, m *Mutant, o KillerOp
 		fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(filepath.ToSlash(o.SuitePath)))
 	}
 	fmt.Fprintf(&b, "description: %s\n", strconv.Quote(fmt.Sprintf("tells the machine from mutant %d (%s)", m.ID, m.Op)))
-	b.WriteString("tags: [mutation]\n")
 	if len(s.Def.Params) > 0 {
 		b.WriteString("parameters:\n")
 		names := make([]string, 0, len(s.Def.Params))

@@ -35,6 +35,10 @@ var (
 // xmlnsAttr matches the namespace attributes of gonum's root element.
 var xmlnsAttr = regexp.MustCompile(`\s+xmlns(:\w+)?="[^"]*"`)
 
+// chartWidth is the charts' drawn width; the page scales them to its
+// column.
+const chartWidth = 9 * vg.Inch
+
 // maxHistBins bounds the bars of the turn latency histogram.
 const maxHistBins = 40
 
@@ -109,7 +113,7 @@ func histogramSVG(h *eval.Hist) (template.HTML, error) {
 	p.Add(hist)
 	p.Y.Min = 0
 	p.X.Tick.Marker, p.Y.Tick.Marker = wholeTicks{}, wholeTicks{}
-	return renderSVG(p, 6*vg.Inch, 2.6*vg.Inch)
+	return renderSVG(p, chartWidth, 2.6*vg.Inch)
 }
 
 // stateP95SVG draws, for each state a turn ended in, the 95th percentile of
@@ -141,13 +145,33 @@ func stateP95SVG(m *engine.Machine, by map[engine.StateID]*eval.Hist) (template.
 	bars.Color = chartFill
 	bars.LineStyle.Color = chartLine
 	bars.LineStyle.Width = vg.Points(0.5)
+	// Each bar carries its value at its end, so that nobody has to read
+	// it off the axis.
+	xys := make(plotter.XYs, len(vals))
+	texts := make([]string, len(vals))
+	top := 0.0
+	for i, v := range vals {
+		xys[i] = plotter.XY{X: v, Y: float64(i)}
+		texts[i] = strconv.FormatFloat(v, 'f', -1, 64) + " ms"
+		top = max(top, v)
+	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: texts})
+	if err != nil {
+		return "", err
+	}
+	for i := range labels.TextStyle {
+		styleText(&labels.TextStyle[i], 8)
+		labels.TextStyle[i].YAlign = draw.YCenter
+	}
+	labels.Offset = vg.Point{X: vg.Points(3)}
 	p := newChart("p95 turn latency by the state the turn ended in", "p95 latency (ms)", "")
-	p.Add(bars)
+	p.Add(bars, labels)
 	p.NominalY(names...)
 	p.X.Min = 0
+	p.X.Max = top * 1.12 // room for the values
 	p.X.Tick.Marker = wholeTicks{}
 	height := vg.Length(60+14*len(ids)) * vg.Points(1)
-	return renderSVG(p, 6*vg.Inch, height)
+	return renderSVG(p, chartWidth, height)
 }
 
 // wholeTicks are gonum's default ticks labelled as whole numbers:

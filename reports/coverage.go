@@ -112,8 +112,18 @@ func coverageRows(s *Suite) []CoverageRow {
 	counted := func(kind string, id int, item string, pos engine.Pos, f counter) {
 		add(kind, id, item, pos, f.at(s.Coverage, id), f.at(s.GeneratedCoverage, id), f.at(s.ExploredCoverage, id))
 	}
+	// A compound state counts as entered whenever one of its
+	// descendants is (the engine counts the state a transition lands in).
+	entered := func(c *eval.Coverage) []int64 {
+		if c == nil {
+			return nil
+		}
+		return enteredCounts(m, c.States)
+	}
+	scripted, generated, explored := entered(s.Coverage), entered(s.GeneratedCoverage), entered(s.ExploredCoverage)
 	for i := range m.NumStates() {
-		counted(KindState, i, m.StateName(engine.StateID(i)), m.StatePos(engine.StateID(i)), states)
+		add(KindState, i, m.StateName(engine.StateID(i)), m.StatePos(engine.StateID(i)),
+			countAt(scripted, i), countAt(generated, i), countAt(explored, i))
 	}
 	for i := range m.NumTransitions() {
 		t := m.Transition(engine.TransID(i))
@@ -146,7 +156,6 @@ func coverageRows(s *Suite) []CoverageRow {
 
 // The counters of an eval.Coverage, one per kind.
 var (
-	states      counter = func(c *eval.Coverage) []int64 { return c.States }
 	transitions counter = func(c *eval.Coverage) []int64 { return c.Trans }
 	intents     counter = func(c *eval.Coverage) []int64 { return c.Intents }
 	slots       counter = func(c *eval.Coverage) []int64 { return c.Slots }

@@ -1,8 +1,10 @@
 package reports
 
 import (
+	"encoding/csv"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -68,11 +70,29 @@ func WriteTransitionsCSV(w io.Writer, run *Run) error {
 	return marshalCSV(w, transitionRows(suites))
 }
 
+// marshalCSV writes rows as CSV, one line per record: line-based tools
+// (wc -l, grep, head) count records right.
 func marshalCSV(w io.Writer, rows any) error {
-	if err := gocsv.Marshal(rows, w); err != nil {
+	if err := gocsv.MarshalCSV(rows, oneLineWriter{csv.NewWriter(w)}); err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	return nil
+}
+
+// oneLineWriter writes each record on one line: a cell's trailing line
+// breaks are dropped and those inside it (a bot's lines, a multi-line
+// guard or note) become " | ". docs/reports.md says so.
+type oneLineWriter struct{ *csv.Writer }
+
+var lineBreaks = strings.NewReplacer("\r\n", " | ", "\n", " | ", "\r", " | ")
+
+func (o oneLineWriter) Write(row []string) error {
+	for i, cell := range row {
+		if strings.ContainsAny(cell, "\r\n") {
+			row[i] = lineBreaks.Replace(strings.TrimRight(cell, "\r\n"))
+		}
+	}
+	return o.Writer.Write(row)
 }
 
 func scenarioRows(suites []*Suite) []ScenarioRow {
@@ -162,4 +182,40 @@ func firstProblem(r *sim.ScenarioResult) string {
 // violation that did occur.
 func isKnown(r *sim.ScenarioResult, invariant string) bool {
 	return slices.Contains(r.Known, invariant)
+}
+
+// numberRe matches a plain decimal number, which a spreadsheet reads as a
+// number and never as a formula.
+var numberRe = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// NeutraliseCell keeps a spreadsheet from taking a CSV cell for a formula
+// (CSV injection): a scenario name, an utterance or a message written by
+// whoever wrote the suite, such as =HYPERLINK(...) or @SUM(A1:A2), would
+// otherwise run when the report is opened in Excel, LibreOffice or Google
+// Sheets. As OWASP recommends, a cell that begins with =, +, -, @, a tab or
+// a carriage return gets a leading single quote, which those programs
+// show as text and hide; plain numbers (-2, +1.5) are left as they are, so
+// they stay numbers. A cell that already begins with a quote gets another,
+// so that the change can be undone exactly (UnneutraliseCell) and the
+// spreadsheet still shows the cell as written.
+func NeutraliseCell(cell string) string {
+	if cell == "" {
+		return cell
+	}
+	switch cell[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if numberRe.MatchString(cell) {
+			return cell
+		}
+		return "'" + cell
+	case '\'':
+		return "'" + cell
+	}
+	return cell
+}
+
+// UnneutraliseCell undoes NeutraliseCell, for simctl's own readers of its
+// CSV reports.
+func UnneutraliseCell(cell string) string {
+	return strings.TrimPrefix(cell, "'")
 }

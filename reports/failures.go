@@ -93,7 +93,11 @@ func replayGenerated(run *Run, f GenFailure) string {
 // replayExplore is the command that finds an exploration's findings again
 // and writes the shortest path to each as a scenario.
 func replayExplore(s *Suite, e Exploration) string {
-	return fmt.Sprintf("simctl explore %s --depth %d --emit-scenarios explored", shellQuote(s.Dir), e.Depth)
+	variant := ""
+	if e.Variant != "" && (e.Variant != "default" || len(variants(s)) > 1) {
+		variant = " --variant " + shellQuote(e.Variant)
+	}
+	return fmt.Sprintf("simctl explore %s --depth %d%s --emit-scenarios explored", shellQuote(s.Dir), e.Depth, variant)
 }
 
 func failureRows(run *Run, s *Suite) []FailureRow {

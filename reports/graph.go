@@ -1,562 +1,314 @@
 package reports
 
 import (
-	"cmp"
+	"bytes"
+	"context"
 	"fmt"
+	"html/template"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/goccy/go-graphviz"
+
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
 )
 
-// The state graph on the page is laid out here, deterministically and
-// simply. States stand in columns by their distance (in transitions) from
-// the initial state; a compound state stands in the column of its initial
-// child, and is drawn as a box around those of its descendants that share
-// its column, with its own name in a header node that its transitions
-// start from. A column is ordered by where the states leading into it
-// stand, keeping each compound state's box together. Transitions are cubic
-// curves: forward to a later column, as an arc to the right within a
-// column, from left to right side back to the column before, along a lane
-// below all nodes back to an earlier one, as a loop on the node
-// itself when targetless or a self-transition. A nested state shows its
-// parent path above its name. It aims to be readable, not minimal in
-// crossings.
+// The state graph on the page is laid out by Graphviz's dot, run through
+// github.com/goccy/go-graphviz: Graphviz compiled to WebAssembly and run
+// by wazero, so no system Graphviz is needed and the layout is the same on
+// every machine (its text widths are estimated from built-in font
+// metrics, not from installed fonts). The page gets dot's SVG inline: dot
+// places the nodes, routes the edges and places their labels apart from
+// each other. A compound state is a cluster around its descendants.
 
-// Layout sizes, in SVG user units (CSS pixels).
-const (
-	graphMargin  = 24.0
-	graphGapX    = 150.0 // between columns: room for curves and their labels
-	graphGapY    = 26.0
-	nodeHeight   = 38.0
-	nameCharW    = 7.6 // bold 13px, roughly
-	prefixCharW  = 5.6 // 10px
-	labelCharW   = 5.8 // 10px edge labels
-	minNodeWidth = 70.0
-	nodePadding  = 18.0
-	boxPadX      = 5.0 // a compound box's margin around the box inside it
-	boxPadY      = 3.0
-)
-
-// graphView is a laid-out state graph, ready for the template.
+// graphView is a rendered state graph, ready for the template.
 type graphView struct {
-	ID            string // prefix of the element ids inside the SVG
-	Width, Height string
-	Boxes         []graphBox
-	Nodes         []graphNode
-	Edges         []graphEdge
-	Legend        graphLegend
+	ID     string        // prefix of the element ids inside the SVG
+	SVG    template.HTML // dot's SVG, without its XML prologue
+	Width  int           // natural width in CSS pixels
+	Legend graphLegend
 }
 
 type graphLegend struct {
 	Covered, Explored, Uncovered int
 }
 
-// graphBox is the frame of a compound state around its descendants.
-type graphBox struct {
-	X, Y, W, H string
-	Class      string
-}
+// Edge colours, as class and stroke, for covered, explored-only and
+// uncovered transitions (the legend's colours in report.html.tmpl).
+const (
+	colorCovered   = "#2e7d32"
+	colorExplored  = "#3949ab"
+	colorUncovered = "#c62828"
+)
 
-type graphNode struct {
-	Name           string // full path
-	Prefix, Short  string // the path's parent part ("a.b.") and last part
-	X, Y, W, H     string
-	TextX          string
-	PrefixY, NameY string
-	Class          string // node plus compound, initial, final, unentered, any
-	Title          string
-	Initial        bool
-	StartX, StartY string // the initial marker's circle
-	StartPath      string // its arrow
-}
-
-type graphEdge struct {
-	Path           string
-	Class          string // edge plus covered, explored or uncovered
-	Marker         string // id of its arrowhead
-	Label          string
-	LabelX, LabelY string
-	LabelAnchor    string
-	Title          string
-}
-
-// num formats a coordinate with at most one decimal.
-func num(x float64) string {
-	return strconv.FormatFloat(math.Round(x*10)/10, 'f', -1, 64)
-}
-
-// graphShape is the machine as the layout sees it: nodes 0..n-1 are the
-// states, node n (when the machine has overrides) stands for any state.
-type graphShape struct {
-	m        *engine.Machine
-	n        int // nodes, the pseudo node included
-	any      int // the pseudo node, or -1
-	edges    [][2]int
-	parent   []int   // -1 for a top-level state and the pseudo node
-	children [][]int // in id order
-	initial  []int   // a compound state's initial child, else -1
-	order    []int   // preorder position: a state's descendants follow it
-}
-
-func newGraphShape(m *engine.Machine, def *engine.Definition) *graphShape {
-	g := &graphShape{m: m, n: m.NumStates(), any: -1}
-	if hasOverrides(m) {
-		g.any = g.n
-		g.n++
-	}
-	g.parent = make([]int, g.n)
-	g.children = make([][]int, g.n)
-	g.initial = make([]int, g.n)
-	for i := range g.n {
-		g.parent[i], g.initial[i] = -1, -1
-		if i < m.NumStates() {
-			if p := m.Parent(engine.StateID(i)); p != engine.NoID {
-				g.parent[i] = int(p)
-				g.children[p] = append(g.children[p], i)
-			}
-		}
-	}
-	for c, kids := range g.children {
-		if len(kids) > 0 {
-			g.initial[c] = initialChild(m, def, c, kids)
-		}
-	}
-	g.order = make([]int, g.n)
-	next := 0
-	var visit func(int)
-	visit = func(s int) {
-		g.order[s] = next
-		next++
-		for _, c := range g.children[s] {
-			visit(c)
-		}
-	}
-	for i := range g.n {
-		if g.parent[i] < 0 {
-			visit(i)
-		}
-	}
-	for i := range m.NumTransitions() {
-		t := m.Transition(engine.TransID(i))
-		from, to := g.node(t.Source), g.node(t.Target)
-		if t.Internal || t.Target == engine.NoID {
-			to = from
-		}
-		g.edges = append(g.edges, [2]int{from, to})
-	}
-	return g
-}
-
-// initialChild finds compound state c's initial child among kids from the
-// definition (the compiled machine does not export it); without one, the
-// first child stands in, which only moves it in the drawing.
-func initialChild(m *engine.Machine, def *engine.Definition, c int, kids []int) int {
-	if def != nil {
-		pos := m.StatePos(engine.StateID(c))
-		for _, sd := range def.States {
-			if sd.Pos != pos || sd.Initial == "" {
-				continue
-			}
-			for _, k := range kids {
-				if _, short := splitPath(m.StateName(engine.StateID(k))); short == sd.Initial {
-					return k
-				}
-			}
-		}
-	}
-	return kids[0]
-}
-
-func (g *graphShape) node(s engine.StateID) int {
-	if s == engine.NoID {
-		return g.any
-	}
-	return int(s)
-}
-
-// depths assigns each node its column: the fewest transitions from the
-// initial state. A compound state and its initial child share a column (one
-// is entered with the other), a state stands no further than its children
-// (it takes their transitions' place as a source), and the overrides' "any
-// state" stands in the first column. Nodes that cannot be reached go to a
-// last column.
-func (g *graphShape) depths() (depth []int, columns int) {
-	m, n := g.m, g.n
-	out := make([][]int, n)
-	for _, e := range g.edges {
-		if e[0] != e[1] {
-			out[e[0]] = append(out[e[0]], e[1])
-		}
-	}
-	depth = make([]int, n)
-	for i := range depth {
-		depth[i] = -1
-	}
-	// A 0-1 breadth-first search: weight 0 from a state to its parent and
-	// from a compound state to its initial child, 1 along a transition.
-	var deque []int
-	push := func(s, d int, front bool) {
-		if depth[s] >= 0 && depth[s] <= d {
-			return
-		}
-		depth[s] = d
-		if front {
-			deque = append([]int{s}, deque...)
-		} else {
-			deque = append(deque, s)
-		}
-	}
-	for s := m.Initial(); s != engine.NoID; s = m.Parent(s) {
-		push(int(s), 0, false)
-	}
-	if g.any >= 0 {
-		push(g.any, 0, false)
-	}
-	for len(deque) > 0 {
-		s := deque[0]
-		deque = deque[1:]
-		d := depth[s]
-		if p := g.parent[s]; p >= 0 {
-			push(p, d, true)
-		}
-		if c := g.initial[s]; c >= 0 {
-			push(c, d, true)
-		}
-		for _, t := range out[s] {
-			push(t, d+1, false)
-		}
-	}
-	for _, d := range depth {
-		columns = max(columns, d+1)
-	}
-	unreached := false
-	for i, d := range depth {
-		if d < 0 {
-			depth[i] = columns
-			unreached = true
-		}
-	}
-	if unreached {
-		columns++
-	}
-	return depth, columns
-}
-
-// columnLayout orders the nodes of each column and finds the compound
-// boxes: for a node, anchor is its outermost ancestor in the same column
-// (itself if its parent stands elsewhere) and nest the number of its
-// ancestors in the same column.
-func (g *graphShape) columnLayout(depth []int, columns int) (cols [][]int, nest []int) {
-	n := g.n
-	anchor := make([]int, n)
-	nest = make([]int, n)
-	for i := range n {
-		anchor[i] = i
-		for p := g.parent[i]; p >= 0 && depth[p] == depth[i]; p = g.parent[p] {
-			anchor[i] = p
-			nest[i]++
-		}
-	}
-	preds := make([][]int, n)
-	for _, e := range g.edges {
-		if e[0] != e[1] {
-			preds[e[1]] = append(preds[e[1]], e[0])
-		}
-	}
-	cols = make([][]int, columns)
-	for i := range n {
-		cols[depth[i]] = append(cols[depth[i]], i)
-	}
-	row := make([]float64, n)
-	for c, col := range cols {
-		// A group (an anchor and the descendants sharing its column) is
-		// placed by the mean row of the states leading into any of its
-		// members from earlier columns; groups led into from nowhere go
-		// last, by id.
-		sum, k := map[int]float64{}, map[int]int{}
-		for _, s := range col {
-			for _, p := range preds[s] {
-				if depth[p] < c {
-					sum[anchor[s]] += row[p]
-					k[anchor[s]]++
-				}
-			}
-		}
-		key := func(s int) float64 {
-			a := anchor[s]
-			if k[a] == 0 {
-				return math.Inf(1)
-			}
-			return sum[a] / float64(k[a])
-		}
-		slices.SortStableFunc(col, func(a, b int) int {
-			if c := cmp.Compare(key(a), key(b)); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(g.order[anchor[a]], g.order[anchor[b]]); c != 0 {
-				return c
-			}
-			return cmp.Compare(g.order[a], g.order[b])
-		})
-		for r, s := range col {
-			row[s] = float64(r)
-		}
-	}
-	return cols, nest
-}
-
-// newGraphView lays out the machine of s with its coverage: played counts
-// on the edges, explored-only and uncovered transitions told apart.
-func newGraphView(s *Suite, id string) *graphView {
+// newGraphView lays out suite s's state graph with coverage: transitions
+// taken, reached only by the exploration, or never taken, each labelled
+// "trigger ×times"; states never entered in red (a compound state counts
+// as entered when any of its descendants was).
+func newGraphView(s *Suite, id string) (*graphView, error) {
 	m := s.Machine
 	if m.NumStates() == 0 {
-		return nil
+		return nil, nil
 	}
-	shape := newGraphShape(m, s.Def)
-	n := shape.n
-	cov := played(s)
-	depth, columns := shape.depths()
-	cols, nest := shape.columnLayout(depth, columns)
-	name := func(i int) string {
-		if i == shape.any {
-			return anyState
-		}
-		return m.StateName(engine.StateID(i))
-	}
-	// entered counts a state's entries, a compound state's as the sum of
-	// its descendants'.
-	entered := make([]int64, n)
-	for i := range m.NumStates() {
-		c := countAt(cov.States, i)
-		for x := i; x >= 0; x = shape.parent[x] {
-			entered[x] += c
-		}
-	}
-
-	// Sizes and positions.
 	g := &graphView{ID: id}
-	type box struct{ x, y, w, h float64 }
-	boxes := make([]box, n)
-	rows := 0
-	for _, col := range cols {
-		rows = max(rows, len(col))
+	src := graphDOT(s, id, &g.Legend)
+	svg, err := layoutSVG(src)
+	if err != nil {
+		return nil, fmt.Errorf("reports: laying out the state graph of %s: %w", s.Name, err)
 	}
-	x := graphMargin + 20 // room for the initial marker
-	colNest := make([]int, columns)
-	for c, col := range cols {
-		w := minNodeWidth
-		deepest := 0
-		for _, s := range col {
-			prefix, short := splitPath(name(s))
-			w = max(w, nodePadding+float64(len([]rune(short)))*nameCharW, nodePadding+float64(len([]rune(prefix)))*prefixCharW)
-			if len(shape.children[s]) > 0 {
-				deepest = max(deepest, nest[s]+1)
-			}
-		}
-		colNest[c] = deepest
-		x += boxPadX * float64(deepest)
-		top := graphMargin + 16 + float64(rows-len(col))*(nodeHeight+graphGapY)/2
-		for r, s := range col {
-			boxes[s] = box{x, top + float64(r)*(nodeHeight+graphGapY), w, nodeHeight}
-		}
-		x += w + graphGapX + boxPadX*float64(deepest)
-	}
-	width := x - graphGapX + graphMargin + 40
-	height := graphMargin*2 + 32 + float64(rows)*(nodeHeight+graphGapY)
+	fitted, width := fitSVG(svg)
+	g.SVG, g.Width = template.HTML(fitted), width // dot escapes every name and label it writes (see layoutSVG)
+	return g, nil
+}
 
-	// Compound boxes, outermost first, so that inner ones are drawn on top.
-	for c, col := range cols {
-		for i, s := range col {
-			if len(shape.children[s]) == 0 {
-				continue
-			}
-			last := s
-			for _, t := range col[i+1:] {
-				inside := false
-				for p := shape.parent[t]; p >= 0 && depth[p] == c; p = shape.parent[p] {
-					inside = inside || p == s
-				}
-				if !inside {
-					break
-				}
-				last = t
-			}
-			padX := boxPadX * float64(colNest[c]-nest[s])
-			padY := boxPadY * float64(colNest[c]-nest[s])
-			b, l := boxes[s], boxes[last]
-			g.Boxes = append(g.Boxes, graphBox{X: num(b.x - padX), Y: num(b.y - padY), W: num(b.w + 2*padX),
-				H: num(l.y + l.h - b.y + 2*padY), Class: "box nest" + strconv.Itoa(min(nest[s], 3))})
+// graphDOT writes the DOT source of s's coverage graph. Node and edge ids
+// are prefixed with id, so that several graphs can share the page.
+func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
+	m := s.Machine
+	cov := played(s)
+	kids := childStates(m)
+	entered := enteredCounts(m, cov.States)
+
+	// Every transition's look first. A self-transition (or a targetless
+	// one) is drawn through a node of its own that holds its label,
+	// declared beside its state: dot places the labels of loops over
+	// their neighbours', and two nodes never overlap.
+	edges := make([]graphEdge, m.NumTransitions())
+	loops := map[engine.StateID][]int{}
+	for i := range edges {
+		edges[i] = newGraphEdge(s, cov, i, legend)
+		if t := m.Transition(engine.TransID(i)); t.Source != engine.NoID && (t.Internal || t.Target == engine.NoID || t.Target == t.Source) {
+			loops[t.Source] = append(loops[t.Source], i)
 		}
 	}
-	slices.SortStableFunc(g.Boxes, func(a, b graphBox) int { return cmp.Compare(a.Class, b.Class) })
 
-	for i := range n {
-		b := boxes[i]
-		full := name(i)
-		prefix, short := splitPath(full)
-		if i == shape.any {
-			prefix, short = "", full
+	var b bytes.Buffer
+	loopNodes := func(sid engine.StateID, indent string) {
+		for _, i := range loops[sid] {
+			e := edges[i]
+			fmt.Fprintf(&b, "%s%s [shape=plaintext, style=\"\", height=0.2, margin=0.02, label=%s, fontsize=10, fontcolor=%s, tooltip=%s, class=%s];\n",
+				indent, dotQuote(loopNode(i)), dotQuote(e.label), dotQuote(e.color), dotQuote(e.title), dotQuote("loop "+e.class))
 		}
-		nd := graphNode{Name: full, Prefix: prefix, Short: short, X: num(b.x), Y: num(b.y), W: num(b.w), H: num(b.h),
-			TextX: num(b.x + b.w/2), PrefixY: num(b.y + 14), NameY: num(b.y + 29)}
-		if prefix == "" {
-			nd.NameY = num(b.y + 24)
+	}
+	fmt.Fprintf(&b, "digraph %s {\n", dotQuote(m.Name()))
+	fmt.Fprintf(&b, "  id=%s; compound=true; rankdir=LR; nodesep=0.3; ranksep=0.45; pad=0.1;\n", dotQuote(id))
+	b.WriteString("  fontname=\"Helvetica\"; fontsize=12;\n")
+	b.WriteString("  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#555555\", fontname=\"Helvetica\", fontsize=12, height=0.35];\n")
+	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];\n")
+	var state func(sid engine.StateID, indent string)
+	state = func(sid engine.StateID, indent string) {
+		name := m.StateName(sid)
+		_, short := splitPath(name)
+		title := fmt.Sprintf("%s: entered %d times", name, entered[sid])
+		if pos := m.StatePos(sid); pos != (engine.Pos{}) {
+			title += " · " + pos.String()
 		}
-		if i == shape.any {
-			nd.Class = "node any"
-			nd.Title = "overrides: transitions any state takes"
-			g.Nodes = append(g.Nodes, nd)
+		if len(kids[sid]) == 0 {
+			attrs := []string{"label=" + dotQuote(short), "tooltip=" + dotQuote(title)}
+			class := []string{"state"}
+			if m.IsFinal(sid) {
+				attrs = append(attrs, "peripheries=2")
+				class = append(class, "final")
+			}
+			if sid == m.Initial() {
+				attrs = append(attrs, "color=\"#135c22\"", "penwidth=2")
+				class = append(class, "initial")
+			}
+			if entered[sid] == 0 {
+				attrs = append(attrs, "fillcolor=\"#fff3f2\"", "color=\"#c0392b\"", "fontcolor=\"#8a1209\"")
+				class = append(class, "unentered")
+			}
+			attrs = append(attrs, "class="+dotQuote(strings.Join(class, " ")))
+			fmt.Fprintf(&b, "%s%s [%s];\n", indent, dotQuote(name), strings.Join(attrs, ", "))
+			loopNodes(sid, indent)
+			return
+		}
+		// A compound state is a cluster around its descendants. Its name is
+		// a node inside it (a cluster's own label may sit under an edge
+		// label; nodes never overlap), where its transitions start and end,
+		// clipped by dot to the cluster's frame. Parallel states (their
+		// regions side by side) are drawn here too once the engine exposes
+		// them: each region would be one more nested cluster, dashed.
+		fmt.Fprintf(&b, "%ssubgraph %s {\n", indent, dotQuote("cluster_"+name))
+		class := "compound"
+		attrs := []string{"tooltip=" + dotQuote(title), "style=\"rounded,filled\"",
+			"fillcolor=\"#f1f4fa\"", "color=\"#8e9bb8\"", "id=" + dotQuote(id+"_cluster"+strconv.Itoa(int(sid)))}
+		header := []string{"label=" + dotQuote(short), "tooltip=" + dotQuote(title), "fillcolor=\"#dfe5f1\"", "color=\"#6b7a99\"",
+			"fontname=\"Helvetica-Bold\"", "fontsize=11"}
+		if entered[sid] == 0 {
+			attrs = append(attrs, "color=\"#c0392b\"")
+			header = append(header, "color=\"#c0392b\"", "fontcolor=\"#8a1209\"")
+			class += " unentered"
+		}
+		attrs = append(attrs, "class="+dotQuote(class))
+		for _, a := range attrs {
+			fmt.Fprintf(&b, "%s  %s;\n", indent, a)
+		}
+		fmt.Fprintf(&b, "%s  %s [%s, class=%s];\n", indent, dotQuote(name), strings.Join(header, ", "), dotQuote("state "+class))
+		loopNodes(sid, indent+"  ")
+		for _, c := range kids[sid] {
+			state(c, indent+"  ")
+		}
+		fmt.Fprintf(&b, "%s}\n", indent)
+	}
+	for i := range m.NumStates() {
+		if m.Parent(engine.StateID(i)) == engine.NoID {
+			state(engine.StateID(i), "  ")
+		}
+	}
+	b.WriteString("  \"__start\" [shape=point, width=0.14, style=filled, fillcolor=\"#135c22\", color=\"#135c22\", tooltip=\"start\"];\n")
+	fmt.Fprintf(&b, "  \"__start\" -> %s [color=\"#135c22\"%s];\n", dotQuote(m.StateName(m.Initial())), lhead(m, kids, engine.NoID, m.Initial()))
+	if hasOverrides(m) {
+		b.WriteString("  \"__any\" [label=\"(any state)\", style=\"rounded,dashed\", color=\"#999999\", tooltip=\"overrides: transitions any state takes\", class=\"any\"];\n")
+	}
+	for i, e := range edges {
+		t := m.Transition(engine.TransID(i))
+		to := t.Target
+		if t.Internal || to == engine.NoID {
+			to = t.Source
+		}
+		from, toName := `"__any"`, `"__any"`
+		if t.Source != engine.NoID {
+			from = dotQuote(m.StateName(t.Source))
+		}
+		if to != engine.NoID {
+			toName = dotQuote(m.StateName(to))
+		}
+		common := []string{"tooltip=" + dotQuote(e.title), "class=" + dotQuote(e.class), "color=" + dotQuote(e.color), "style=" + e.style}
+		var tail string
+		if t.Source != engine.NoID && len(kids[t.Source]) > 0 && !m.InState(to, t.Source) {
+			tail = ", ltail=" + dotQuote("cluster_"+m.StateName(t.Source))
+		}
+		head := "normal"
+		if t.Internal || t.Target == engine.NoID {
+			head = "odot"
+		}
+		if slices.Contains(loops[t.Source], i) {
+			ln := dotQuote(loopNode(i))
+			fmt.Fprintf(&b, "  %s -> %s [%s, arrowhead=none];\n", from, ln, strings.Join(common, ", "))
+			fmt.Fprintf(&b, "  %s -> %s [%s, arrowhead=%s];\n", ln, toName, strings.Join(common, ", "), head)
 			continue
 		}
-		sid := engine.StateID(i)
-		class := []string{"node"}
-		kind := "state"
-		if len(shape.children[i]) > 0 {
-			class = append(class, "compound")
-			kind = "compound state"
-		}
-		if m.IsFinal(sid) {
-			class = append(class, "final")
-		}
-		if entered[i] == 0 {
-			class = append(class, "unentered")
-		}
-		if sid == m.Initial() {
-			class = append(class, "initial")
-			nd.Initial = true
-			cy := b.y + b.h/2
-			nd.StartX, nd.StartY = num(b.x-26-boxPadX*float64(nest[i])), num(cy)
-			nd.StartPath = fmt.Sprintf("M%s,%sL%s,%s", num(b.x-21-boxPadX*float64(nest[i])), num(cy), num(b.x-2), num(cy))
-		}
-		nd.Class = strings.Join(class, " ")
-		nd.Title = fmt.Sprintf("%s %s: entered %d times", kind, full, entered[i])
-		if pos := m.StatePos(sid); pos != (engine.Pos{}) {
-			nd.Title += " · " + pos.String()
-		}
-		g.Nodes = append(g.Nodes, nd)
+		attrs := append([]string{"label=" + dotQuote(e.label), "labeltooltip=" + dotQuote(e.title), "fontcolor=" + dotQuote(e.color),
+			"arrowhead=" + head}, common...)
+		fmt.Fprintf(&b, "  %s -> %s [%s%s%s];\n", from, toName, strings.Join(attrs, ", "), tail, lhead(m, kids, t.Source, to))
 	}
-
-	// Edges, with parallel ones (same source and target) fanned out, and
-	// long back edges in lanes below the nodes.
-	seen := map[[2]int]int{}
-	bottom := graphMargin + 16 + float64(rows)*(nodeHeight+graphGapY) - graphGapY
-	lanes := 0
-	for i, fromTo := range shape.edges {
-		t := m.Transition(engine.TransID(i))
-		from, to := fromTo[0], fromTo[1]
-		k := seen[fromTo]
-		seen[fromTo] = k + 1
-		count := countAt(cov.Trans, i)
-		e := graphEdge{Label: edgeLabel(t.Trigger, count)}
-		switch {
-		case count > 0:
-			e.Class, e.Marker = "edge covered", id+"-arrow-covered"
-			g.Legend.Covered++
-		case s.ExploredCoverage != nil && countAt(s.ExploredCoverage.Trans, i) > 0:
-			e.Class, e.Marker = "edge explored", id+"-arrow-explored"
-			g.Legend.Explored++
-		default:
-			e.Class, e.Marker = "edge uncovered", id+"-arrow-uncovered"
-			g.Legend.Uncovered++
-		}
-		e.Title = fmt.Sprintf("#%d %s: taken %d times", i, transitionItem(m, t), count)
-		if s.ExploredCoverage != nil {
-			e.Title += fmt.Sprintf(", explored %d", countAt(s.ExploredCoverage.Trans, i))
-		}
-		e.Title += " · " + t.Pos.String()
-		a, b := boxes[from], boxes[to]
-		var lx, ly float64
-		e.LabelAnchor = "middle"
-		switch {
-		case from == to:
-			// A loop over the node's top right corner, larger for each
-			// further loop on the same node.
-			r := 16 + 10*float64(k)
-			x0, y0 := a.x+a.w-12-4*float64(k), a.y
-			x1, y1 := a.x+a.w, a.y+12+4*float64(k)
-			e.Path = fmt.Sprintf("M%s,%sC%s,%s %s,%s %s,%s", num(x0), num(y0), num(x0), num(y0-r*1.6),
-				num(x1+r*1.6), num(y1), num(x1), num(y1))
-			lx, ly = a.x+a.w+r*0.55, a.y-r*0.55-2
-			e.LabelAnchor = "start"
-		case depth[to] > depth[from]:
-			x0, y0 := a.x+a.w, a.y+a.h/2+fan(k)
-			x3, y3 := b.x, b.y+b.h/2+fan(k)
-			dx := (x3 - x0) / 2
-			e.Path = cubic(x0, y0, x0+dx, y0, x3-dx, y3, x3, y3)
-			lx, ly = bezierMid(x0, y0, x0+dx, y0, x3-dx, y3, x3, y3)
-			ly -= 3
-		case depth[to] == depth[from]:
-			// Same column: an arc out of the right side.
-			x0, y0 := a.x+a.w, a.y+a.h/2+fan(k)
-			x3, y3 := b.x+b.w, b.y+b.h/2+fan(k)
-			bulge := 40 + 0.25*math.Abs(y3-y0) + 12*float64(k)
-			e.Path = cubic(x0, y0, x0+bulge, y0, x3+bulge, y3, x3, y3)
-			lx, ly = bezierMid(x0, y0, x0+bulge, y0, x3+bulge, y3, x3, y3)
-			e.LabelAnchor = "start"
-			lx += 3
-		case depth[from]-depth[to] > 1:
-			// Back over more than one column: out of the source's left
-			// side, down the gap beside its column to a lane of its own
-			// below every node, along it, and up the gap beside the
-			// target's column into its right side. Only the gaps and the
-			// lanes are crossed, never a node.
-			x0, y0 := a.x-boxPadX*float64(nest[from]), a.y+a.h/2+8+fan(k)
-			x3, y3 := b.x+b.w+boxPadX*float64(nest[to]), b.y+b.h/2+8+fan(k)
-			gs := x0 - 22 - 3*float64(lanes%6)
-			gt := x3 + 22 + 3*float64(lanes%6)
-			bus := bottom + 22 + 12*float64(lanes)
-			lanes++
-			const r = 10.0
-			e.Path = fmt.Sprintf("M%s,%sQ%s,%s %s,%sL%s,%sQ%s,%s %s,%sL%s,%sQ%s,%s %s,%sL%s,%sQ%s,%s %s,%s",
-				num(x0), num(y0), num(gs), num(y0), num(gs), num(y0+r),
-				num(gs), num(bus-r), num(gs), num(bus), num(gs-r), num(bus),
-				num(gt+r), num(bus), num(gt), num(bus), num(gt), num(bus-r),
-				num(gt), num(y3+r), num(gt), num(y3), num(x3), num(y3))
-			lx, ly = (gs+gt)/2, bus-3
-		default:
-			// Back to the column before: out of the source's left side into
-			// the target's right side, below the middle, so that it stays
-			// in the gap between the columns and apart from forward edges.
-			x0, y0 := a.x, a.y+a.h/2+8+fan(k)
-			x3, y3 := b.x+b.w, b.y+b.h/2+8+fan(k)
-			dx := max(50, (x0-x3)/2)
-			e.Path = cubic(x0, y0, x0-dx, y0, x3+dx, y3, x3, y3)
-			lx, ly = bezierMid(x0, y0, x0-dx, y0, x3+dx, y3, x3, y3)
-			ly += 11
-		}
-		e.LabelX, e.LabelY = num(lx), num(ly)
-		g.Edges = append(g.Edges, e)
-		height = max(height, ly+graphMargin)
-		if e.LabelAnchor == "start" {
-			width = max(width, lx+float64(len([]rune(e.Label)))*labelCharW+graphMargin)
-		}
-	}
-	g.Width, g.Height = num(math.Ceil(width)), num(math.Ceil(height))
-	return g
+	b.WriteString("}\n")
+	return b.Bytes()
 }
 
-// fan spreads the k-th of parallel edges: 0, +6, -6, +12, ...
-func fan(k int) float64 {
-	if k == 0 {
-		return 0
-	}
-	step := float64((k + 1) / 2 * 6)
-	if k%2 == 0 {
-		return -step
-	}
-	return step
+// graphEdge is how a transition looks in the graph.
+type graphEdge struct {
+	label, title        string
+	class, color, style string
 }
 
-func cubic(x0, y0, x1, y1, x2, y2, x3, y3 float64) string {
-	return fmt.Sprintf("M%s,%sC%s,%s %s,%s %s,%s", num(x0), num(y0), num(x1), num(y1), num(x2), num(y2), num(x3), num(y3))
+// newGraphEdge gives transition i its label, tooltip and colour by what
+// took it: the conversations played, only the exploration, or nothing.
+func newGraphEdge(s *Suite, cov *eval.Coverage, i int, legend *graphLegend) graphEdge {
+	m := s.Machine
+	t := m.Transition(engine.TransID(i))
+	count := countAt(cov.Trans, i)
+	e := graphEdge{label: edgeLabel(t.Trigger, count), class: "covered", color: colorCovered, style: "solid"}
+	e.title = fmt.Sprintf("#%d %s: taken %d times", i, transitionItem(m, t), count)
+	if s.ExploredCoverage != nil {
+		e.title += fmt.Sprintf(", explored %d", countAt(s.ExploredCoverage.Trans, i))
+	}
+	e.title += " · " + t.Pos.String()
+	switch {
+	case count > 0:
+		legend.Covered++
+	case s.ExploredCoverage != nil && countAt(s.ExploredCoverage.Trans, i) > 0:
+		e.class, e.color, e.style = "explored", colorExplored, "dotted"
+		legend.Explored++
+	default:
+		e.class, e.color, e.style = "uncovered", colorUncovered, "dashed"
+		legend.Uncovered++
+	}
+	return e
 }
 
-// bezierMid is the point of a cubic Bézier curve at t = 1/2.
-func bezierMid(x0, y0, x1, y1, x2, y2, x3, y3 float64) (float64, float64) {
-	return (x0 + 3*x1 + 3*x2 + x3) / 8, (y0 + 3*y1 + 3*y2 + y3) / 8
+// loopNode names the node holding the label of self-transition i.
+func loopNode(i int) string { return "__loop" + strconv.Itoa(i) }
+
+// lhead clips an edge into compound state to at its cluster's frame,
+// unless it comes from inside it.
+func lhead(m *engine.Machine, kids [][]engine.StateID, from, to engine.StateID) string {
+	if to == engine.NoID || len(kids[to]) == 0 || (from != engine.NoID && m.InState(from, to)) {
+		return ""
+	}
+	return ", lhead=" + dotQuote("cluster_"+m.StateName(to))
+}
+
+// enteredCounts gives each state its entries, a compound state's as the
+// sum of its descendants' and its own: a parent is entered whenever any
+// descendant is.
+func enteredCounts(m *engine.Machine, own []int64) []int64 {
+	out := make([]int64, m.NumStates())
+	for i := range m.NumStates() {
+		for x := engine.StateID(i); x != engine.NoID; x = m.Parent(x) {
+			out[x] += countAt(own, i)
+		}
+	}
+	return out
+}
+
+// layoutSVG lays out a DOT graph with dot and returns its SVG. Graphviz's
+// SVG writer escapes every name, label and tooltip (&, <, >, quotes), so
+// the result can go into the page as markup.
+func layoutSVG(src []byte) ([]byte, error) {
+	ctx := context.Background()
+	gv, err := graphviz.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer gv.Close()
+	g, err := graphviz.ParseBytes(src)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	var buf bytes.Buffer
+	if err := gv.Render(ctx, g, graphviz.SVG, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var (
+	svgComment = regexp.MustCompile(`(?s)<!--.*?-->\n?`)
+	svgXMLNS   = regexp.MustCompile(`\s+xmlns(:\w+)?="[^"]*"`)
+	svgLink    = regexp.MustCompile(`<a xlink:title="([^"]*)">`)
+	svgSize    = regexp.MustCompile(`<svg width="[0-9.]+pt" height="[0-9.]+pt"\s+viewBox="0\.00 0\.00 ([0-9.]+) ([0-9.]+)"`)
+)
+
+// fitSVG drops the XML prologue, comments and namespaces of dot's SVG, turns
+// its tooltips into <title> elements, and gives it its
+// natural size in CSS pixels (dot measures in points); the page's CSS
+// shrinks it to the column unless the reader asks for full size.
+func fitSVG(svg []byte) ([]byte, int) {
+	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+		svg = svg[i:]
+	}
+	svg = svgComment.ReplaceAll(svg, nil)
+	// Inline SVG needs no namespace declarations (and the page then holds
+	// no URL); a tooltip reads best as the <title> browsers show on hover.
+	svg = svgXMLNS.ReplaceAll(svg, nil)
+	svg = svgLink.ReplaceAll(svg, []byte("<a><title>$1</title>"))
+	width := 0
+	svg = svgSize.ReplaceAllFunc(svg, func(tag []byte) []byte {
+		sub := svgSize.FindSubmatch(tag)
+		w, _ := strconv.ParseFloat(string(sub[1]), 64)
+		h, _ := strconv.ParseFloat(string(sub[2]), 64)
+		width = int(math.Ceil(w * 4 / 3))
+		return fmt.Appendf(nil, `<svg width="%d" height="%d" viewBox="0 0 %s %s" role="img" aria-label="state graph"`,
+			width, int(math.Ceil(h*4/3)), sub[1], sub[2])
+	})
+	return bytes.TrimSpace(svg), width
 }
 
 // edgeLabel is what an edge says: its trigger and how often it was taken.

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -17,10 +18,11 @@ import (
 const (
 	FormatDOT     = "dot"
 	FormatMermaid = "mermaid"
+	FormatSVG     = "svg" // the DOT graph laid out by dot (go-graphviz), as a standalone SVG file
 )
 
 // GraphFormats lists the formats WriteGraph knows.
-var GraphFormats = []string{FormatDOT, FormatMermaid}
+var GraphFormats = []string{FormatDOT, FormatMermaid, FormatSVG}
 
 // WriteGraph writes machine m as a graph in format (dot or mermaid): states
 // in declaration order, compound states as clusters (DOT) or subgraphs
@@ -28,6 +30,10 @@ var GraphFormats = []string{FormatDOT, FormatMermaid}
 // "trigger [guard]". With counts (one per transition, as ReadCoverageCounts
 // returns them) each label ends in "×N" and untaken transitions are drawn
 // dashed and red.
+//
+// svg is the DOT graph laid out by Graphviz's dot, run in-process through
+// go-graphviz: the same layout engine report.html uses, the same bytes on
+// every machine.
 func WriteGraph(w io.Writer, format string, m *engine.Machine, counts []int64) error {
 	if counts != nil && len(counts) != m.NumTransitions() {
 		return fmt.Errorf("reports: %d counts for %d transitions", len(counts), m.NumTransitions())
@@ -38,6 +44,18 @@ func WriteGraph(w io.Writer, format string, m *engine.Machine, counts []int64) e
 		writeDOT(bw, m, counts)
 	case FormatMermaid:
 		writeMermaid(bw, m, counts)
+	case FormatSVG:
+		var dot bytes.Buffer
+		dw := bufio.NewWriter(&dot)
+		writeDOT(dw, m, counts)
+		if err := dw.Flush(); err != nil {
+			return err
+		}
+		svg, err := layoutSVG(dot.Bytes())
+		if err != nil {
+			return fmt.Errorf("reports: laying out the graph: %w", err)
+		}
+		bw.Write(svg)
 	default:
 		return fmt.Errorf("unknown graph format %q (want %s)", format, strings.Join(GraphFormats, " or "))
 	}
@@ -289,7 +307,7 @@ func ReadCoverageCounts(r io.Reader, name, suite string, m *engine.Machine) ([]i
 		}
 		field := func(c int) string {
 			if c < len(rec) {
-				return rec[c]
+				return UnneutraliseCell(rec[c])
 			}
 			return ""
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/version"
 )
 
 //go:embed report.html.tmpl mutation.html.tmpl
@@ -24,6 +25,8 @@ var templates embed.FS
 var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	// pct prints a rate (0.835) as a percentage with one decimal (83.5%).
 	"pct": func(rate float64) string { return strconv.FormatFloat(100*rate, 'f', 1, 64) + "%" },
+	// breakpath lets a path break after each '/' (and nowhere else).
+	"breakpath": breakPath,
 }).ParseFS(templates, "report.html.tmpl", "mutation.html.tmpl"))
 
 // WriteHTML writes report.html for run: one self-contained page (inline
@@ -51,6 +54,7 @@ func WriteHTML(w io.Writer, run *Run) error {
 // here so that the template only walks slices.
 
 type pageView struct {
+	Version    string
 	Seed       int64
 	Verdict    string // pass or fail
 	Incomplete bool
@@ -97,6 +101,8 @@ type suiteView struct {
 	ID, FailuresID, CoverageID, GraphID, InvariantsID,
 	GeneratedID, ExploredID, LatencyID string
 	Tally                 tally
+	Verdict               string          // pass or fail, over its variants
+	Attention             []attentionItem // what needs a look first, most pressing first
 	Scenarios             []scenarioView
 	Failing               []failingView
 	Transitions           []transitionView
@@ -110,6 +116,8 @@ type suiteView struct {
 	Graph                 *graphView
 	Invariants            []InvariantRow
 	Generated             []GeneratedRow
+	GenNotes              []string // which invariants the violating conversations broke, and whether known
+	InvariantTotals       string   // the invariants table's summary when folded
 	GenFailures           []genFailureView
 	Explored              []exploreView
 	Findings              int // exploration findings, over all variants
@@ -117,10 +125,26 @@ type suiteView struct {
 	SLOs                  []sloView
 }
 
+// attentionItem is one line of a suite's "needs attention" list: a count
+// of something to look at, linked to where it is, and the items by name
+// when there are few.
+type attentionItem struct {
+	Class string // fail (the run failed on it), known or note
+	Text  string
+	Link  string
+	Items []attentionLink
+}
+
+type attentionLink struct{ Text, Link string }
+
+// openRows is the length up to which a table is shown open; a longer one
+// is folded in a <details> whose summary gives its totals.
+const openRows = 12
+
 type scenarioView struct {
 	Name, Description, File string
 	Status                  string // pass, known or fail: the badge's class
-	Tags                    string
+	Tags                    []string
 	Turns, Transitions      int
 	Problem                 string
 	Anchor                  string // id of its entry under Failures, if it has one
@@ -166,6 +190,7 @@ type transitionView struct {
 	ID                    int
 	From, To              string // To is empty for an internal transition
 	Trigger, Guard, Spec  string
+	Note                  string // why a transition whose guard held was not taken
 	Count                 int64
 	GuardTrue, GuardFalse int64
 	Scripted, Generated   int64
@@ -202,7 +227,7 @@ type exploreView struct {
 }
 
 func newPageView(run *Run, suites []*Suite) (*pageView, error) {
-	p := &pageView{Seed: run.Seed, Verdict: "pass", Incomplete: run.Incomplete, Generate: run.Generate}
+	p := &pageView{Version: version.Version, Seed: run.Seed, Verdict: "pass", Incomplete: run.Incomplete, Generate: run.Generate}
 	ids := newIDs()
 	// Section ids first, so that they keep their documented form whatever
 	// the scenario names are.
@@ -224,7 +249,7 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 				name += " [" + r.Variant + "]"
 			}
 			sv := scenarioView{Name: name, Description: r.Description, File: r.File, Status: statusClass(r.Status),
-				Tags: strings.Join(r.Tags, " "), Turns: r.Turns, Transitions: r.Transitions, Problem: firstProblem(r)}
+				Tags: r.Tags, Turns: r.Turns, Transitions: r.Transitions, Problem: firstProblem(r)}
 			if r.Status == sim.Fail {
 				f := newFailingView(r)
 				f.ID = ids.take("failure-" + slugify(s.Name) + "-" + slugify(name))
@@ -236,11 +261,19 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 			p.Totals.add(r.Status)
 		}
 		addCoverage(v, s)
-		v.Graph = newGraphView(s, v.GraphID)
+		g, err := newGraphView(s, v.GraphID+"-svg")
+		if err != nil {
+			return nil, err
+		}
+		v.Graph = g
 		v.Invariants = invariantRows(s)
 		for _, m := range s.Generated {
 			v.Generated = append(v.Generated, generatedRow(m))
+			if note := violatingNote(s, m.Variant, m.Violating, m.Conversations); note != "" {
+				v.GenNotes = append(v.GenNotes, note)
+			}
 		}
+		v.InvariantTotals = invariantTotals(v.Invariants)
 		for _, f := range s.Failures {
 			v.GenFailures = append(v.GenFailures, newGenFailureView(run, f, ids.take("failure-"+slugify(f.Name))))
 		}
@@ -260,6 +293,13 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 		v.SLOs = suiteSLOViews(s)
 		rows := overviewRows(s, v)
 		p.Rows = append(p.Rows, rows...)
+		v.Verdict = "pass"
+		for _, r := range rows {
+			if r.Verdict == "fail" {
+				v.Verdict = "fail"
+			}
+		}
+		v.Attention = attention(s, v)
 	}
 	for _, r := range p.Rows {
 		if r.Verdict == "fail" {
@@ -411,6 +451,7 @@ func addCoverage(v *suiteView, s *Suite) {
 		if t.From == "" {
 			t.From = anyState
 		}
+		t.Note = overriddenNote(s, t)
 		v.Transitions = append(v.Transitions, t)
 		if t.Count == 0 {
 			v.Uncovered = append(v.Uncovered, t)
@@ -506,4 +547,156 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// overriddenNote says why a transition was taken fewer times than its
+// guard held: an override (which applies only once a transition's guard
+// has passed) took its place.
+func overriddenNote(s *Suite, t transitionView) string {
+	if t.Guard == "" || t.GuardTrue <= t.Count || !hasOverrides(s.Machine) {
+		return ""
+	}
+	n := t.GuardTrue - t.Count
+	return fmt.Sprintf("its guard held %s, but an override took its place %s", times(t.GuardTrue), times(n))
+}
+
+// times is "once", "twice" or "N times".
+func times(n int64) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return strconv.FormatInt(n, 10) + " times"
+}
+
+// plural is "1 scenario", "2 scenarios".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// attention lists what in suite s needs a look, most pressing first: what
+// failed the run, then what the run did not reach, then the known
+// contradictions it let pass.
+func attention(s *Suite, v *suiteView) []attentionItem {
+	var out []attentionItem
+	if n := v.Tally.Fail; n > 0 {
+		a := attentionItem{Class: "fail", Text: plural(n, "failing scenario", "failing scenarios"), Link: v.FailuresID}
+		for _, f := range v.Failing {
+			if f.Status == "fail" {
+				a.Items = append(a.Items, attentionLink{Text: f.Name, Link: f.ID})
+			}
+		}
+		out = append(out, a)
+	}
+	var gen, genKnown []attentionLink
+	for _, f := range v.GenFailures {
+		l := attentionLink{Text: f.Invariant + " [" + f.Variant + "]", Link: f.ID}
+		if f.Known == "" {
+			gen = append(gen, l)
+		} else {
+			genKnown = append(genKnown, l)
+		}
+	}
+	if len(gen) > 0 {
+		out = append(out, attentionItem{Class: "fail", Text: plural(len(gen), "invariant broken by generated conversations", "invariants broken by generated conversations"),
+			Link: v.FailuresID, Items: gen})
+	}
+	findings, known := 0, 0
+	for _, e := range s.Explored {
+		for _, f := range e.Findings {
+			if f.Known == "" {
+				findings++
+			} else {
+				known++
+			}
+		}
+	}
+	if findings > 0 {
+		out = append(out, attentionItem{Class: "fail", Text: plural(findings, "exploration finding", "exploration findings"), Link: v.FailuresID + "-explored"})
+	}
+	slo := 0
+	for _, x := range v.SLOs {
+		if x.Status == "fail" {
+			slo++
+		}
+	}
+	if slo > 0 {
+		out = append(out, attentionItem{Class: "fail", Text: plural(slo, "latency objective not met", "latency objectives not met"), Link: v.LatencyID})
+	}
+	if n := len(v.Uncovered); n > 0 {
+		out = append(out, attentionItem{Class: "note", Text: fmt.Sprintf("%s of %d never taken", plural(n, "transition", "transitions"), len(v.Transitions)),
+			Link: v.CoverageID + "-uncovered"})
+	}
+	if n := v.States - v.StatesEntered; n > 0 {
+		out = append(out, attentionItem{Class: "note", Text: fmt.Sprintf("%s of %d never entered", plural(n, "state", "states"), v.States), Link: v.CoverageID + "-states"})
+	}
+	if n := v.Tally.Known; n > 0 {
+		out = append(out, attentionItem{Class: "known", Text: plural(n, "scenario passes", "scenarios pass") + " only because the seed documents contradict each other (known)", Link: v.FailuresID})
+	}
+	if len(genKnown) > 0 {
+		out = append(out, attentionItem{Class: "known", Text: plural(len(genKnown), "known contradiction", "known contradictions") + " broken by generated conversations", Link: v.FailuresID, Items: genKnown})
+	}
+	if known > 0 {
+		out = append(out, attentionItem{Class: "known", Text: plural(known, "known exploration finding", "known exploration findings"), Link: v.FailuresID + "-explored"})
+	}
+	return out
+}
+
+// breakPath escapes a path and lets it break after each '/', so that a
+// long path wraps at its folders, never inside a name.
+func breakPath(path string) template.HTML {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		parts[i] = template.HTMLEscapeString(p)
+	}
+	return template.HTML(strings.Join(parts, "/<wbr>")) // each part escaped above
+}
+
+// violatingNote says, for one variant's generated conversations, which
+// invariants the violating ones broke and whether that is known: a count
+// of violations beside a passing verdict must say why it passes.
+func violatingNote(s *Suite, variant string, violating, conversations int) string {
+	if violating == 0 {
+		return ""
+	}
+	var known, notKnown []string
+	for _, f := range s.Failures {
+		if f.Variant != variant {
+			continue
+		}
+		if f.Known != "" {
+			known = append(known, f.Invariant)
+		} else {
+			notKnown = append(notKnown, f.Invariant)
+		}
+	}
+	head := fmt.Sprintf("%s: %d of %d conversations broke an invariant", variant, violating, conversations)
+	switch {
+	case len(notKnown) == 0 && len(known) > 0:
+		return head + fmt.Sprintf(": only %s, known contradictions of the seed documents (see Generated failures), so they do not fail the run.", strings.Join(known, ", "))
+	case len(known) == 0:
+		return head + fmt.Sprintf(": %s, which fails the run.", strings.Join(notKnown, ", "))
+	}
+	return head + fmt.Sprintf(": %s, which fails the run; and %s, known contradictions of the seed documents.", strings.Join(notKnown, ", "), strings.Join(known, ", "))
+}
+
+// invariantTotals is the invariants table's summary line.
+func invariantTotals(rows []InvariantRow) string {
+	holds, known, broken := 0, 0, 0
+	for _, r := range rows {
+		switch r.Status {
+		case InvHolds:
+			holds++
+		case InvKnown:
+			known++
+		default:
+			broken++
+		}
+	}
+	return fmt.Sprintf("%s checked, by variant: %d hold, %d broken as known contradictions, %d broken", plural(len(rows), "invariant", "invariants"), holds, known, broken)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/simctl/simctl/latency"
 	"github.com/simctl/simctl/sim"
 )
 
@@ -26,7 +27,10 @@ type JUnitTestSuites struct {
 	Failures int      `xml:"failures,attr"`
 	Errors   int      `xml:"errors,attr"`
 	Skipped  int      `xml:"skipped,attr"`
-	// Time is always 0: a run's bytes must not depend on the wall clock.
+	// Time is the simulated time of the scripted conversations on the
+	// virtual clock (waits, and turn latencies under each suite's latency
+	// model), never the wall clock: a run's bytes do not depend on the
+	// machine.
 	Time       float64          `xml:"time,attr"`
 	TestSuites []JUnitTestSuite `xml:"testsuite"`
 }
@@ -78,9 +82,9 @@ type JUnitFailure struct {
 	Description string `xml:",chardata"`
 }
 
-// JUnitSkipped marks a skipped testcase. simctl writes none today (known
-// contradictions pass, with a note); the type is part of the schema so
-// that readers of the file can decode what other tools merge into it.
+// JUnitSkipped marks a skipped testcase: simctl writes one for a latency
+// objective not judged (no samples). Known
+// contradictions pass, with a note.
 type JUnitSkipped struct {
 	Message string `xml:"message,attr"`
 }
@@ -138,6 +142,7 @@ func NewJUnitReport(run *Run) (*JUnitTestSuites, error) {
 			doc.Tests += ts.Tests
 			doc.Failures += ts.Failures
 			doc.Skipped += ts.Skipped
+			doc.Time += ts.Time
 		}
 	}
 	return doc, nil
@@ -213,15 +218,20 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 		}
 		c := JUnitTestCase{Name: junitSLO + v.SLO.Text, File: v.SLO.Pos.File}
 		body := fmt.Sprintf("%s: got %s over %d samples\ndeclared at %s\n", v.SLO.Text, v.GotText(), v.Samples, v.SLO.Pos)
-		if v.Pass {
+		switch v.Status() {
+		case latency.StatusPass:
 			c.SystemOut = body
-		} else {
+		case latency.StatusNotJudged:
+			c.Skipped = &JUnitSkipped{Message: "not judged: no samples"}
+			c.SystemOut = body
+		default:
 			c.Failure = &JUnitFailure{Message: fmt.Sprintf("%s: got %s", v.SLO.Text, v.GotText()), Type: "slo", Description: body}
 		}
 		add(c)
 	}
 	for _, c := range ts.TestCases {
 		ts.Tests++
+		ts.Time += c.Time
 		switch {
 		case c.Failure != nil:
 			ts.Failures++
@@ -236,7 +246,7 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 // expectations, violations, replay command and trace; or passed, with a
 // note when it passed only because its violations are known.
 func scenarioCase(r *sim.ScenarioResult, notes map[string]string) JUnitTestCase {
-	c := JUnitTestCase{Name: r.Scenario, File: r.File}
+	c := JUnitTestCase{Name: r.Scenario, File: r.File, Time: simulatedSeconds(r)}
 	switch r.Status {
 	case sim.Pass:
 		return c
@@ -332,4 +342,11 @@ func declaredLine(row InvariantRow) string {
 		return "built-in invariant\n"
 	}
 	return "declared at " + row.DeclaredAt + "\n"
+}
+
+// simulatedSeconds is a scripted conversation's simulated duration in
+// seconds: its waits and its turns' latencies under the suite's latency
+// model, on the virtual clock.
+func simulatedSeconds(r *sim.ScenarioResult) float64 {
+	return float64(r.DurationMS) / 1000
 }

@@ -170,8 +170,8 @@ func WriteLatencyCSV(w io.Writer, run *Run) error {
 }
 
 // latencySummaries returns a suite's latency and SLO verdicts for
-// summary.json, and whether an objective failed.
-func latencySummaries(s *Suite) ([]LatencySummary, []SLOSummary, bool) {
+// summary.json, and how many objectives failed.
+func latencySummaries(s *Suite) ([]LatencySummary, []SLOSummary, int) {
 	var lat []LatencySummary
 	for _, v := range latencyVariants(s) {
 		l := s.Latency[v]
@@ -180,15 +180,15 @@ func latencySummaries(s *Suite) ([]LatencySummary, []SLOSummary, bool) {
 			P99: sum.P99, Max: sum.Max, Mean: round(sum.Mean), NLUSkipped: l.NLUSkipped, NLUSavedMS: l.NLUSavedMS})
 	}
 	var slos []SLOSummary
-	failed := false
+	failed := 0
 	for _, v := range s.SLOs {
-		o := SLOSummary{Variant: v.Variant, SLO: v.SLO.Text, Spec: v.SLO.Pos.String(), Status: "pass", Samples: v.Samples}
+		o := SLOSummary{Variant: v.Variant, SLO: v.SLO.Text, Spec: v.SLO.Pos.String(), Status: v.Status(), Samples: v.Samples}
 		if v.Samples > 0 {
 			got := v.Got
 			o.Got = &got
 		}
-		if !v.Pass {
-			o.Status, failed = "fail", true
+		if v.Failed() {
+			failed++
 		}
 		slos = append(slos, o)
 	}

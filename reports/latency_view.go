@@ -24,12 +24,9 @@ type sloView struct {
 func suiteSLOViews(s *Suite) []sloView {
 	var out []sloView
 	for _, v := range s.SLOs {
-		sv := sloView{Variant: v.Variant, Status: "pass", Got: v.GotText(), Samples: v.Samples}
+		sv := sloView{Variant: v.Variant, Status: v.Status(), Got: v.GotText(), Samples: v.Samples}
 		if v.SLO != nil {
 			sv.SLO, sv.Spec = v.SLO.Text, posString(v.SLO.Pos)
-		}
-		if !v.Pass {
-			sv.Status = "fail"
 		}
 		out = append(out, sv)
 	}

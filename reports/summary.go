@@ -8,6 +8,7 @@ import (
 
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/version"
 )
 
 // More report files.
@@ -88,16 +89,34 @@ func WriteGeneratedCSV(w io.Writer, run *Run) error {
 
 // Summary is summary.json: the run's verdict and totals for machines.
 type Summary struct {
-	Seed   int64  `json:"seed"`
-	Status string `json:"status"` // pass or fail
+	// Version is simctl's version (not the build's revision, so that the
+	// same release writes the same bytes).
+	Version string `json:"simctl_version"`
+	Seed    int64  `json:"seed"`
+	Status  string `json:"status"` // pass or fail
 	// Incomplete is true when a signal stopped the run before it finished.
-	Incomplete bool           `json:"incomplete,omitempty"`
-	Generate   int            `json:"generate"`
-	Totals     Tally          `json:"totals"`
-	Suites     []SuiteSummary `json:"suites"`
+	Incomplete bool  `json:"incomplete,omitempty"`
+	Generate   int   `json:"generate"`
+	Totals     Tally `json:"totals"`
+	// Failed counts what failed the run, as simctl run's last line does:
+	// status is fail exactly when one of them is not 0.
+	Failed FailedCounts   `json:"failed"`
+	Suites []SuiteSummary `json:"suites"`
 	// EngineWallClock sums the suites' engine_wall_clock; present only
 	// with simctl run --measure-engine.
 	EngineWallClock *engineWallJSON `json:"engine_wall_clock,omitempty"`
+}
+
+// FailedCounts counts, over the run, the checks that failed it: scripted
+// scenarios, invariants broken by generated conversations (known
+// contradictions aside), exploration findings (likewise) and latency
+// objectives judged and not met (an objective without samples is not
+// judged).
+type FailedCounts struct {
+	Scenarios int `json:"scenarios"`
+	Generated int `json:"generated"`
+	Explored  int `json:"explored"`
+	SLO       int `json:"slo"`
 }
 
 // Tally counts scenario verdicts.
@@ -143,7 +162,7 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 	if err != nil {
 		return err
 	}
-	sum := Summary{Seed: run.Seed, Status: "pass", Generate: run.Generate, Incomplete: run.Incomplete, Suites: []SuiteSummary{}}
+	sum := Summary{Version: version.Version, Seed: run.Seed, Status: "pass", Generate: run.Generate, Incomplete: run.Incomplete, Suites: []SuiteSummary{}}
 	gen, err := generatedRows(run)
 	if err != nil {
 		return err
@@ -178,6 +197,7 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 				Index: f.Index, Turns: f.Turns, ShrunkTurns: f.ShrunkTurns, File: filepath.ToSlash(FailureFile(f.Name))})
 			if f.Known == "" {
 				sum.Status = "fail"
+				sum.Failed.Generated++
 			}
 		}
 		ss.Explored = s.Explored
@@ -185,13 +205,15 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 			for _, f := range e.Findings {
 				if f.Known == "" {
 					sum.Status = "fail"
+					sum.Failed.Explored++
 				}
 			}
 		}
-		var sloFailed bool
+		var sloFailed int
 		ss.Latency, ss.SLOs, sloFailed = latencySummaries(s)
-		if sloFailed {
+		if sloFailed > 0 {
 			sum.Status = "fail"
+			sum.Failed.SLO += sloFailed
 		}
 		if s.EngineWall != nil {
 			ss.EngineWallClock = s.EngineWall.json()
@@ -206,6 +228,7 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 		sum.Totals.Pass += ss.Scenarios.Pass
 		sum.Totals.Known += ss.Scenarios.Known
 		sum.Totals.Fail += ss.Scenarios.Fail
+		sum.Failed.Scenarios += ss.Scenarios.Fail
 		sum.Suites = append(sum.Suites, ss)
 	}
 	sum.EngineWallClock = wall.json()

@@ -291,7 +291,9 @@ func check(s *Suite) error {
 
 // withSeed puts the run's seed in a first column of a CSV report, so that
 // every row says which seeded run it comes from (rows of several runs can
-// then be concatenated and told apart).
+// then be concatenated and told apart), and neutralises every cell a
+// spreadsheet would take for a formula (NeutraliseCell). Every CSV report
+// passes through here on its way to the disk.
 func withSeed(data []byte, seed int64) ([]byte, error) {
 	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
 	if err != nil {
@@ -304,6 +306,9 @@ func withSeed(data []byte, seed int64) ([]byte, error) {
 		first := s
 		if i == 0 {
 			first = "seed"
+		}
+		for k := range r {
+			r[k] = NeutraliseCell(r[k])
 		}
 		if err := cw.Write(append([]string{first}, r...)); err != nil {
 			return nil, err

@@ -2,7 +2,11 @@
 # e2e: the browser check of report.html. Runs simctl on the bundled suites,
 # opens the report in headless Chromium with the network off, and fails
 # when the page logs a script error, fetches anything, or misses one of
-# its sections. `make e2e` runs it; .ci/run calls make e2e.
+# its sections; then, at 1400 and 900 px wide, when an element is wider
+# than the window (outside a box that scrolls on its own), when a label of
+# a state graph overlaps another, or when the sticky navigation is missing
+# (scripts/e2e-check.js, run in a copy of the page). `make e2e` runs it;
+# .ci/run calls make e2e.
 #
 # Chromium comes from Debian (apt-get install chromium, as root) when it is
 # not installed. The screenshot, the dumped DOM and the logs stay in
@@ -17,10 +21,12 @@ E2E_DIR=$(cd "$E2E_DIR" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT INT TERM
 
-if ! command -v chromium >/dev/null 2>&1; then
-	echo "e2e: installing chromium (apt-get)"
+# The state graphs are laid out with Helvetica's metrics; Liberation Sans
+# has the same metrics, so the label check measures what dot planned.
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -q "Liberation Sans"; then
+	echo "e2e: installing chromium and fonts-liberation (apt-get)"
 	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-liberation
 fi
 
 # chrome FILE PREFIX: loads FILE in a fresh profile with every host
@@ -126,4 +132,57 @@ fi
 if ! check "$E2E_DIR/report" $ids; then
 	exit 1
 fi
-echo "e2e: report.html loads offline without script errors or fetches, with all $(echo "$ids" | wc -w) sections; screenshot $E2E_DIR/report.png"
+
+# layout FILE PREFIX WIDTH: loads a copy of FILE with e2e-check.js at the
+# end of its body in a window WIDTH px wide, and prints the problems the
+# script found (nothing when there are none); a screenshot of FILE itself
+# at that width goes to PREFIX-WIDTH.png.
+layout() {
+	page=$1 prefix=$2 width=$3
+	{
+		sed 's#</body>.*##' "$page"
+		echo "<script>"
+		cat scripts/e2e-check.js
+		echo "</script></body></html>"
+	} >"$prefix-$width.check.html"
+	chrome_run "$prefix-$width.check.html" "$prefix" --window-size="$width",2400 --dump-dom >"$prefix-$width.dom.html" || return 1
+	chrome_run "$page" "$prefix" --window-size="$width",2400 --screenshot="$prefix-$width.png" >/dev/null || return 1
+	result=$(sed -n '/<pre id="e2e-result">/,/<\/pre>/p' "$prefix-$width.dom.html" | sed 's/<[^>]*>//g; s/&gt;/>/g; s/&lt;/</g; s/&amp;/\&/g')
+	if [ -z "$result" ]; then
+		echo "e2e: the layout check did not run at $width px"
+		return 0
+	fi
+	if [ "$result" != ok ]; then
+		echo "$result" | sed "s/^/e2e: at $width px: /"
+	fi
+}
+
+# The layout checks must catch what they look for: a page wider than the
+# window, a graph with overlapping labels and no navigation.
+cat >"$WORK/cramped.html" <<'EOF'
+<!DOCTYPE html><html><head><title>cramped</title></head><body>
+<div style="width:3000px">wide</div>
+<section id="graph-x"><div class="graph"><svg width="200" height="50"><text x="10" y="20">overlapping</text><text x="14" y="22">label</text></svg></div></section>
+</body></html>
+EOF
+layout "$WORK/cramped.html" "$WORK/cramped" 900 >"$WORK/cramped.check"
+for want in "element wider than the viewport" "overlaps" "no navigation"; do
+	if ! grep -q "$want" "$WORK/cramped.check"; then
+		echo "e2e: the layout check missed '$want' on a cramped page:"
+		cat "$WORK/cramped.check"
+		exit 1
+	fi
+done
+
+bad=0
+for width in 1400 900; do
+	layout "$E2E_DIR/report.html" "$E2E_DIR/report" "$width" >"$E2E_DIR/layout-$width.txt"
+	if [ -s "$E2E_DIR/layout-$width.txt" ]; then
+		cat "$E2E_DIR/layout-$width.txt"
+		bad=1
+	fi
+done
+if [ "$bad" -ne 0 ]; then
+	exit 1
+fi
+echo "e2e: report.html loads offline without script errors or fetches, with all $(echo "$ids" | wc -w) sections; at 1400 and 900 px nothing is wider than the window, no graph label overlaps another, the navigation stays; screenshots $E2E_DIR/report-1400.png, $E2E_DIR/report-900.png"

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"sort"
@@ -42,7 +43,19 @@ type HTTPNLU struct {
 	// Client defaults to a client without a global timeout (each attempt
 	// has its own).
 	Client *http.Client
+	// Ctx, if set, ends the attempt under way and the waits between
+	// retries when it is cancelled (simctl record cancels it on SIGINT or
+	// SIGTERM); nil: never.
+	Ctx context.Context
+	// Warn, if set, is told once of each content type other than JSON
+	// that a reply came with; such a reply is still read as JSON.
+	Warn   func(msg string)
+	warned map[string]bool
 }
+
+// errReplyTooLarge is a reply over maxReplySize: the server answered, so
+// asking again would only get the same answer.
+var errReplyTooLarge = fmt.Errorf("its reply is larger than %d bytes, the most simctl reads", maxReplySize)
 
 // ServerError is a failed exchange with the NLU server, after retries.
 type ServerError struct {
@@ -79,15 +92,29 @@ func (h *HTTPNLU) Parse(text string) (spec.ParseReply, int64, error) {
 	fail := func(attempts int, msg string) error {
 		return &ServerError{URL: h.URL, Text: text, Attempts: attempts, Msg: msg}
 	}
+	ctx := h.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var lastMsg string
 	attempts := 0
 	for try := 0; try <= h.Retries; try++ {
 		if try > 0 {
-			time.Sleep(backoff << (try - 1))
+			wait := time.NewTimer(backoff << (try - 1))
+			select {
+			case <-ctx.Done():
+				wait.Stop()
+				return spec.ParseReply{}, 0, fail(attempts, "interrupted")
+			case <-wait.C:
+			}
 		}
 		attempts++
-		data, status, ms, err := h.post(client, body, timeout)
+		data, status, ms, err := h.post(ctx, client, body, timeout)
 		switch {
+		case ctx.Err() != nil:
+			return spec.ParseReply{}, 0, fail(attempts, "interrupted")
+		case errors.Is(err, errReplyTooLarge):
+			return spec.ParseReply{}, 0, fail(attempts, err.Error())
 		case err != nil:
 			lastMsg = describeNetError(err, timeout)
 			continue
@@ -107,8 +134,8 @@ func (h *HTTPNLU) Parse(text string) (spec.ParseReply, int64, error) {
 	return spec.ParseReply{}, 0, fail(attempts, lastMsg)
 }
 
-func (h *HTTPNLU) post(client *http.Client, body []byte, timeout time.Duration) ([]byte, int, int64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+func (h *HTTPNLU) post(parent context.Context, client *http.Client, body []byte, timeout time.Duration) ([]byte, int, int64, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
 	if err != nil {
@@ -128,9 +155,34 @@ func (h *HTTPNLU) post(client *http.Client, body []byte, timeout time.Duration) 
 		return nil, 0, 0, err
 	}
 	if len(data) > maxReplySize {
-		return nil, resp.StatusCode, 0, fmt.Errorf("reply is larger than %d bytes", maxReplySize)
+		return nil, resp.StatusCode, 0, errReplyTooLarge
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		h.checkContentType(resp.Header.Get("Content-Type"))
 	}
 	return data, resp.StatusCode, (elapsed + time.Millisecond/2).Milliseconds(), nil
+}
+
+// checkContentType warns, once per content type, of a reply that does not
+// say it is JSON (an HTML error page from a proxy, say): it may still
+// decode, but the server is probably not the NLU endpoint meant.
+func (h *HTTPNLU) checkContentType(ct string) {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return
+	}
+	if h.Warn == nil || h.warned[ct] {
+		return
+	}
+	if h.warned == nil {
+		h.warned = map[string]bool{}
+	}
+	h.warned[ct] = true
+	what := fmt.Sprintf("content type %q", ct)
+	if ct == "" {
+		what = "no content type"
+	}
+	h.Warn(fmt.Sprintf("nlu server %s answered with %s, not application/json; the reply was read as JSON all the same", h.URL, what))
 }
 
 // describeNetError says in a few words why an attempt got no reply.

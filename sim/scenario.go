@@ -55,6 +55,13 @@ type TraceLine struct {
 
 // String is the line as simctl run -v prints it (and junit.xml carries it).
 func (l TraceLine) String() string {
+	return fmt.Sprintf("turn %d: %s", l.Turn, l.Step())
+}
+
+// Step is the line without its turn: "branch 1: a --trigger--> b  [guards]
+// {actions}", on one line however the guards were written (a multi-line
+// guard from YAML keeps the trace's indentation).
+func (l TraceLine) Step() string {
 	from := l.From
 	if from == "" {
 		from = "(start)"
@@ -63,12 +70,12 @@ func (l TraceLine) String() string {
 	if l.Branch >= 0 {
 		branch = fmt.Sprintf("branch %d: ", l.Branch)
 	}
-	s := fmt.Sprintf("turn %d: %s%s --%s--> %s", l.Turn, branch, from, l.Trigger, l.To)
+	s := fmt.Sprintf("%s%s --%s--> %s", branch, from, l.Trigger, l.To)
 	if l.Guards != "" {
-		s += "  [" + l.Guards + "]"
+		s += "  [" + strings.Join(strings.Fields(l.Guards), " ") + "]"
 	}
 	if l.Actions != "" {
-		s += "  {" + l.Actions + "}"
+		s += "  {" + strings.Join(strings.Fields(l.Actions), " ") + "}"
 	}
 	return s
 }
@@ -96,6 +103,10 @@ type ScenarioResult struct {
 	Trace          []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
+	// DurationMS is the virtual time the conversation took, in
+	// milliseconds: its waits and, under a latency model, its turns'
+	// latencies (junit.xml's time).
+	DurationMS int64
 }
 
 // Options control a scenario run.
@@ -188,6 +199,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		}
 	}
 	res.Turns = d.Turn
+	res.DurationMS = d.Cfg.Now
 	res.Transitions = d.Transitions
 	res.NLUCalls, res.NLUSkipped = d.NLUCalls, d.NLUSkipped
 	res.FinalState = m.StateName(d.Cfg.State)

@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -187,9 +186,9 @@ func loadSuiteCassette(dir string, m *engine.Machine) (*Cassette, error) {
 	if err != nil || file == "" {
 		return nil, err
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file, "cassette file", MaxCassetteSize)
 	if err != nil {
-		return nil, &Error{Pos: engine.Pos{File: file}, Msg: "cannot read cassette file"}
+		return nil, err
 	}
 	return LoadCassette(file, data, m)
 }

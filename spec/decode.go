@@ -125,6 +125,12 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 	return &doc, nil
 }
 
+// ParseYAML parses one YAML document with the limits and positioned errors
+// of every simctl file (size, UTF-8, one document, depth, aliases), for
+// readers of other formats (the Rasa importer) that walk the nodes
+// themselves.
+func ParseYAML(file string, data []byte) (*yaml.Node, error) { return parse(file, data) }
+
 // shape is the size (values) and height (levels) of a node with its
 // aliases expanded.
 type shape struct{ size, height int }
@@ -274,7 +280,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, depth int) error {
 		}
 		b, ok := map[string]bool{"true": true, "false": false, "yes": true, "no": false}[s]
 		if !ok {
-			return d.errf(n, "expected true or false, got %q", s)
+			return d.errf(n, "expected true or false, got %s", Quote(s))
 		}
 		v.SetBool(b)
 		return nil
@@ -285,7 +291,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, depth int) error {
 		}
 		i, perr := strconv.ParseInt(s, 10, 64)
 		if perr != nil || v.OverflowInt(i) {
-			return d.errf(n, "expected an integer, got %q", s)
+			return d.errf(n, "expected an integer, got %s", Quote(s))
 		}
 		v.SetInt(i)
 		return nil
@@ -296,7 +302,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, depth int) error {
 		}
 		f, perr := strconv.ParseFloat(s, 64)
 		if perr != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return d.errf(n, "expected a number, got %q", s)
+			return d.errf(n, "expected a number, got %s", Quote(s))
 		}
 		v.SetFloat(f)
 		return nil
@@ -324,7 +330,7 @@ func describeNode(n *yaml.Node) string {
 		if n.Tag == "!!null" {
 			return "nothing"
 		}
-		return fmt.Sprintf("%q", n.Value)
+		return Quote(n.Value)
 	}
 	return "an unexpected node"
 }
@@ -367,10 +373,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, depth int) error {
 		key := k.Value
 		fi, ok := fields[key]
 		if !ok {
-			return d.errf(k, "unknown field %q (expected one of: %s)", key, strings.Join(fieldNames(t), ", "))
+			return d.errf(k, "unknown field %s (expected one of: %s)", Quote(key), strings.Join(fieldNames(t), ", "))
 		}
 		if seen[key] {
-			return d.errf(k, "duplicate field %q", key)
+			return d.errf(k, "duplicate field %s", Quote(key))
 		}
 		seen[key] = true
 		if fi.posIndex >= 0 {
@@ -437,7 +443,7 @@ func (e *Entries[T]) decodeYAML(d *decoder, n *yaml.Node) error {
 			return d.errf(k, "expected a name as key, got %s", describeNode(k))
 		}
 		if seen[k.Value] {
-			return d.errf(k, "duplicate key %q", k.Value)
+			return d.errf(k, "duplicate key %s", Quote(k.Value))
 		}
 		seen[k.Value] = true
 		var item Entry[T]
@@ -499,7 +505,7 @@ func (t *Duration) decodeYAML(d *decoder, n *yaml.Node) error {
 	}
 	ms, ok := parseDuration(s)
 	if !ok {
-		return d.errf(n, "expected a duration such as 30s, 5m or 1500ms, got %q", s)
+		return d.errf(n, "expected a duration such as 30s, 5m or 1500ms, got %s", Quote(s))
 	}
 	*t = Duration(ms)
 	return nil

@@ -16,7 +16,7 @@ import (
 var BuiltinTags = []string{
 	"happy", "disambiguation", "correction", "retry", "fork-merge", "timeout",
 	"cancel", "confirmation", "error", "escalation", "off-topic", "validation",
-	"direct-mapping", "contradiction", "generated", "explored", "mutation",
+	"direct-mapping", "contradiction", "generated", "explored",
 }
 
 // Scenario is a scripted conversation: turns with expectations after each,

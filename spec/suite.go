@@ -128,9 +128,9 @@ func Discover(paths []string) ([]string, error) {
 // Load reads and validates a suite folder.
 func Load(dir string) (*Suite, error) {
 	mpath := filepath.Join(dir, MachineFile)
-	data, err := os.ReadFile(mpath)
+	data, err := ReadFile(mpath, "machine file", MaxFileSize)
 	if err != nil {
-		return nil, &Error{Pos: engine.Pos{File: mpath}, Msg: "cannot read machine file"}
+		return nil, err
 	}
 	s, err := LoadMachine(mpath, data)
 	if err != nil {
@@ -138,23 +138,23 @@ func Load(dir string) (*Suite, error) {
 	}
 	s.Dir = dir
 	npath := filepath.Join(dir, NLUFile)
-	if data, err := os.ReadFile(npath); err == nil {
+	if data, err := readOptional(npath, "NLU file", MaxFileSize); err != nil {
+		return nil, err
+	} else if data != nil {
 		if s.NLU, err = LoadNLU(npath, data, s.Machine); err != nil {
 			return nil, err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Pos: engine.Pos{File: npath}, Msg: "cannot read NLU file"}
 	}
 	if s.Cassette, err = loadSuiteCassette(dir, s.Machine); err != nil {
 		return nil, err
 	}
 	upath := filepath.Join(dir, UsersFile)
-	if data, err := os.ReadFile(upath); err == nil {
+	if data, err := readOptional(upath, "users file", MaxFileSize); err != nil {
+		return nil, err
+	} else if data != nil {
 		if s.Users, err = LoadUsers(upath, data, s.Machine); err != nil {
 			return nil, err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, &Error{Pos: engine.Pos{File: upath}, Msg: "cannot read users file"}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
 	if err != nil {
@@ -168,24 +168,35 @@ func Load(dir string) (*Suite, error) {
 	for _, inv := range s.Machine.Invariants() {
 		invs[inv.Name] = true
 	}
+	// Every scenario file is read, and the error of each bad one kept:
+	// the returned error joins them in file order, so that simctl lint
+	// lists them all and other commands show the first.
 	names := map[string]string{}
+	var bad []error
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := ReadFile(f, "scenario file", MaxFileSize)
 		if err != nil {
-			return nil, &Error{Pos: engine.Pos{File: f}, Msg: "cannot read scenario file"}
+			bad = append(bad, err)
+			continue
 		}
 		sc, err := LoadScenario(f, data, s.Machine, s.Tags, invs)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		if err := s.checkPins(sc); err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		if prev, dup := names[sc.Name]; dup {
-			return nil, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)}
+			bad = append(bad, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)})
+			continue
 		}
 		names[sc.Name] = f
 		s.Scenarios = append(s.Scenarios, sc)
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
 	}
 	return s, nil
 }
@@ -337,9 +348,9 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 	if !strings.HasSuffix(file, ScenarioSuffix) {
 		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "expected a file ending in " + ScenarioSuffix}
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file, "scenario file", MaxFileSize)
 	if err != nil {
-		return nil, nil, &Error{Pos: engine.Pos{File: file}, Msg: "cannot read scenario file"}
+		return nil, nil, err
 	}
 	var head Scenario
 	if err := decodeFile(file, data, &head); err != nil {

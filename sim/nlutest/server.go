@@ -28,6 +28,8 @@ type Fault struct {
 	Status int
 	// Body answers status 200 with this body instead of the reply.
 	Body string
+	// ContentType is the Content-Type of a Body (default application/json).
+	ContentType string
 	// Drop takes over the connection and closes it without a word.
 	Drop bool
 }
@@ -162,7 +164,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"error": "` + http.StatusText(f.Status) + `"}`))
 		return
 	case f != nil && f.Body != "":
-		w.Header().Set("Content-Type", "application/json")
+		ct := f.ContentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		w.Header().Set("Content-Type", ct)
 		w.Write([]byte(f.Body))
 		return
 	}

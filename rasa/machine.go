@@ -1,0 +1,904 @@
+package rasa
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// The intents standing for Rasa's commands (the command generator's
+// output): StartFlow, SetSlot, CorrectSlots, CancelFlow, Clarify, ChitChat,
+// HumanHandoff and CannotHandle.
+var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle"}
+
+// Which pattern each command starts.
+var commandPatterns = map[string]string{"chitchat": "pattern_chitchat", "human_handoff": "pattern_human_handoff",
+	"clarify": "pattern_clarification", "cannot_handle": "pattern_cannot_handle"}
+
+// Context variables of patterns and the slots that hold them. The
+// importer sets them where Rasa's default actions would.
+var contextSlots = map[string]string{
+	"canceled_name":                         "ctx_canceled_name",
+	"interrupted_flow_options":              "ctx_interrupted",
+	"previous_flow_name":                    "ctx_interrupted",
+	"corrected_slots":                       "ctx_corrected_slots",
+	"corrected_slots.keys()|join(', ')":     "ctx_corrected_slots",
+	"new_slot_values":                       "ctx_corrected_values",
+	"new_slot_values | join(', ')":          "ctx_corrected_values",
+	"corrected_slots.values()|join(', ')":   "ctx_corrected_values",
+	"names":                                 "ctx_names",
+	"clarification_options":                 "ctx_clarification_options",
+	"reason":                                "ctx_reason",
+	"error_type":                            "ctx_reason",
+	"canceled_flow":                         "ctx_canceled_name",
+	"interrupted_flow_options|join(', ')":   "ctx_interrupted",
+	"clarification_options|join(', ')":      "ctx_clarification_options",
+	"names|join(', ')":                      "ctx_names",
+	"corrected_slots.keys() | join(', ')":   "ctx_corrected_slots",
+	"corrected_slots.values() | join(', ')": "ctx_corrected_values",
+}
+
+// Context flags that are false in every situation the import models
+// (one interrupted flow at a time; a correction always has new values).
+var contextFalse = map[string]bool{"is_reset_only": true, "multiple_flows_interrupted": true}
+
+// Default actions of patterns and what they become. Those marked "" do
+// their work when the command arrives (cancel, correct) or when the
+// pattern ends (continue), so the step itself does nothing.
+var defaultActions = map[string]string{
+	"action_cancel_flow":               "",
+	"action_correct_flow_slot":         "",
+	"action_continue_interrupted_flow": "",
+	"action_cancel_interrupted_flows":  "cancel_interrupted",
+	"action_clarify_flows":             "clarify",
+	"action_handoff_metric":            "",
+	"action_listen":                    "",
+}
+
+// Default actions that the import cannot model; they do nothing and are named.
+var unsupportedActions = map[string]string{
+	"action_trigger_search":          "searches a knowledge base with an LLM (Enterprise Search)",
+	"action_trigger_chitchat":        "generates a free-form answer with an LLM",
+	"action_repeat_bot_messages":     "repeats the bot's last messages",
+	"action_restart":                 "restarts the conversation",
+	"action_session_start":           "starts a session",
+	"action_clean_stack":             "cleans the dialogue stack after a code change",
+	"action_hangup":                  "ends a voice call",
+	"action_run_slot_rejections":     "runs slot rejections (the import runs them in each collect step)",
+	"action_extract_slots":           "extracts slots with mappings",
+	"action_default_fallback":        "is a pre-CALM fallback",
+	"action_two_stage_fallback":      "is a pre-CALM fallback",
+	"action_deactivate_loop":         "deactivates a form",
+	"action_back":                    "undoes the last user message",
+	"action_unlikely_intent":         "is a pre-CALM policy's action",
+	"action_default_ask_affirmation": "is a pre-CALM fallback",
+}
+
+var reservedNames = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields("event waiting waiting_value prompt state flow now all next none filled empty all_filled remaining exhausted valid true false nil len lower upper trim branch_index branch_input branch_result branches branches_done branches_failed email phone url number text abs") {
+		reservedNames[n] = true
+	}
+}
+
+type translator struct {
+	p       *Project
+	used    map[string]bool // context slots used
+	resume  map[string]bool // user flows with a return point slot
+	rets    map[string][]string
+	names   map[*Flow]map[string]string // step id -> state name
+	users   []*Flow
+	invoked map[string]bool // custom actions
+	notes   []Note
+	noted   map[string]bool
+	// collected are the slots some collect step asks for.
+	collected map[string]bool
+}
+
+func (t *translator) note(pos engine.Pos, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	key := pos.String() + msg
+	if t.noted[key] {
+		return
+	}
+	t.noted[key] = true
+	t.notes = append(t.notes, Note{Pos: pos, What: msg})
+}
+
+// slotVar is a slot's name in expressions: a Rasa slot named like a simctl
+// reserved word is renamed.
+func slotVar(name string) string {
+	if reservedNames[name] || strings.HasPrefix(name, "ctx_") || strings.HasPrefix(name, "at_") || !isName(name) {
+		return "slot_" + regexp.MustCompile(`[^A-Za-z0-9_]`).ReplaceAllString(name, "_")
+	}
+	return name
+}
+
+func atSlot(f *Flow) string { return "at_" + f.ID }
+
+func (t *translator) ctx(name string) string { t.used[name] = true; return name }
+
+func (t *translator) path(f *Flow, state string) string { return "session." + f.ID + "." + state }
+
+func (t *translator) stepState(f *Flow, id string) string {
+	if id == "END" {
+		return t.path(f, "end")
+	}
+	return t.path(f, t.names[f][id])
+}
+
+// vars resolves slots.X and context.X in conditions.
+func (t *translator) vars(name string) (operand, error) {
+	if s, ok := strings.CutPrefix(name, "slots."); ok {
+		sl := t.p.Slot(s)
+		if sl == nil {
+			return operand{}, fmt.Errorf("slot %s is not in the domain", s)
+		}
+		v := slotVar(sl.Name)
+		typ := tText
+		switch sl.Type {
+		case "float":
+			typ = tNumber
+		case "bool":
+			typ = tBool
+		}
+		return operand{expr: v, typ: typ, slot: v}, nil
+	}
+	c := strings.TrimPrefix(name, "context.")
+	if contextFalse[c] {
+		return operand{expr: "false", typ: tBool, lit: true}, nil
+	}
+	if s, ok := contextSlots[c]; ok {
+		return operand{expr: t.ctx(s), typ: tText}, nil
+	}
+	return operand{}, fmt.Errorf("context.%s has no counterpart in the imported machine", c)
+}
+
+func (t *translator) cond(src string, pos engine.Pos) (string, error) {
+	return translateCond(src, pos, t.vars)
+}
+
+var jinjaRe = regexp.MustCompile(`\{\{\s*(.*?)\s*\}\}`)
+var plainRe = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// template turns a response's text into a say template: {slot} (Rasa's
+// slot filling) and {{ context.X }}, {{ slots.X }}, {{ value }} (jinja)
+// become placeholders; other braces are kept as text.
+func (t *translator) template(r *Response) string {
+	var b strings.Builder
+	src := r.Text
+	type piece struct {
+		start, end int
+		repl       string
+	}
+	var pieces []piece
+	if r.Jinja {
+		for _, m := range jinjaRe.FindAllStringSubmatchIndex(src, -1) {
+			inner := src[m[2]:m[3]]
+			repl := ""
+			switch {
+			case inner == "value":
+				repl = "event.value"
+			case strings.HasPrefix(inner, "slots.") && t.p.Slot(strings.TrimPrefix(inner, "slots.")) != nil:
+				repl = slotVar(strings.TrimPrefix(inner, "slots."))
+			case strings.HasPrefix(inner, "context."):
+				if s, ok := contextSlots[strings.TrimPrefix(inner, "context.")]; ok {
+					repl = t.ctx(s)
+				}
+			}
+			if repl == "" {
+				t.note(r.Pos, "response %s: jinja expression {{ %s }} has no counterpart; it is said as written", r.Name, inner)
+				continue
+			}
+			pieces = append(pieces, piece{m[0], m[1], "{" + repl + "}"})
+		}
+	} else {
+		for _, m := range plainRe.FindAllStringSubmatchIndex(src, -1) {
+			name := src[m[2]:m[3]]
+			if t.p.Slot(name) == nil {
+				t.note(r.Pos, "response %s: {%s} is not a slot; it is said as written", r.Name, name)
+				continue
+			}
+			pieces = append(pieces, piece{m[0], m[1], "{" + slotVar(name) + "}"})
+		}
+	}
+	last := 0
+	esc := func(s string) string { return strings.NewReplacer("{", "{{", "}", "}}").Replace(s) }
+	for _, pc := range pieces {
+		b.WriteString(esc(src[last:pc.start]))
+		b.WriteString(pc.repl)
+		last = pc.end
+	}
+	b.WriteString(esc(src[last:]))
+	return b.String()
+}
+
+func (t *translator) say(name string) *yaml.Node {
+	return mapping("say", t.template(t.p.Responses[name]))
+}
+
+// collectSlots lists the slots a flow collects, in step order, once each.
+func collectSlots(f *Flow) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range f.Steps {
+		if s.Kind == "collect" && !seen[s.Arg] {
+			seen[s.Arg] = true
+			out = append(out, s.Arg)
+		}
+	}
+	return out
+}
+
+// resetSlots are the slots cleared when the flow ends or is cancelled.
+func resetSlots(f *Flow) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range f.Steps {
+		if s.Kind == "collect" && s.Reset && !f.Persisted[s.Arg] && !seen[s.Arg] {
+			seen[s.Arg] = true
+			out = append(out, slotVar(s.Arg))
+		}
+	}
+	return out
+}
+
+func clearAction(slots []string) *yaml.Node {
+	if len(slots) == 0 {
+		return nil
+	}
+	return mapping("clear", flowSeq(slots...))
+}
+
+func actions(items ...*yaml.Node) []*yaml.Node {
+	var out []*yaml.Node
+	for _, n := range items {
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func setExpr(slot, expr string) *yaml.Node { return mapping("set", mapping(slot, expr)) }
+
+func trans(guard, target string, acts []*yaml.Node) *yaml.Node {
+	m := mapping()
+	if guard != "" {
+		add(m, "guard", guard)
+	}
+	add(m, "target", target)
+	add(m, "actions", acts)
+	return m
+}
+
+// valueCheck is the guard under which text x is a valid value for the
+// slot, with the response Rasa says when it is not ("" when any text is).
+func (t *translator) valueCheck(sl *Slot, x string) (string, string) {
+	switch sl.Type {
+	case "float":
+		return "is_number(" + x + ")", "utter_float_slot_rejection"
+	case "bool":
+		return "lower(trim(" + x + `)) in ["true", "yes", "false", "no"]`, "utter_boolean_slot_rejection"
+	case "categorical":
+		var q []string
+		for _, v := range sl.Values {
+			q = append(q, strconv.Quote(v))
+		}
+		return x + " in [" + strings.Join(q, ", ") + "]", "utter_categorical_slot_rejection"
+	}
+	return "", ""
+}
+
+func (t *translator) nameSteps(f *Flow) {
+	names := map[string]string{}
+	taken := map[string]bool{"resume": true, "end": true}
+	for _, s := range f.Steps {
+		n := regexp.MustCompile(`[^A-Za-z0-9_]`).ReplaceAllString(s.ID, "_")
+		if n == "" || n[0] >= '0' && n[0] <= '9' || strings.HasPrefix(n, "take_") || strings.HasPrefix(n, "fix_") {
+			n = "step_" + n
+		}
+		for taken[n] || taken[n+"_wait"] || taken[n+"_check"] || taken[n+"_ret"] {
+			n += "_"
+		}
+		taken[n], taken[n+"_wait"], taken[n+"_check"], taken[n+"_ret"] = true, true, true, true
+		names[s.ID] = n
+	}
+	t.names[f] = names
+}
+
+// branches are the transitions of a step's next: its conditions in order,
+// then the end of the flow when none holds.
+func (t *translator) branches(f *Flow, s *Step, pre []*yaml.Node) ([]*yaml.Node, error) {
+	var out []*yaml.Node
+	uncond := false
+	for _, b := range s.Next {
+		g := ""
+		if b.Cond != "" {
+			var err error
+			if g, err = t.cond(b.Cond, b.CondPos); err != nil {
+				return nil, err
+			}
+		} else {
+			uncond = true
+		}
+		out = append(out, trans(g, t.stepState(f, b.Target), pre))
+		if uncond {
+			break
+		}
+	}
+	if !uncond {
+		out = append(out, trans("", t.path(f, "end"), pre))
+	}
+	return out, nil
+}
+
+// translate builds machine.yaml.
+func (t *translator) machine(name string) (*yaml.Node, error) {
+	p := t.p
+	for _, f := range p.Flows {
+		t.nameSteps(f)
+		if !f.Pattern {
+			t.users = append(t.users, f)
+		}
+		for _, s := range f.Steps {
+			if s.Kind == "call" {
+				t.rets[f.ID] = append(t.rets[f.ID], t.names[f][s.ID]+"_ret")
+			}
+			if !f.Pattern && (s.Kind == "collect" || s.Kind == "call") {
+				t.resume[f.ID] = true
+			}
+		}
+	}
+	flowStates := mapping()
+	for _, f := range p.Flows {
+		st, err := t.flowState(f)
+		if err != nil {
+			return nil, err
+		}
+		add(flowStates, f.ID, st)
+	}
+
+	session := mapping("description", "the conversation: no flow (idle), a flow or a pattern", "initial", "idle")
+	on, err := t.commands()
+	if err != nil {
+		return nil, err
+	}
+	add(session, "on", on)
+	states := mapping("idle", mapping("description", "no flow is active", "waits", true, "entry", seq(mapping("ask", "none"))))
+	states.Content = append(states.Content, flowStates.Content...)
+	add(session, "states", states)
+
+	// Slots, once every context slot used is known.
+	slots := mapping()
+	validators := mapping()
+	for _, sl := range p.Slots {
+		m := mapping()
+		switch sl.Type {
+		case "float":
+			add(m, "type", "number")
+		case "bool":
+			add(m, "type", "bool")
+		case "categorical":
+			add(m, "validator", slotVar(sl.Name)+"_values")
+			add(validators, slotVar(sl.Name)+"_values", mapping("one_of", flowSeq(sl.Values...)))
+		}
+		add(slots, slotVar(sl.Name), m)
+	}
+	for _, f := range t.users {
+		if t.resume[f.ID] {
+			add(slots, atSlot(f), mapping())
+		}
+	}
+	var ctxs []string
+	for c := range t.used {
+		ctxs = append(ctxs, c)
+	}
+	sort.Strings(ctxs)
+	for _, c := range ctxs {
+		m := mapping()
+		if c == "ctx_cancel_interrupted" {
+			add(m, "type", "bool")
+		}
+		add(slots, c, m)
+	}
+	if n := len(slots.Content) / 2; n > 32 {
+		return nil, fmt.Errorf("%s: the import needs %d slots (the domain's, a return point per flow that collects, and the patterns' context); simctl machines hold at most 32", p.Dir, n)
+	}
+	flows := mapping()
+	for _, f := range p.Flows {
+		var vs []string
+		for _, s := range collectSlots(f) {
+			vs = append(vs, slotVar(s))
+		}
+		add(flows, f.ID, flowSeq(vs...))
+	}
+	acts := mapping()
+	var names []string
+	for a := range t.invoked {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		m := mapping()
+		if st := p.Stubs[a]; st != nil {
+			outs := mapping()
+			for _, sv := range st.Slots {
+				e, err := t.literal(p.Slot(sv.Slot), sv.Value, sv.Pos)
+				if err != nil {
+					return nil, err
+				}
+				add(outs, slotVar(sv.Slot), e)
+			}
+			add(m, "outputs", outs)
+			if len(outs.Content) == 0 {
+				m = mapping()
+			}
+		} else {
+			t.note(engine.Pos{File: p.Dir}, "custom action %s has no stub in the e2e tests: it succeeds and sets nothing (edit actions: in machine.yaml)", a)
+		}
+		add(acts, a, m)
+	}
+
+	root := mapping(
+		"machine", name,
+		"description", "imported from the Rasa project "+p.Dir+" by simctl import rasa",
+		"initial", "session",
+		"intents", flowSeq(commandIntents...),
+		"correction_intents", flowSeq("correct_slot"),
+	)
+	add(root, "slots", slots)
+	add(root, "flows", flows)
+	if len(validators.Content) > 0 {
+		add(root, "validators", validators)
+	}
+	if len(acts.Content) > 0 {
+		add(root, "actions", acts)
+	}
+	add(root, "states", mapping("session", session))
+	return root, nil
+}
+
+// literal is a YAML value (set_slots, a stub) as an expression of the slot's type.
+func (t *translator) literal(sl *Slot, v *yaml.Node, pos engine.Pos) (string, error) {
+	v = deref(v)
+	if v.Kind != yaml.ScalarNode {
+		return "", &Error{Pos: pos, Msg: fmt.Sprintf("slot %s: expected a value, got %s", sl.Name, describe(v))}
+	}
+	if v.Tag == "!!null" {
+		return "", nil
+	}
+	switch sl.Type {
+	case "float":
+		f, err := strconv.ParseFloat(v.Value, 64)
+		if err != nil {
+			return "", &Error{Pos: pos, Msg: fmt.Sprintf("slot %s is a float slot; %q is not a number", sl.Name, v.Value)}
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64), nil
+	case "bool":
+		switch strings.ToLower(v.Value) {
+		case "true", "yes":
+			return "true", nil
+		case "false", "no":
+			return "false", nil
+		}
+		return "", &Error{Pos: pos, Msg: fmt.Sprintf("slot %s is a bool slot; %q is not true or false", sl.Name, v.Value)}
+	}
+	return strconv.Quote(v.Value), nil
+}
+
+// setSlot is the action setting a slot to a literal (nil value: clearing it).
+func (t *translator) setSlot(sv SlotValue) (*yaml.Node, error) {
+	sl := t.p.Slot(sv.Slot)
+	e, err := t.literal(sl, sv.Value, sv.Pos)
+	if err != nil {
+		return nil, err
+	}
+	if e == "" {
+		return mapping("clear", slotVar(sl.Name)), nil
+	}
+	return setExpr(slotVar(sl.Name), e), nil
+}
+
+// startFlow is what starting flow g does on top of the current stack.
+func (t *translator) startFlow(g *Flow) string {
+	if !g.Pattern && len(collectSlots(g)) > 0 {
+		return t.path(g, "take_"+slotVar(collectSlots(g)[0]))
+	}
+	return "session." + g.ID
+}
+
+// endActions are what ending (or cancelling) flow f does: clear its
+// slots, then pop it.
+func (t *translator) endActions(f *Flow) []*yaml.Node {
+	clear := resetSlots(f)
+	if t.resume[f.ID] {
+		clear = append(clear, atSlot(f))
+	}
+	return actions(clearAction(clear), text("pop"))
+}
+
+func (t *translator) pattern(id string) *Flow {
+	if f := t.p.Flow(id); f != nil && f.Pattern {
+		return f
+	}
+	return nil
+}
+
+// afterFlow is where the conversation goes when a flow (or pattern) has
+// ended and been popped: back into the flow it returns to.
+func (t *translator) afterFlow(f *Flow) []*yaml.Node {
+	var out []*yaml.Node
+	ci := t.pattern("pattern_continue_interrupted")
+	switch {
+	case f.ID == "pattern_continue_interrupted":
+		for _, x := range t.users {
+			if t.resume[x.ID] {
+				out = append(out, trans(`flow == "`+x.ID+`" and `+t.ctx("ctx_cancel_interrupted"), "session.idle",
+					append(t.endActions(x), setExpr("ctx_cancel_interrupted", "false"))))
+			}
+		}
+		for _, x := range t.users {
+			if t.resume[x.ID] {
+				out = append(out, trans(`flow == "`+x.ID+`"`, t.path(x, "resume"), nil))
+			}
+		}
+	case !f.Pattern || f.ID == "pattern_cancel_flow":
+		// A called flow returns to its caller; an interrupting flow ends
+		// with the interrupted one beneath: pattern_continue_interrupted.
+		for _, x := range t.users {
+			if r := t.rets[x.ID]; len(r) > 0 && !f.Pattern {
+				out = append(out, trans(`flow == "`+x.ID+`" and `+atSlot(x)+` in [`+quoteAll(r)+`]`, t.path(x, "resume"), nil))
+			}
+		}
+		for _, x := range t.users {
+			if !t.resume[x.ID] {
+				continue
+			}
+			if ci != nil {
+				out = append(out, trans(`flow == "`+x.ID+`"`, "session."+ci.ID,
+					actions(setExpr(t.ctx("ctx_interrupted"), strconv.Quote(x.Name)), mapping("push", ci.ID))))
+			} else {
+				out = append(out, trans(`flow == "`+x.ID+`"`, t.path(x, "resume"), nil))
+			}
+		}
+		if pc := t.pattern("pattern_completed"); pc != nil && !f.Pattern && f.RunCompleted {
+			out = append(out, trans(`flow == ""`, "session."+pc.ID, actions(mapping("push", pc.ID))))
+		}
+	default:
+		for _, x := range t.users {
+			if t.resume[x.ID] {
+				out = append(out, trans(`flow == "`+x.ID+`"`, t.path(x, "resume"), nil))
+			}
+		}
+	}
+	return append(out, trans("", "session.idle", nil))
+}
+
+func quoteAll(xs []string) string {
+	var q []string
+	for _, x := range xs {
+		q = append(q, strconv.Quote(x))
+	}
+	return strings.Join(q, ", ")
+}
+
+// flowState is the compound state of one flow: a state per step (three
+// for a collect: deciding, waiting, checking), the entity-taking chain a
+// start or correction runs through, the resume dispatch and the end.
+func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
+	desc := f.Description
+	if f.Pattern && f.Default {
+		desc = "Rasa's default " + f.ID + ": " + desc
+	}
+	first := t.stepState(f, f.Steps[0].ID)
+	states := mapping()
+	user := !f.Pattern
+	slots := collectSlots(f)
+	// take_<slot>: the slots a start_flow command carries as entities.
+	if user {
+		for i, s := range slots {
+			next := first
+			if i+1 < len(slots) {
+				next = t.path(f, "take_"+slotVar(slots[i+1]))
+			}
+			sl := t.p.Slot(s)
+			v := slotVar(s)
+			g := `event.entities.` + v + ` != ""`
+			if c, _ := t.valueCheck(sl, "event.entities."+v); c != "" {
+				g += " and " + c
+			}
+			var last *yaml.Node
+			if i+1 == len(slots) {
+				last = mapping("ask", "none")
+			}
+			add(states, "take_"+v, mapping("always", seq(
+				trans(g, next, actions(mapping("ask", v), mapping("fill", "event.entities."+v), last)),
+				trans("", next, actions(last)))))
+		}
+		// fix_<slot>: the slots a correct_slot command carries; then
+		// pattern_correction when anything was corrected.
+		if pc := t.pattern("pattern_correction"); len(slots) > 0 && pc != nil {
+			for i, s := range slots {
+				v := slotVar(s)
+				g := `event.entities.` + v + ` != ""`
+				if c, _ := t.valueCheck(t.p.Slot(s), "event.entities."+v); c != "" {
+					g += " and " + c
+				}
+				take := actions(mapping("ask", v), mapping("fill", "event.entities."+v),
+					setExpr(t.ctx("ctx_corrected_slots"), `ctx_corrected_slots == "" ? "`+s+`" : ctx_corrected_slots + ", `+s+`"`),
+					setExpr(t.ctx("ctx_corrected_values"), `ctx_corrected_values == "" ? event.entities.`+v+` : ctx_corrected_values + ", " + event.entities.`+v))
+				var always []*yaml.Node
+				if i+1 < len(slots) {
+					next := t.path(f, "fix_"+slotVar(slots[i+1]))
+					always = []*yaml.Node{trans(g, next, take), trans("", next, nil)}
+				} else {
+					run := actions(mapping("ask", "none"), mapping("push", pc.ID))
+					always = []*yaml.Node{
+						trans(g, "session."+pc.ID, append(take, run...)),
+						trans(`ctx_corrected_slots != ""`, "session."+pc.ID, run),
+						trans("", t.path(f, "resume"), actions(mapping("ask", "none"))),
+					}
+				}
+				add(states, "fix_"+v, mapping("always", seq(always...)))
+			}
+		}
+	}
+	for i, s := range f.Steps {
+		name := t.names[f][s.ID]
+		switch s.Kind {
+		case "collect":
+			if err := t.collect(f, s, i, states); err != nil {
+				return nil, err
+			}
+		case "action":
+			st, err := t.action(f, s)
+			if err != nil {
+				return nil, err
+			}
+			add(states, name, st)
+		case "set_slots":
+			var entry []*yaml.Node
+			for _, sv := range s.SetSlots {
+				a, err := t.setSlot(sv)
+				if err != nil {
+					return nil, err
+				}
+				entry = append(entry, a)
+			}
+			br, err := t.branches(f, s, nil)
+			if err != nil {
+				return nil, err
+			}
+			add(states, name, mapping("description", "set_slots", "entry", entry, "always", br))
+		case "noop":
+			br, err := t.branches(f, s, nil)
+			if err != nil {
+				return nil, err
+			}
+			add(states, name, mapping("description", "noop", "always", br))
+		case "link":
+			g := t.p.Flow(s.Arg)
+			acts := append(t.endActions(f), mapping("push", g.ID))
+			add(states, name, mapping("description", "link: "+g.ID, "always", seq(trans("", t.startFlow(g), acts))))
+		case "call":
+			g := t.p.Flow(s.Arg)
+			acts := actions(setExpr(atSlot(f), strconv.Quote(name+"_ret")), mapping("push", g.ID))
+			add(states, name, mapping("description", "call: "+g.ID, "always", seq(trans("", t.startFlow(g), acts))))
+			br, err := t.branches(f, s, nil)
+			if err != nil {
+				return nil, err
+			}
+			add(states, name+"_ret", mapping("description", "back from "+g.ID, "always", br))
+		}
+	}
+	if user && t.resume[f.ID] {
+		var always []*yaml.Node
+		for _, s := range f.Steps {
+			switch s.Kind {
+			case "collect":
+				always = append(always, trans(atSlot(f)+` == "`+t.names[f][s.ID]+`"`, t.stepState(f, s.ID), nil))
+			case "call":
+				n := t.names[f][s.ID] + "_ret"
+				always = append(always, trans(atSlot(f)+` == "`+n+`"`, t.path(f, n), nil))
+			}
+		}
+		always = append(always, trans("", first, nil))
+		add(states, "resume", mapping("description", "back to the step the flow was interrupted at", "always", seq(always...)))
+	}
+	end := t.endActions(f)
+	add(states, "end", mapping("description", "the flow has ended", "entry", end, "always", seq(t.afterFlow(f)...)))
+	initial := t.names[f][f.Steps[0].ID]
+	m := mapping()
+	if desc != "" {
+		add(m, "description", strings.TrimSpace(desc))
+	}
+	add(m, "initial", initial)
+	add(m, "states", states)
+	return m, nil
+}
+
+func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error {
+	name := t.names[f][s.ID]
+	sl := t.p.Slot(s.Arg)
+	v := slotVar(s.Arg)
+	utter := s.Utter
+	if utter == "" {
+		utter = "utter_ask_" + s.Arg
+	}
+	var prompt *yaml.Node
+	if t.p.Responses[utter] != nil {
+		prompt = t.say(utter)
+	} else {
+		t.note(s.Pos, "collect %s asks with the custom action action_ask_%s, whose text is not known; the import says nothing", s.Arg, s.Arg)
+	}
+	user := !f.Pattern
+	ask := actions(mapping("ask", v), prompt)
+	if s.AskBefore {
+		ask = append(actions(mapping("clear", v)), ask...)
+	}
+	if user {
+		ask = append(ask, setExpr(atSlot(f), strconv.Quote(name)))
+	}
+	var decide []*yaml.Node
+	if !s.AskBefore {
+		decide = append(decide, trans("filled("+v+")", t.path(f, name+"_check"), nil))
+	}
+	decide = append(decide, trans("", t.path(f, name+"_wait"), ask))
+	add(states, name, mapping("description", "collect "+s.Arg, "always", seq(decide...)))
+
+	on := mapping()
+	var set []*yaml.Node
+	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
+		set = append(set, trans("not ("+c+")", t.path(f, name), actions(t.say(rej))))
+	}
+	set = append(set, trans("", t.path(f, name+"_check"), actions(mapping("fill", "event.value"))))
+	add(on, "set_slot", seq(set...))
+	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
+		// The step to go back to: the earliest corrected slot collected
+		// before this step (Rasa resets the flow there), else this one.
+		expr := strconv.Quote(name)
+		seen := map[string]bool{}
+		var earlier []*Step
+		for _, e := range f.Steps[:idx] {
+			if e.Kind == "collect" && !seen[e.Arg] {
+				seen[e.Arg] = true
+				earlier = append(earlier, e)
+			}
+		}
+		for i := len(earlier) - 1; i >= 0; i-- {
+			e := earlier[i]
+			expr = `event.entities.` + slotVar(e.Arg) + ` != "" ? "` + t.names[f][e.ID] + `" : (` + expr + `)`
+		}
+		add(on, "correct_slot", seq(trans("", t.path(f, "fix_"+slotVar(collectSlots(f)[0])),
+			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`)))))
+	}
+	add(states, name+"_wait", mapping("description", "waiting for "+s.Arg, "waits", true, "direct", "set_slot", "on", on))
+
+	var check []*yaml.Node
+	for _, r := range s.Rejections {
+		g, err := t.cond(r.Cond, r.CondPos)
+		if err != nil {
+			return err
+		}
+		check = append(check, trans(g, t.path(f, name), actions(t.say(r.Utter), mapping("clear", v))))
+	}
+	br, err := t.branches(f, s, nil)
+	if err != nil {
+		return err
+	}
+	check = append(check, br...)
+	add(states, name+"_check", mapping("description", "rejections and next of collect "+s.Arg, "always", seq(check...)))
+	return nil
+}
+
+func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
+	a := s.Arg
+	switch {
+	case strings.HasPrefix(a, "utter_"):
+		br, err := t.branches(f, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		return mapping("description", "action "+a, "entry", seq(t.say(a)), "always", br), nil
+	case defaultActions[a] != "" || hasKey(defaultActions, a):
+		var entry []*yaml.Node
+		switch defaultActions[a] {
+		case "cancel_interrupted":
+			entry = append(entry, setExpr(t.ctx("ctx_cancel_interrupted"), "true"))
+		case "clarify":
+			entry = append(entry, setExpr(t.ctx("ctx_clarification_options"), t.ctx("ctx_names")))
+		}
+		br, err := t.branches(f, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		return mapping("description", "action "+a, "entry", entry, "always", br), nil
+	case unsupportedActions[a] != "":
+		t.note(s.Pos, "action %s %s; the import does nothing in its place", a, unsupportedActions[a])
+		br, err := t.branches(f, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		return mapping("description", "action "+a+" (not simulated)", "always", br), nil
+	}
+	// A custom action: an external action the scenarios stub.
+	if !t.p.Actions[a] && !f.Default {
+		t.note(s.Pos, "action %s is not listed under actions: in the domain; it is imported as a custom action", a)
+	}
+	t.invoked[a] = true
+	var pre []*yaml.Node
+	if st := t.p.Stubs[a]; st != nil {
+		for _, r := range st.Responses {
+			pre = append(pre, mapping("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
+		}
+	}
+	br, err := t.branches(f, s, pre)
+	if err != nil {
+		return nil, err
+	}
+	on := mapping("done:"+a, br)
+	if ie := t.pattern("pattern_internal_error"); ie != nil {
+		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, actions(mapping("push", ie.ID)))))
+	}
+	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
+}
+
+func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+// commands are the session's transitions for Rasa's commands other than
+// set_slot and correct_slot, which collect steps handle.
+func (t *translator) commands() (*yaml.Node, error) {
+	on := mapping()
+	var start []*yaml.Node
+	for _, g := range t.users {
+		guard := `event.entities.flow == "` + g.ID + `" and flow != "` + g.ID + `"`
+		if t.resume[g.ID] {
+			// A flow is on the stack once: its return point is set from
+			// its start to its end.
+			guard += ` and ` + atSlot(g) + ` == ""`
+		}
+		if g.Guard != "" {
+			c, err := t.cond(g.Guard, g.GuardPos)
+			if err != nil {
+				return nil, err
+			}
+			guard += " and " + c
+		}
+		var mark *yaml.Node
+		if t.resume[g.ID] {
+			mark = setExpr(atSlot(g), `"started"`)
+		}
+		start = append(start,
+			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(text("pop"), mapping("push", g.ID), mark)),
+			trans(guard, t.startFlow(g), actions(mapping("push", g.ID), mark)))
+	}
+	add(on, "start_flow", start)
+	if pc := t.pattern("pattern_cancel_flow"); pc != nil {
+		var cancel []*yaml.Node
+		for _, x := range t.users {
+			cancel = append(cancel, trans(`flow == "`+x.ID+`"`, "session."+pc.ID,
+				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name))), append(t.endActions(x), mapping("push", pc.ID))...)))
+		}
+		add(on, "cancel_flow", cancel)
+	}
+	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle"} {
+		pt := t.pattern(commandPatterns[c])
+		if pt == nil {
+			continue
+		}
+		acts := actions(mapping("push", pt.ID))
+		if c == "clarify" {
+			acts = append(actions(setExpr(t.ctx("ctx_names"), "event.entities.flow")), acts...)
+		}
+		add(on, c, seq(trans(`not (flow startsWith "pattern_")`, "session."+pt.ID, acts)))
+	}
+	return on, nil
+}

@@ -1,0 +1,266 @@
+package rasa
+
+import (
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// CALM understands messages with an LLM (the command generator), which
+// the import cannot run. nlu.yaml's rules stand in for it: each e2e test
+// utterance gets the command its test case implies (read from what the
+// test expects after it), and each flow is started by its name.
+
+var (
+	cancelWords  = []string{"cancel", "stop", "never mind", "forget it"}
+	handoffWords = []string{"human", "agent", "real person", "representative"}
+	correctWords = []string{"actually", "i meant", "sorry i meant"}
+)
+
+type nluRules struct {
+	order   []string
+	exact   map[string][]string
+	seen    map[string]bool
+	markers []string
+	mseen   map[string]bool
+	// entity -> canonical value -> synonyms
+	ents     map[string]*entityRule
+	entOrder []string
+}
+
+type entityRule struct {
+	slot   string
+	order  []string
+	values map[string][]string
+}
+
+func (r *nluRules) intent(intent, text string) {
+	key := intent + "\x00" + strings.ToLower(text)
+	if r.seen[key] {
+		return
+	}
+	r.seen[key] = true
+	r.exact[intent] = append(r.exact[intent], text)
+	r.marker(text)
+}
+
+func (r *nluRules) marker(text string) {
+	if k := strings.ToLower(text); !r.mseen[k] && strings.TrimSpace(k) != "" {
+		r.mseen[k] = true
+		r.markers = append(r.markers, text)
+	}
+}
+
+func (r *nluRules) entity(name, slot, value, synonym string) {
+	e := r.ents[name]
+	if e == nil {
+		e = &entityRule{slot: slot, values: map[string][]string{}}
+		r.ents[name] = e
+		r.entOrder = append(r.entOrder, name)
+	}
+	if _, ok := e.values[value]; !ok {
+		e.order = append(e.order, value)
+		e.values[value] = nil
+	}
+	if synonym == "" || strings.EqualFold(synonym, value) {
+		return
+	}
+	for _, s := range e.values[value] {
+		if strings.EqualFold(s, synonym) {
+			return
+		}
+	}
+	e.values[value] = append(e.values[value], synonym)
+}
+
+var wordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+
+func hasPhrase(text string, phrases []string) bool {
+	low := " " + strings.Join(wordRe.FindAllString(strings.ToLower(text), -1), " ") + " "
+	for _, p := range phrases {
+		if strings.Contains(low, " "+p+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func overlaps(xs, ys []string) bool {
+	for _, y := range ys {
+		if contains(xs, y) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x && x != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// infer reads each test case and gives each utterance a command.
+func (t *translator) infer(r *nluRules) {
+	firstOf := func(id string) []string { return t.firstSays(t.pattern(id)) }
+	for _, tc := range t.p.Tests {
+		var active []string
+		filled := map[string]string{}
+		for _, tu := range t.turns(tc) {
+			text := tu.user.Text
+			top := ""
+			if len(active) > 0 {
+				top = active[len(active)-1]
+			}
+			var started *Flow
+			for _, f := range t.users {
+				if f.ID != top && ((len(tu.says) > 0 && contains(t.firstSays(f), tu.says[0])) || contains(tu.starts, f.ID)) {
+					started = f
+					break
+				}
+			}
+			var corrected []TestStep
+			for _, s := range tu.slots {
+				v, _ := valueText(t.p.Slot(s.Slot), s.Value)
+				if old, ok := filled[s.Slot]; ok && old != v && s.Value != nil {
+					corrected = append(corrected, s)
+				}
+			}
+			switch {
+			case hasPhrase(text, cancelWords) || overlaps(tu.says, firstOf("pattern_cancel_flow")):
+				r.intent("cancel_flow", text)
+				if len(active) > 0 {
+					active = active[:len(active)-1]
+				}
+			case hasPhrase(text, handoffWords) || overlaps(tu.says, firstOf("pattern_human_handoff")):
+				r.intent("human_handoff", text)
+			case started != nil:
+				r.intent("start_flow", text)
+				r.entity("flow", "", started.ID, text)
+				for _, s := range tu.slots {
+					if v, ok := valueText(t.p.Slot(s.Slot), s.Value); ok && contains(collectSlots(started), s.Slot) {
+						r.entity(slotVar(s.Slot), slotVar(s.Slot), v, text)
+					}
+				}
+				active = append(active, started.ID)
+			case len(corrected) > 0 || contains(tu.says, "utter_corrected_previous_input"):
+				r.intent("correct_slot", text)
+				if len(corrected) == 0 {
+					corrected = tu.slots
+				}
+				for _, s := range corrected {
+					v, _ := valueText(t.p.Slot(s.Slot), s.Value)
+					r.entity(slotVar(s.Slot), slotVar(s.Slot), v, text)
+				}
+			case overlaps(tu.says, firstOf("pattern_chitchat")) && len(tu.slots) == 0:
+				r.intent("chitchat", text)
+			case contains(tu.says, "utter_clarification_options_rasa") || contains(tu.says, "utter_clarification_no_options_rasa"):
+				r.intent("clarify", text)
+			default:
+				// An answer to the question asked: the machine maps it
+				// straight into the slot; when the text is not the value,
+				// an entity normalises it.
+				// an entity normalises it. Only collected slots are
+				// answers (others come from set_slots or actions), and
+				// only when no slot took the text as it is.
+				var answer *TestStep
+				for i, s := range tu.slots {
+					v, ok := valueText(t.p.Slot(s.Slot), s.Value)
+					if ok && strings.EqualFold(strings.TrimSpace(text), v) {
+						answer = nil
+						break
+					}
+					if ok && answer == nil && t.collected[s.Slot] {
+						answer = &tu.slots[i]
+					}
+				}
+				if answer != nil {
+					v, _ := valueText(t.p.Slot(answer.Slot), answer.Value)
+					r.entity(slotVar(answer.Slot), slotVar(answer.Slot), v, strings.TrimSpace(text))
+				}
+			}
+			for _, s := range tu.slots {
+				if v, ok := valueText(t.p.Slot(s.Slot), s.Value); ok {
+					filled[s.Slot] = v
+				}
+			}
+		}
+	}
+}
+
+func (t *translator) nlu() []byte {
+	r := &nluRules{exact: map[string][]string{}, seen: map[string]bool{}, mseen: map[string]bool{}, ents: map[string]*entityRule{}}
+	for _, w := range append(append(append([]string{}, cancelWords...), handoffWords...), correctWords...) {
+		r.marker(w)
+	}
+	t.collected = map[string]bool{}
+	for _, f := range t.p.Flows {
+		for _, s := range collectSlots(f) {
+			t.collected[s] = true
+		}
+	}
+	for _, f := range t.users {
+		r.entity("flow", "", f.ID, strings.ReplaceAll(f.ID, "_", " "))
+		r.entity("flow", "", f.ID, f.Name)
+	}
+	t.infer(r)
+	root := mapping("confidence", "1")
+	root.Content[1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1"}
+	add(root, "markers", flowSeq(r.markers...))
+	add(root, "fallback", mapping("intent", "cannot_handle", "confidence", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: "0.3"}))
+	intents := mapping()
+	rule := func(intent string, keywords []string) {
+		m := mapping()
+		if len(r.exact[intent]) > 0 {
+			add(m, "exact", flowSeq(r.exact[intent]...))
+		}
+		if len(keywords) > 0 {
+			add(m, "keywords", flowSeq(keywords...))
+		}
+		if len(m.Content) > 0 {
+			add(intents, intent, m)
+		}
+	}
+	rule("cancel_flow", cancelWords)
+	rule("human_handoff", handoffWords)
+	var flowWords []string
+	for _, f := range t.users {
+		flowWords = append(flowWords, strings.ReplaceAll(f.ID, "_", " "))
+		if n := f.Name; n != f.ID && !strings.EqualFold(n, strings.ReplaceAll(f.ID, "_", " ")) {
+			flowWords = append(flowWords, n)
+		}
+	}
+	rule("start_flow", flowWords)
+	rule("correct_slot", correctWords)
+	rule("chitchat", nil)
+	rule("clarify", nil)
+	add(root, "intents", intents)
+	ents := mapping()
+	for _, name := range r.entOrder {
+		e := r.ents[name]
+		m := mapping()
+		if e.slot != "" {
+			add(m, "slots", flowSeq(e.slot))
+		}
+		vals := mapping()
+		for _, v := range e.order {
+			add(vals, v, flowSeq(e.values[v]...))
+		}
+		add(m, "values", vals)
+		add(ents, name, m)
+	}
+	if len(ents.Content) > 0 {
+		add(root, "entities", ents)
+	}
+	body := encode("", root)
+	head := "# A starting point for the stub NLU, seeded from the flows' names and the e2e tests'\n" +
+		"# utterances. CALM understands messages with an LLM (the command generator); these\n" +
+		"# rules stand in for it, one intent per Rasa command. You own this file: simctl\n" +
+		"# import rasa keeps your edits when it imports again.\n" +
+		NLUMarker + NLUHash(body) + "\n"
+	return append([]byte(head), body...)
+}
