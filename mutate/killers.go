@@ -30,7 +30,9 @@ type KillerOptions struct {
 	// Generate is the number of generated conversations tried as
 	// candidates, per variant.
 	Generate int
-	// MaxStates caps the search whose covering paths are candidates.
+	// MaxStates caps the search whose covering paths are candidates, and
+	// the searches that find where a mutant parts from the original (at
+	// most TargetStates each).
 	MaxStates int
 	// SuitePath is the suite folder as the written files name it (their
 	// suite: key); empty: the files live in the suite folder.
@@ -63,7 +65,7 @@ func Killers(s *spec.Suite, survivors []*Mutant, o KillerOptions) []Killer {
 	cands := candidates(s, o)
 	origSums := map[string]map[uint64]uint64{}
 	for _, v := range s.Variants {
-		if res, err := explore.Explore(s, v, explore.Options{Depth: 1 << 30, MaxStates: o.MaxStates, Digest: true}); err == nil {
+		if res, err := explore.Explore(s, v, explore.Options{Depth: 1 << 30, MaxStates: min(o.MaxStates, TargetStates), Digest: true}); err == nil {
 			origSums[v.Name] = res.NodeDigests()
 		}
 	}
@@ -91,33 +93,63 @@ func Killers(s *spec.Suite, survivors []*Mutant, o KillerOptions) []Killer {
 			continue
 		}
 		name := killerName(s, t.m)
+		// A scenario that breaks no invariant on the original is
+		// preferred; one that breaks only known contradictions, listed
+		// under known_violations, is kept in case there is none.
+		var fallback *Killer
+		var sc *spec.Scenario
+		var v *spec.Variant
 		for _, c := range append(targeted(s, t.ms, o, origSums), cands...) {
-			data, ok := killerYAML(s, t.ms, c, name, t.m, o)
+			data, ok := killerYAML(s, t.ms, c, name, t.m, o, nil)
 			if !ok {
 				continue
 			}
-			sc, err := spec.LoadScenario(filepath.Join(s.Dir, name+spec.ScenarioSuffix), data, s.Machine, s.Tags, invs)
+			sc1, err := spec.LoadScenario(filepath.Join(s.Dir, name+spec.ScenarioSuffix), data, s.Machine, s.Tags, invs)
 			if err != nil {
 				continue
 			}
-			v := c.v
-			if r := sim.RunScenario(s, sc, sim.Options{Variant: v, Seed: o.Seed}); r.Status != sim.Pass {
+			r := sim.RunScenario(s, sc1, sim.Options{Variant: c.v, Seed: o.Seed})
+			if r.Status == sim.Pass && fails(t.ms, sc1, c.v, o.Seed) {
+				fallback, sc, v = &Killer{Name: name, Data: data}, sc1, c.v
+				break
+			}
+			if r.Status != sim.Known || fallback != nil {
 				continue
 			}
-			if !fails(t.ms, sc, v, o.Seed) {
+			data, _ = killerYAML(s, t.ms, c, name, t.m, o, broken(r))
+			if sc1, err = spec.LoadScenario(filepath.Join(s.Dir, name+spec.ScenarioSuffix), data, s.Machine, s.Tags, invs); err != nil {
 				continue
 			}
-			k := Killer{Name: name, Data: data}
-			for _, u := range todo {
-				if !killed[u.m.ID] && fails(u.ms, sc, v, o.Seed) {
-					killed[u.m.ID] = true
-					k.Kills = append(k.Kills, u.m.ID)
-				}
+			if sim.RunScenario(s, sc1, sim.Options{Variant: c.v, Seed: o.Seed}).Status == sim.Known && fails(t.ms, sc1, c.v, o.Seed) {
+				fallback, sc, v = &Killer{Name: name, Data: data}, sc1, c.v
 			}
-			out = append(out, k)
-			break
+		}
+		if fallback == nil {
+			continue
+		}
+		k := *fallback
+		for _, u := range todo {
+			if !killed[u.m.ID] && fails(u.ms, sc, v, o.Seed) {
+				killed[u.m.ID] = true
+				k.Kills = append(k.Kills, u.m.ID)
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// broken lists, sorted, the invariants a scenario run broke.
+func broken(r *sim.ScenarioResult) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range r.Violations {
+		if !seen[v.Invariant] {
+			seen[v.Invariant] = true
+			out = append(out, v.Invariant)
 		}
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -165,6 +197,11 @@ func candidates(s *spec.Suite, o KillerOptions) []candidate {
 	return out
 }
 
+// TargetStates caps the searches of targeted: the first difference is
+// usually a few levels down, and a suite whose search does not complete
+// (formfill) would otherwise pay a whole capped search per survivor.
+const TargetStates = 50_000
+
 // targeted lists the candidates aimed at one mutant: the search of the
 // mutant finds the first configuration (breadth first) from which it
 // moves otherwise than the original (origSums, by variant); the path there
@@ -177,7 +214,7 @@ func targeted(s, ms *spec.Suite, o KillerOptions, origSums map[string]map[uint64
 		if sums == nil {
 			continue
 		}
-		res, err := explore.Explore(ms, mv, explore.Options{Depth: 1 << 30, MaxStates: o.MaxStates, Digest: true})
+		res, err := explore.Explore(ms, mv, explore.Options{Depth: 1 << 30, MaxStates: min(o.MaxStates, TargetStates), Digest: true})
 		if err != nil {
 			continue
 		}
@@ -290,7 +327,7 @@ func (w *watch) Observe(st *eval.Step) { w.last[st.Turn] = *st.After }
 // bareScenario loads candidate c as a scenario without expectations; nil
 // when it does not load.
 func bareScenario(s *spec.Suite, c candidate, o KillerOptions) *spec.Scenario {
-	data := scenarioText(s, c, "probe", &Mutant{}, o, nil)
+	data := scenarioText(s, c, "probe", &Mutant{}, o, nil, nil)
 	sc, err := spec.LoadScenario(filepath.Join(s.Dir, "probe"+spec.ScenarioSuffix), data, c.v.Machine, s.Tags, allInvariants(s))
 	if err != nil {
 		return nil
@@ -352,7 +389,7 @@ func allInvariants(s *spec.Suite) map[string]bool {
 // they differ after some turn, writes the scenario up to that turn with
 // the original's state and bot text expected after every turn, and at
 // the last what differs in slots, counters and the waited slot.
-func killerYAML(s, ms *spec.Suite, c candidate, name string, m *Mutant, o KillerOptions) ([]byte, bool) {
+func killerYAML(s, ms *spec.Suite, c candidate, name string, m *Mutant, o KillerOptions, known []string) ([]byte, bool) {
 	var mv *spec.Variant
 	for _, x := range ms.Variants {
 		if x.Name == c.v.Name {
@@ -375,7 +412,7 @@ func killerYAML(s, ms *spec.Suite, c candidate, name string, m *Mutant, o Killer
 	if k < len(mut) {
 		mk = &mut[k]
 	}
-	return scenarioText(s, cut, name, m, o, func(i int) string { return expectation(c.v.Machine, orig[i], mk, i == k) }), true
+	return scenarioText(s, cut, name, m, o, known, func(i int) string { return expectation(c.v.Machine, orig[i], mk, i == k) }), true
 }
 
 func sameSeen(a, b seen) bool {
@@ -424,7 +461,7 @@ func expectation(m *engine.Machine, x seen, mut *seen, last bool) string {
 
 // scenarioText writes candidate c as a scenario, with expect(i) after
 // turn i when expect is set.
-func scenarioText(s *spec.Suite, c candidate, name string, m *Mutant, o KillerOptions, expect func(int) string) []byte {
+func scenarioText(s *spec.Suite, c candidate, name string, m *Mutant, o KillerOptions, known []string, expect func(int) string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by simctl mutate --emit-scenarios (seed %d): the original machine\n", o.Seed)
 	fmt.Fprintf(&b, "# passes it, mutant %d fails it: %s\n", m.ID, m.Pos)
@@ -434,6 +471,9 @@ func scenarioText(s *spec.Suite, c candidate, name string, m *Mutant, o KillerOp
 		fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(filepath.ToSlash(o.SuitePath)))
 	}
 	fmt.Fprintf(&b, "description: %s\n", strconv.Quote(fmt.Sprintf("tells the machine from mutant %d (%s)", m.ID, m.Op)))
+	if len(known) > 0 {
+		fmt.Fprintf(&b, "known_violations: [%s]\n", strings.Join(known, ", "))
+	}
 	if len(s.Def.Params) > 0 {
 		b.WriteString("parameters:\n")
 		names := make([]string, 0, len(s.Def.Params))
