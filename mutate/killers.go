@@ -234,9 +234,31 @@ func targeted(s, ms *spec.Suite, o KillerOptions, origSums map[string]map[uint64
 		v := s.Variants[i]
 		for _, next := range nexts {
 			c := candidate{v: v, turns: append(append([][]string(nil), path...), next...)}
-			if c.bare = bareScenario(s, c, o); c.bare != nil {
-				if c.orig = observe(s, v, c.bare, o.Seed); c.orig != nil {
-					out = append(out, c)
+			if c.bare = bareScenario(s, c, o); c.bare == nil {
+				continue
+			}
+			if c.orig = observe(s, v, c.bare, o.Seed); c.orig == nil {
+				continue
+			}
+			out = append(out, c)
+			// A timer that falls due at another time (a restart dropped)
+			// shows only when the wait ends between the two deadlines.
+			mut := observe(ms, mv, c.bare, o.Seed)
+			if len(mut) != len(c.orig) || len(mut) == 0 {
+				continue
+			}
+			a, b := c.orig[len(mut)-1].next, mut[len(mut)-1].next
+			if a == b || (a < 0 && b < 0) {
+				continue
+			}
+			w := a
+			if w < 0 || (b >= 0 && b < w) {
+				w = b
+			}
+			t := candidate{v: v, turns: append(append([][]string(nil), c.turns...), []string{fmt.Sprintf("  - wait: %dms", w)})}
+			if t.bare = bareScenario(s, t, o); t.bare != nil {
+				if t.orig = observe(s, v, t.bare, o.Seed); t.orig != nil {
+					out = append(out, t)
 				}
 			}
 		}
@@ -311,6 +333,9 @@ func generated(s *spec.Suite, v *spec.Variant, o KillerOptions) [][][]string {
 
 // seen is what a scenario can check after a turn.
 type seen struct {
+	// next is how long until the next timer falls due (-1: none); no
+	// scenario can check it, but a wait that long can show it.
+	next                 int64
 	state, said, waiting string
 	slots                []string // "" for an empty slot, else "=" + value
 	counters             []int
@@ -354,7 +379,10 @@ func observe(s *spec.Suite, v *spec.Variant, sc *spec.Scenario, seed int64) []se
 		if c, ok := w.last[t.Turn]; ok {
 			cfg = c
 		}
-		x := seen{state: t.State, said: t.Said}
+		x := seen{state: t.State, said: t.Said, next: -1}
+		if tm, ok := m.NextTimer(&cfg); ok {
+			x.next = tm.Deadline - cfg.Now
+		}
 		if cfg.Waiting != engine.NoID {
 			x.waiting = m.SlotName(cfg.Waiting)
 		}
