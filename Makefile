@@ -14,13 +14,17 @@ FUZZTIME_SHORT ?= 5s
 # Minimizing each new interesting input may otherwise take a minute of the
 # budget (the seeds are whole machine files).
 FUZZMINIMIZETIME ?= 5s
+# Random machines the reduction property tries in make fuzz (make test: 50).
+REDUCE_CASES ?= 2000
+REDUCE_FORMFILL_DEPTH ?= 4
 # The native Go fuzz targets, as package:Target. Each runs from its seed
 # corpus under the package's testdata/fuzz/Target; a failing input is
 # written there too and becomes a regression case of go test.
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
-	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa
+	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
+	./scxml:FuzzSCXML
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers mutate clean
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance bot-check mutate clean explore-big
 
 all: build
 
@@ -53,9 +57,11 @@ fuzz:
 		echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
+	@echo "fuzz: the reductions against the unreduced search on $(REDUCE_CASES) random machines"
+	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions'
 
 fuzz-short:
-	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT)
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100 REDUCE_FORMFILL_DEPTH=3
 
 # The browser check of report.html: simctl run on the bundled suites, the
 # page opened in headless Chromium (Debian's, installed with
@@ -67,10 +73,31 @@ fuzz-short:
 e2e: build
 	E2E_DIR=$(OUT)/e2e SIMCTL=$(BIN) sh scripts/e2e.sh
 
+# The SCXML conformance suite (@scion-scxml/test-framework, pinned by
+# conformance/npm/package-lock.json, installed with npm into .cache/) run
+# through simctl's loader and engine: $(OUT)/conformance/conformance.csv and
+# "N passed, M failed (K unsupported)"; fails below 100 SCION or 50 W3C
+# passes. See scripts/conformance.sh.
+conformance:
+	GO=$(GO) OUT=$(OUT) sh scripts/conformance.sh
+
+# The reference LangGraph.js bot (examples/formfill-langgraph, seed 002)
+# checked live against scenarios/formfill: npm ci, the bot started on a free
+# loopback port, simctl run --bot --generate 2000, the bot stopped always;
+# the status is simctl's. See docs/bot-check.md and scripts/bot-check.sh.
+bot-check: build
+	OUT=$(OUT)/bot-check SIMCTL=$(BIN) sh scripts/bot-check.sh
+
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
 # conversations through the driver, simctl mutate on bench-soni.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# A complete search of ten million configurations (a generated machine of
+# seven counters) within 2 GB: prints the time and the peak resident memory.
+# The soft memory limit makes the collector work before the heap doubles.
+explore-big:
+	GOMEMLIMIT=1600MiB SIMCTL_BIG=1 $(GO) test -count=1 -timeout 20m -run TestExplore ./explore -args -ginkgo.focus='a big search' -ginkgo.v
 
 # The peers of ../shared/peers beside simctl's own RESULT lines. shared/ is
 # read-only, so the peers are built and run from a copy.

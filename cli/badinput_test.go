@@ -134,6 +134,31 @@ var _ = Describe("bad input", func() {
 			args:  []string{"SUITE"},
 			want:  `simctl: SUITE/machine.yaml:19:3: duplicate key "talking"`,
 		}),
+		Entry("an escape that is no intent", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "intents: [hello, bye]", "intents: [hello, bye]\nescapes: [cancel]")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:4:11: escapes: unknown intent "cancel" (want an intent or timer:NAME)`,
+		}),
+		Entry("pending() of an unknown timer", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: {target: done, guard: 'pending(\"t\")'}")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:16:35: in expression "pending(\"t\")": pending takes the name of a timer in quotes, got unknown timer "t"`,
+		}),
+		Entry("changed() outside an invariant", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: {target: done, guard: 'changed(name)'}")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:16:35: in expression "changed(name)": unknown name changed`,
+		}),
+		Entry("an action that never fails with a condition of failure", badCase{
+			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "intents: [hello, bye]", "intents: [hello, bye]\nactions:\n  lookup: {never_fails: true, succeeds: \"true\"}")}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:5:42: action "lookup": never_fails and succeeds contradict each other (succeeds says when it fails)`,
+		}),
+		Entry("a machine-level transition to an unknown state", badCase{
+			files: suite(map[string]string{"machine.yaml": validMachine + "\non:\n  bye: gone\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/machine.yaml:21:8: transition target: unknown state "gone" (states: done, idle, talking)`,
+		}),
 		Entry("expression syntax error", badCase{
 			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: {target: done, guard: 'retries <'}")}),
 			args:  []string{"SUITE"},
@@ -182,7 +207,7 @@ var _ = Describe("bad input", func() {
 		Entry("empty folder", badCase{
 			files: map[string]string{},
 			args:  []string{"SUITE"},
-			want:  `simctl: SUITE: no suite found (a suite is a folder holding machine.yaml)`,
+			want:  `simctl: SUITE: no suite found (a suite is a folder holding machine.yaml or machine.scxml)`,
 		}),
 		Entry("missing path", badCase{
 			files: suite(nil),

@@ -69,7 +69,7 @@ func usage() string {
 		fmt.Fprintf(&b, "  simctl %s\n      %s\n", strings.TrimSpace(c.name+" "+c.args), c.about)
 	}
 	b.WriteString(`
-A PATH is a suite folder (one holding machine.yaml) or a folder of suites.
+A PATH is a suite folder (one holding machine.yaml or machine.scxml) or a folder of suites.
 simctl help COMMAND (or simctl COMMAND --help) lists the command's flags.
 Exit status: 0 all passed, 1 a scenario or invariant failed, 2 bad input,
 130 stopped by a signal (the reports written are marked incomplete).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	emit := fs.String("emit-scenarios", "", "write scenarios covering every reachable transition (and each finding) to this folder")
 	variant := fs.String("variant", "", "explore only this variant of each suite (default: every variant)")
 	quiet := fs.BoolP("quiet", "q", false, "print each search's totals and findings only, not what it never reached")
+	noReduce := fs.Bool("no-reduce", false, "offer every user act and keep every slot in the state (no value classes; slow, for checking the reductions)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -35,12 +37,19 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err := checkMaxStates(*maxStates); err != nil {
 		return 0, err
 	}
-	suites, err := loadSuites(ctx, fs.Args())
+	suites, charts, err := loadAll(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
 	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
+	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit)
+	if err != nil {
+		return 0, err
+	}
+	if failed {
+		status = ExitFailed
+	}
 	var results []*explore.Result
 	for _, s := range suites {
 		known := false
@@ -64,7 +73,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 				continue
 			}
 			start := time.Now()
-			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop})
+			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop, NoReduce: *noReduce})
 			if err != nil {
 				return 0, err
 			}
@@ -79,7 +88,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "interrupted: the searches above are incomplete; no scenarios were written\n")
 		return ExitInterrupted, nil
 	}
-	if *emit != "" {
+	if *emit != "" && (len(results) > 0 || len(charts) == 0) {
 		n, err := explore.EmitScenarios(*emit, results)
 		if err != nil {
 			return 0, err
@@ -109,6 +118,8 @@ func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 	default:
 		fmt.Fprintf(w, "  bounded: explored to depth %d\n", r.Depth)
 	}
+	fmt.Fprintf(w, "  %s\n", r.Values)
+	fmt.Fprintf(w, "  fingerprints: 64-bit, probability of a collision %.1g\n", r.Collision())
 	cov, total := r.Covered()
 	fmt.Fprintf(w, "  transitions covered: %d of %d\n", cov, total)
 	if !quiet {
@@ -134,11 +145,14 @@ func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 // printUnreached lists, with their positions in machine.yaml, the states
 // the search never entered, the transitions it never took, and the guards
 // it saw only one way (never true: the transition cannot fire; never
-// false: the guard never rules anything out). Within a bounded search,
-// "never" means "not within the depth".
+// false: the guard never rules anything out). A guard never true that
+// compares the user's data with values no event of the alphabet carries is
+// listed apart: the search could not make it true, which says nothing of
+// the machine. Within a bounded search, "never" means "not within the
+// depth".
 func printUnreached(w io.Writer, r *explore.Result) {
 	m, c := r.Machine(), r.Coverage
-	var states, trans, never []string
+	var states, trans, never, lacking []string
 	for s := 0; s < m.NumStates(); s++ {
 		if c.States[s] == 0 && m.IsLeaf(engine.StateID(s)) {
 			states = append(states, fmt.Sprintf("%s (%s)", m.StateName(engine.StateID(s)), m.StatePos(engine.StateID(s))))
@@ -158,6 +172,10 @@ func printUnreached(w io.Writer, r *explore.Result) {
 		}
 		switch {
 		case c.GuardTrue[t] == 0 && c.GuardFalse[t] > 0:
+			if lacks := r.AlphabetLacks(engine.TransID(t)); len(lacks) > 0 {
+				lacking = append(lacking, fmt.Sprintf("%s (%s): no event carries %s", ti.Guard, ti.Pos, quoteList(lacks)))
+				break
+			}
 			never = append(never, fmt.Sprintf("never true: %s (%s)", ti.Guard, ti.Pos))
 		case c.GuardFalse[t] == 0 && c.GuardTrue[t] > 0:
 			never = append(never, fmt.Sprintf("never false: %s (%s)", ti.Guard, ti.Pos))
@@ -175,6 +193,15 @@ func printUnreached(w io.Writer, r *explore.Result) {
 	list("states never entered", states)
 	list("transitions never taken", trans)
 	list("guards seen one way only", never)
+	list("guards never true, for want of values in the alphabet (add them to users.yaml or a scenario)", lacking)
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
 }
 
 // pathShown is how many events of a path simctl explore prints before it

@@ -32,12 +32,27 @@ func graphCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if fs.NArg() != 1 {
 		return 0, &usageError{"graph takes one suite folder (simctl graph scenarios/soni --format dot)"}
 	}
-	suites, err := loadSuites(ctx, fs.Args())
+	suites, charts, err := loadAll(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
-	if len(suites) != 1 {
-		return 0, &usageError{fmt.Sprintf("%s holds %d suites; graph takes one suite folder", fs.Arg(0), len(suites))}
+	if len(charts) == 1 && len(suites) == 0 {
+		if *coverage != "" {
+			return 0, &usageError{"--coverage is not read for SCXML suites yet"}
+		}
+		var b strings.Builder
+		chartGraph(&b, charts[0], *format)
+		out := []byte(b.String())
+		if *format == reports.FormatSVG {
+			if out, err = reports.LayoutSVG(out); err != nil {
+				return 0, fmt.Errorf("laying out the graph: %w", err)
+			}
+		}
+		_, err = w.Write(out)
+		return ExitOK, err
+	}
+	if len(suites)+len(charts) != 1 {
+		return 0, &usageError{fmt.Sprintf("%s holds %d suites; graph takes one suite folder", fs.Arg(0), len(suites)+len(charts))}
 	}
 	s := suites[0]
 	var counts []int64

@@ -27,6 +27,18 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 	}
 	nerr, nwarn := 0, 0
 	for _, dir := range dirs {
+		if spec.IsChartSuite(dir) {
+			if _, err := spec.LoadChartSuite(dir); err != nil {
+				nerr++
+				var se *spec.Error
+				if errors.As(err, &se) {
+					fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
+				} else {
+					fmt.Fprintf(w, "%s: error: %s\n", dir, err)
+				}
+			}
+			continue
+		}
 		mpath := filepath.Join(dir, spec.MachineFile)
 		data, err := spec.ReadFile(mpath, "machine file", spec.MaxFileSize)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,32 +19,16 @@ import (
 
 // loadSuites discovers and loads every suite under paths. The first bad
 // file stops the load: nothing runs and nothing is written. A signal
-// (ctx cancelled) stops it between files with errInterrupted.
+// (ctx cancelled) stops it between files with errInterrupted. SCXML suites
+// are refused (the commands that read them call loadAll).
 func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
-	if len(paths) == 0 {
-		return nil, &usageError{"no suite given (simctl run scenarios/)"}
-	}
-	dirs, err := spec.Discover(paths)
+	suites, charts, err := loadAll(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
-	var suites []*spec.Suite
-	names := map[string]string{}
-	for _, d := range dirs {
-		if interrupted(ctx) {
-			return nil, errInterrupted
-		}
-		s, err := spec.Load(d)
-		if err != nil {
-			return nil, err
-		}
-		if prev, dup := names[s.Name]; dup {
-			return nil, &spec.Error{Pos: s.Def.Pos, Msg: fmt.Sprintf("duplicate machine name %q (also in %s)", s.Name, prev)}
-		}
-		names[s.Name] = d
-		suites = append(suites, s)
+	if err := noCharts("record", charts); err != nil {
+		return nil, err
 	}
-	sort.Slice(suites, func(i, j int) bool { return suites[i].Name < suites[j].Name })
 	return suites, nil
 }
 
@@ -55,6 +40,8 @@ func (o runOptions) interrupted() bool { return interrupted(o.ctx) }
 const runMaxStates = 100_000
 
 type runOptions struct {
+	// charts are the SCXML suites of the run (cli/chart.go).
+	charts       []*spec.ChartSuite
 	shard        shardSpec
 	ctx          context.Context
 	stderr       io.Writer
@@ -65,6 +52,7 @@ type runOptions struct {
 	generate     int
 	exploreDepth int // -1: each suite's explore_depth
 	maxStates    int
+	noReduce     bool
 	out          string
 	only         []string
 	verbose      bool
@@ -77,6 +65,8 @@ type runOptions struct {
 	files map[string]bool
 	// nlu holds --nlu-fallback, --nlu-noise and --nlu-noise-sweep (noise.go).
 	nlu nluFlags
+	// bot holds --bot and its options (bot.go).
+	bot botFlags
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -92,7 +82,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.generate, "generate", 0, "also play N generated conversations per suite and variant")
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
+	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
 	o.nlu.register(fs, true)
+	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
@@ -128,6 +120,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 			return 0, &usageError{"--shard needs --out: the shard result is written there"}
 		}
 	}
+	if err := o.bot.check(o); err != nil {
+		return 0, err
+	}
 	if o.out != "" {
 		if err := checkWritable(o.out); err != nil {
 			return 0, err
@@ -137,16 +132,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	if err := checkTags(suites, o.only); err != nil {
+	if err := checkTags(suites, len(o.charts) > 0, o.only); err != nil {
 		return 0, err
+	}
+	if o.bot.url != "" {
+		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
 }
 
-// checkTags rejects an --only tag that no suite knows.
-func checkTags(suites []*spec.Suite, only []string) error {
+// checkTags rejects an --only tag that no suite knows (SCXML suites know
+// the builtin tags).
+func checkTags(suites []*spec.Suite, charts bool, only []string) error {
 	for _, t := range only {
-		known := false
+		known := charts && slices.Contains(spec.BuiltinTags, t)
 		for _, s := range suites {
 			known = known || s.Tags[t]
 		}
@@ -167,17 +166,37 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		return loadSuites(o.ctx, paths)
+		suites, charts, err := loadAll(o.ctx, paths)
+		o.charts = charts
+		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0) {
+			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
+		}
+		return suites, err
 	}
 	if files != len(paths) {
 		return nil, &usageError{"give suite folders or scenario files, not both"}
 	}
 	o.files = map[string]bool{}
 	bySuite := map[string]*spec.Suite{}
+	byChart := map[string]*spec.ChartSuite{}
 	var suites []*spec.Suite
 	for _, p := range paths {
 		if o.interrupted() {
 			return nil, errInterrupted
+		}
+		if spec.ScenarioFileIsChart(p) {
+			cs, sc, err := spec.LoadChartScenarioFile(p)
+			if err != nil {
+				return nil, err
+			}
+			prev, ok := byChart[cs.Dir]
+			if !ok {
+				prev = &spec.ChartSuite{Name: cs.Name, Dir: cs.Dir, Machine: cs.Machine}
+				byChart[cs.Dir] = prev
+				o.charts = append(o.charts, prev)
+			}
+			prev.Scenarios = append(prev.Scenarios, sc)
+			continue
 		}
 		s, sc, err := spec.LoadScenarioFile(p)
 		if err != nil {
@@ -254,6 +273,17 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	}
 	o.width = nameWidth(suites, o)
 	var total tally
+	if len(o.charts) > 0 {
+		depth := o.exploreDepth
+		if depth < 0 {
+			depth = spec.DefaultExploreDepth
+		}
+		if o.files != nil {
+			// A replay of chosen files explores nothing.
+			depth = 0
+		}
+		total = runCharts(w, o.charts, depth, o)
+	}
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
@@ -339,7 +369,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		return ExitInterrupted, nil
 	}
 	fmt.Fprintf(w, "tags (passed or known / scenarios): %s\n", tagSummary(tags))
-	fmt.Fprintf(w, "seed %d: %s in %s: %s\n", o.seed, count(total.n(), "scenario", "scenarios"), count(len(suites), "suite", "suites"), total)
+	fmt.Fprintf(w, "seed %d: %s in %s: %s\n", o.seed, count(total.n(), "scenario", "scenarios"), count(len(suites)+len(o.charts), "suite", "suites"), total)
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s\n", o.out)
 	}
@@ -418,8 +448,8 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
 		}
-		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%%, %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
-			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), mean(met.TurnsToCompletion, met.Successes),
+		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
+			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy, mean(met.TurnsToCompletion, met.Successes),
 			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(s, fails))
 		for _, f := range fails {
 			gf := reports.GenFailure{Failure: f, Known: generatedKnown(s, f)}
@@ -458,7 +488,7 @@ func generatedKnown(s *spec.Suite, f generate.Failure) string {
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted}
+		opts := explore.Options{Depth: depth, MaxStates: o.maxStates, Stop: o.interrupted, NoReduce: o.noReduce}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}

@@ -57,15 +57,23 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.declareStates()
 	b.stateTimers()
 	b.xc = newExprCompiler(b.m)
+	b.xc.use = newValueUse()
+	b.xc.use.sink = &b.xc.use.extReads
 	b.compileExts()
+	b.xc.use.sink = nil
 	b.compileStates()
+	b.compileRootTransitions()
 	b.compileOverrides()
+	b.escapes()
 	if !b.failed() {
 		b.idleStates()
 		b.tables()
 		b.reachability()
 	}
+	b.xc.use.sink = &b.xc.use.invReads
 	b.compileInvariants()
+	b.xc.use.sink = nil
+	b.finishValues(b.xc.use)
 	sort.SliceStable(b.diags, func(i, j int) bool {
 		x, y := b.diags[i].Pos, b.diags[j].Pos
 		if x.File != y.File {
@@ -472,6 +480,10 @@ func (b *builder) compileExts() {
 			continue
 		}
 		e := &b.m.exts[id]
+		e.neverFails = ed.NeverFails
+		if ed.NeverFails && ed.Succeeds.Src != "" {
+			b.errf(ed.Succeeds.Pos, "action %q: never_fails and succeeds contradict each other (succeeds says when it fails)", ed.Name)
+		}
 		if ed.Succeeds.Src != "" {
 			c, err := b.xc.compile(ed.Succeeds, Bool)
 			b.add(err)
@@ -484,6 +496,10 @@ func (b *builder) compileExts() {
 			}
 			c, err := b.xc.compile(o.Expr, want)
 			b.add(err)
+			if c.cat {
+				// The output reaches expressions as an entity of the result.
+				b.xc.use.distinguish(o.Expr, "an action's output built with + from a user's text")
+			}
 			eid, ok := b.m.entity(o.Name)
 			if !ok {
 				b.errf(ed.Pos, "action %q: too many entity names (at most %d)", ed.Name, MaxNames)
@@ -677,6 +693,8 @@ func (b *builder) declareFork(id StateID, fd *ForkDef) {
 			return
 		}
 		fi.inputs = sl
+		// Each branch gets a piece of the slot's text, split at '|'.
+		b.xc.use.distinguish(Expr{Src: "inputs_from: " + fd.InputsFrom, Pos: fd.InputsPos}, "a fork splits a text into branch inputs")
 	case fd.Branches < 1 || fd.Branches > MaxBranches:
 		b.errf(fd.Pos, "fork %q: branches must be from 1 to %d", s.path, MaxBranches)
 		return
@@ -764,7 +782,7 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 	if td.Guard.Src != "" {
 		c, err := b.xc.compile(td.Guard, Bool)
 		b.add(err)
-		t.guard = c.b
+		t.guard, t.reads = c.b, c.reads
 	}
 	if td.Target != "" {
 		t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
@@ -799,6 +817,18 @@ func (b *builder) trigger(td TransitionDef) trigger {
 		b.errf(td.OnPos, "unknown intent %q (intents: %s)", on, describe(append([]string(nil), m.intents...)))
 		return trigger{}
 	}
+	if name == "*" {
+		// A catch-all for one kind of event, tried in written order like
+		// any other transition.
+		switch kind {
+		case "timer":
+			return trigger{kind: TimerEvent, any: true}
+		case "done":
+			return trigger{kind: DoneEvent, any: true}
+		case "failed":
+			return trigger{kind: FailedEvent, any: true}
+		}
+	}
 	switch kind {
 	case "timer":
 		if id, ok := m.timerIDs[name]; ok {
@@ -815,7 +845,7 @@ func (b *builder) trigger(td TransitionDef) trigger {
 		}
 		b.errf(td.OnPos, "unknown action %q", name)
 	default:
-		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION)", on)
+		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION, NAME or ACTION possibly *)", on)
 	}
 	return trigger{}
 }
@@ -856,6 +886,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: 1 << a.slot, src: c.slots, cat: c.cat})
 	case ActFill:
 		c, err := b.xc.compile(ad.Expr, Empty)
 		if err != nil {
@@ -863,6 +894,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: waitBit, src: c.slots, cat: c.cat})
 	case ActClear:
 		switch ad.Name {
 		case "all":
@@ -906,6 +938,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: branchBit, src: c.slots, cat: c.cat})
 	case ActPop, ActResetContext:
 	case ActSay, ActEscalate:
 		t, err := b.xc.compileTemplate(ad.Name, ad.Pos)
@@ -957,7 +990,7 @@ func (b *builder) tables() {
 	m.alwaysTab = make([][]TransID, n)
 	bySource := make([][]TransID, n)
 	for i := range m.trans {
-		if m.trans[i].override != "" || m.trans[i].join {
+		if m.trans[i].override != "" || m.trans[i].join || m.trans[i].source == NoID {
 			continue
 		}
 		s := m.trans[i].source
@@ -966,25 +999,48 @@ func (b *builder) tables() {
 	for s := 0; s < n; s++ {
 		for x := StateID(s); x != NoID; x = m.states[x].parent {
 			for _, t := range bySource[x] {
-				tr := &m.trans[t]
-				switch {
-				case tr.always:
-					m.alwaysTab[s] = append(m.alwaysTab[s], t)
-				case tr.trig.kind == UserEvent && tr.trig.any:
-					for i := 0; i < ni; i++ {
-						m.userTab[s*ni+i] = append(m.userTab[s*ni+i], t)
-					}
-				case tr.trig.kind == UserEvent:
-					m.userTab[s*ni+int(tr.trig.id)] = append(m.userTab[s*ni+int(tr.trig.id)], t)
-				case tr.trig.kind == TimerEvent:
-					m.timerTab[s*nt+int(tr.trig.id)] = append(m.timerTab[s*nt+int(tr.trig.id)], t)
-				case tr.trig.kind == DoneEvent:
-					m.doneTab[s*ne+int(tr.trig.id)] = append(m.doneTab[s*ne+int(tr.trig.id)], t)
-				case tr.trig.kind == FailedEvent:
-					m.failTab[s*ne+int(tr.trig.id)] = append(m.failTab[s*ne+int(tr.trig.id)], t)
-				}
+				b.addCandidate(s, t)
 			}
 		}
+		if m.states[s].forkRoot == NoID {
+			// Machine-level transitions come after every state's own, in
+			// the main machine only: a fork's branches take none.
+			for _, t := range m.rootTrans {
+				b.addCandidate(s, t)
+			}
+		}
+	}
+}
+
+// addCandidate appends transition t to the candidates of state s for the
+// events its trigger matches. A catch-all matches every event of its kind.
+func (b *builder) addCandidate(s int, t TransID) {
+	m := b.m
+	tr := &m.trans[t]
+	if tr.always {
+		m.alwaysTab[s] = append(m.alwaysTab[s], t)
+		return
+	}
+	var tab [][]TransID
+	var row int
+	switch tr.trig.kind {
+	case UserEvent:
+		tab, row = m.userTab, len(m.intents)
+	case TimerEvent:
+		tab, row = m.timerTab, len(m.timers)
+	case DoneEvent:
+		tab, row = m.doneTab, len(m.exts)
+	case FailedEvent:
+		tab, row = m.failTab, len(m.exts)
+	default:
+		return
+	}
+	if !tr.trig.any {
+		tab[s*row+int(tr.trig.id)] = append(tab[s*row+int(tr.trig.id)], t)
+		return
+	}
+	for i := 0; i < row; i++ {
+		tab[s*row+i] = append(tab[s*row+i], t)
 	}
 }
 
@@ -1025,7 +1081,14 @@ func (b *builder) reachability() {
 				}
 				continue
 			}
-			if tr.target == NoID || !reached[tr.source] {
+			if tr.target != NoID && tr.source == NoID && m.states[s].forkRoot == NoID {
+				// A machine-level transition leaves from any state.
+				for _, e := range tr.enter {
+					mark(e)
+				}
+				continue
+			}
+			if tr.target == NoID || tr.source == NoID || !reached[tr.source] {
 				continue
 			}
 			// A transition declared on s applies to every active descendant.
@@ -1061,9 +1124,117 @@ func (b *builder) idleStates() {
 	}
 	m.failable = make([]bool, len(m.exts))
 	for i := range m.trans {
-		if t := &m.trans[i]; !t.always && t.override == "" && t.trig.kind == FailedEvent {
-			m.failable[t.trig.id] = true
+		t := &m.trans[i]
+		if t.always || t.override != "" || t.trig.kind != FailedEvent {
+			continue
 		}
+		if !t.trig.any {
+			m.failable[t.trig.id] = true
+			continue
+		}
+		for x := range m.failable {
+			m.failable[x] = true
+		}
+	}
+	// An action that may fail and whose failure no transition takes: a
+	// backend failure leaves the machine where it was, which is the
+	// commonest way a conversation gets stranded.
+	warned := make([]bool, len(m.exts))
+	for _, a := range m.acts {
+		if a.kind != ActInvoke || a.ext == NoID || warned[a.ext] || m.failable[a.ext] || m.exts[a.ext].neverFails {
+			continue
+		}
+		warned[a.ext] = true
+		b.warnf(a.pos, "invoke %s: no transition handles failed:%s, so a failure leaves the machine where it was (explore tries it); handle it, or declare the action never_fails: true", m.exts[a.ext].name, m.exts[a.ext].name)
+	}
+}
+
+// DefaultEscape reports whether an intent or timer name is an escape when
+// a machine declares none: intents that abandon the task (cancel, stop,
+// quit, abort) and timers of the whole session (names holding "session",
+// "inactiv" or "idle"). A goodbye is left out: it often completes the task.
+func DefaultEscape(name string, timer bool) bool {
+	n := strings.ToLower(name)
+	words := []string{"cancel", "stop", "quit", "abort"}
+	if timer {
+		words = []string{"session", "inactiv", "idle"}
+	}
+	for _, w := range words {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// escapes marks the escape intents and timers: the declared ones, or the
+// defaults.
+func (b *builder) escapes() {
+	m := b.m
+	m.escIntent = make([]bool, len(m.intents))
+	m.escTimer = make([]bool, len(m.timers))
+	if len(b.d.Escapes) == 0 {
+		for i, n := range m.intents {
+			m.escIntent[i] = DefaultEscape(n, false)
+		}
+		for i := range m.timers {
+			// A state's timeout belongs to its state, not to the session.
+			if !strings.HasPrefix(m.timers[i].name, "timeout.") {
+				m.escTimer[i] = DefaultEscape(m.timers[i].name, true)
+			}
+		}
+		return
+	}
+	for _, e := range b.d.Escapes {
+		if name, ok := strings.CutPrefix(e.Name, "timer:"); ok {
+			if id, ok := m.timerIDs[name]; ok {
+				m.escTimer[id] = true
+			} else {
+				b.errf(e.Pos, "escapes: unknown timer %q", name)
+			}
+			continue
+		}
+		if id, ok := m.intentIDs[e.Name]; ok {
+			m.escIntent[id] = true
+		} else {
+			b.errf(e.Pos, "escapes: unknown intent %q (want an intent or timer:NAME)", e.Name)
+		}
+	}
+}
+
+// compileRootTransitions compiles the machine-level transitions (the
+// definition's On), which every state of the main machine tries after its
+// own and its ancestors': SCXML's transitions of the root. Their domain is
+// the root, so they leave the whole configuration and enter their target
+// from the top, as a transition of a top-level state would.
+func (b *builder) compileRootTransitions() {
+	m := b.m
+	for _, td := range b.d.On {
+		if !b.roomForTransition(td.Pos) {
+			return
+		}
+		t := transition{pos: td.Pos, source: NoID, target: NoID, domain: NoID, guardSrc: td.Guard.Src}
+		t.trig = b.trigger(td)
+		if td.Guard.Src != "" {
+			c, err := b.xc.compile(td.Guard, Bool)
+			b.add(err)
+			t.guard = c.b
+		}
+		if td.Target != "" {
+			t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
+			if t.target == NoID {
+				continue
+			}
+			if root := m.states[t.target].forkRoot; root != NoID {
+				b.errf(td.TargetPos, "state %q runs in the branches of fork %q; target the fork state instead", m.states[t.target].path, m.states[root].path)
+				continue
+			}
+			t.enter = b.enterPath(NoID, t.target)
+			t.leaf = t.enter[len(t.enter)-1]
+		}
+		t.actions = b.actions(td.Actions)
+		m.rootTrans = append(m.rootTrans, TransID(len(m.trans)))
+		m.trans = append(m.trans, t)
 	}
 }
 

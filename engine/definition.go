@@ -48,6 +48,11 @@ type Definition struct {
 	// (default: the initial state); liveness checks count reaching one, with
 	// no flow and no fork active, as the task ending.
 	IdleStates []NameDef
+	// Escapes are the events that end a task without completing it: intents
+	// (cancel) and "timer:NAME" (a session timeout). A configuration from
+	// which the task completes only through them is stuck. Empty means
+	// the defaults (DefaultEscape).
+	Escapes []NameDef
 	// CorrectionIntents are the intents by which a user corrects a slot
 	// already filled; the slot_overwrite invariant allows them to change it.
 	CorrectionIntents []NameDef
@@ -55,7 +60,11 @@ type Definition struct {
 	Validators        []ValidatorDef
 	Invariants        []InvariantDef
 	Overrides         []OverrideDef
-	Params            []ParamDef
+	// On holds machine-level transitions: every state of the main machine
+	// tries them after its own and its ancestors' (lowest precedence), and
+	// they leave the whole configuration, as SCXML's root transitions do.
+	On     []TransitionDef
+	Params []ParamDef
 	// Assign gives parameter values for this build (a variant); a parameter
 	// it leaves out takes its default.
 	Assign map[string]string
@@ -136,8 +145,9 @@ type TimeoutDef struct {
 func TimeoutTimer(statePath string) string { return "timeout." + statePath }
 
 // TransitionDef is one transition. On is the trigger: an intent name, "*"
-// for any user event, "timer:NAME", "done:ACTION" or "failed:ACTION". It is
-// empty for eventless transitions, which live in StateDef.Always.
+// for any user event, "timer:NAME", "done:ACTION" or "failed:ACTION", where
+// NAME or ACTION may be "*" for any timer or any action. It is empty for
+// eventless transitions, which live in StateDef.Always.
 type TransitionDef struct {
 	Pos       Pos
 	On        string
@@ -244,12 +254,16 @@ type FlowDef struct {
 
 // ExternalDef declares an external action and how the simulator stubs it:
 // it succeeds when Succeeds holds (always, if empty) and, on success,
-// reports Outputs as entities of the done: event.
+// reports Outputs as entities of the done: event. Explorers also try its
+// failure, unless NeverFails.
 type ExternalDef struct {
 	Name     string
 	Pos      Pos
 	Succeeds Expr
 	Outputs  []OutputDef
+	// NeverFails says the action cannot fail (a local computation, not a
+	// backend): explorers and generated users do not try its failure.
+	NeverFails bool
 }
 
 // OutputDef is one named output of a stubbed external action.

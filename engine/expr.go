@@ -27,7 +27,10 @@ type evalEnv struct {
 	m  *Machine
 	c  *Config
 	ev *Event
-	br uint8 // 0: the main machine; i+1: fork branch i
+	// before is the configuration before the step an invariant judges
+	// (before.NAME, changed(NAME)); nil outside invariants.
+	before *Config
+	br     uint8 // 0: the main machine; i+1: fork branch i
 	// r, while a step runs, learns whether the event's payload was read
 	// (Result.ReadEvent).
 	r *Result
@@ -50,9 +53,18 @@ type (
 // compiled is a compiled expression of one of three result kinds.
 type compiled struct {
 	kind ValueKind // Text, Number or Bool
-	b    boolFn
-	n    numFn
-	s    strFn
+	// For value classes (values.go), of a text: val, it may be a user's
+	// text; cat, built with + from one; slots, the slots (and branchBit)
+	// it reads texts from; tdepth, how deeply lower/upper/trim nest in it.
+	val    bool
+	cat    bool
+	slots  uint64
+	tdepth int
+	// reads: every slot the expression reads (values.go's bits).
+	reads uint64
+	b     boolFn
+	n     numFn
+	s     strFn
 }
 
 func (c compiled) value(e evalEnv) Value {
@@ -89,7 +101,7 @@ type eventEnv struct {
 var reserved = map[string]bool{
 	"event": true, "waiting": true, "branch_index": true, "branch_input": true, "branch_result": true,
 	"branches": true, "branches_done": true, "branches_failed": true, "all": true, "next": true, "none": true, "waiting_value": true, "prompt": true, "state": true, "flow": true, "now": true,
-	"filled": true, "empty": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
+	"filled": true, "empty": true, "before": true, "changed": true, "number": true, "pending": true, "deadline": true, "all_filled": true, "remaining": true, "exhausted": true, "valid": true,
 	"true": true, "false": true, "nil": true, "len": true, "lower": true, "upper": true, "trim": true,
 }
 
@@ -97,12 +109,24 @@ var reserved = map[string]bool{
 var builtinValidators = []string{"email", "phone", "url", "number", "text"}
 
 // exprCompiler holds the symbol tables expressions are checked against.
+// An invariant's compiler also knows `before` and `changed`, which read the
+// configuration before the step.
 type exprCompiler struct {
-	m    *Machine
-	conf *conf.Config
+	m         *Machine
+	conf      *conf.Config
+	invariant bool
+	use       *valueUse // nil: not recorded (a condition compiled after Build)
+	// inTemplate: compiling a say or escalate template, whose reads reach
+	// only the reply text.
+	inTemplate bool
 }
 
-func newExprCompiler(m *Machine) *exprCompiler {
+// newInvariantCompiler returns a compiler for invariants.
+func newInvariantCompiler(m *Machine) *exprCompiler { return newCompiler(m, true) }
+
+func newExprCompiler(m *Machine) *exprCompiler { return newCompiler(m, false) }
+
+func newCompiler(m *Machine, invariant bool) *exprCompiler {
 	env := map[string]any{
 		"event":           eventEnv{},
 		"waiting":         "",
@@ -142,22 +166,40 @@ func newExprCompiler(m *Machine) *exprCompiler {
 			env[name] = ""
 		}
 	}
+	if invariant {
+		// before.NAME reads NAME in the configuration before the step.
+		before := map[string]any{}
+		for k, v := range env {
+			if k != "event" {
+				before[k] = v
+			}
+		}
+		env["before"] = before
+	}
 	cfg := conf.CreateNew()
 	expr.Env(env)(cfg)
 	noop := func(...any) (any, error) { return nil, nil }
+	if invariant {
+		expr.Function("changed", noop, new(func(any) bool))(cfg)
+	}
+	expr.Function("pending", noop, new(func(string) bool))(cfg)
+	expr.Function("deadline", noop, new(func(string) float64))(cfg)
 	expr.Function("filled", noop, new(func(any) bool))(cfg)
 	expr.Function("empty", noop, new(func(any) bool))(cfg)
 	expr.Function("all_filled", noop, new(func() bool))(cfg)
 	expr.Function("remaining", noop, new(func() int))(cfg)
 	expr.Function("exhausted", noop, new(func(int) bool))(cfg)
 	expr.Function("valid", noop, new(func(string) bool))(cfg)
+	// number(x) converts text to a number; the builtin validator of that
+	// name is called as is_number(x).
+	expr.Function("number", noop, new(func(any) float64))(cfg)
 	for _, v := range m.validators {
-		if _, shadowed := env[v.name]; !shadowed {
+		if _, shadowed := env[v.name]; !shadowed && v.name != "number" {
 			expr.Function(v.name, noop, new(func(string) bool))(cfg)
 		}
 		expr.Function("is_"+v.name, noop, new(func(string) bool))(cfg)
 	}
-	return &exprCompiler{m: m, conf: cfg}
+	return &exprCompiler{m: m, conf: cfg, invariant: invariant}
 }
 
 // exprError converts an expr-lang error into a positioned build error. The
@@ -194,8 +236,14 @@ func (xc *exprCompiler) compile(x Expr, want ValueKind) (compiled, *Error) {
 	if err != nil {
 		return compiled{}, exprError(x, err)
 	}
+	if xc.use != nil {
+		xc.use.cur = 0
+	}
 	b := &nodeCompiler{xc: xc, src: x}
 	c := b.node(tree.Node)
+	if xc.use != nil {
+		c.reads = xc.use.cur
+	}
 	if b.err != nil {
 		return compiled{}, b.err
 	}
@@ -248,6 +296,7 @@ func constBool(v bool) compiled {
 func (b *nodeCompiler) node(n ast.Node) compiled {
 	switch n := n.(type) {
 	case *ast.StringNode:
+		b.literal(n.Value)
 		return constStr(n.Value)
 	case *ast.IntegerNode:
 		return constNum(float64(n.Value))
@@ -291,6 +340,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 			return e.m.slots[e.c.Waiting].name
 		}}
 	case "waiting_value":
+		b.read(waitBit)
 		return compiled{kind: Text, s: func(e evalEnv) string {
 			if e.c.Waiting == NoID {
 				return ""
@@ -300,7 +350,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 				return v.String()
 			}
 			return e.c.Slots[e.c.Waiting].Str
-		}}
+		}, val: true, slots: waitBit}
 	case "prompt":
 		return compiled{kind: Text, s: func(e evalEnv) string {
 			if e.c.Waiting == NoID {
@@ -329,7 +379,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 				return e.c.Branches[e.br-1].Input
 			}
 			return e.c.Branches[e.br-1].Result
-		}}
+		}, val: true, slots: branchBit}
 	case "branches", "branches_done", "branches_failed":
 		want := map[string]BranchStatus{"branches": 0, "branches_done": BranchDone, "branches_failed": BranchFailed}[n.Value]
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
@@ -345,13 +395,14 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Now) }}
 	}
 	if id, ok := m.slotIDs[n.Value]; ok {
+		b.read(1 << id)
 		switch m.slots[id].typ {
 		case TypeNumber:
 			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.c.Slots[id].Num }}
 		case TypeBool:
 			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slots[id].Num != 0 }}
 		}
-		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slots[id].Str }}
+		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slots[id].Str }, val: true, slots: 1 << id}
 	}
 	if v, ok := m.params[n.Value]; ok {
 		// Parameters are constants of this build (variant).
@@ -374,6 +425,12 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 	if !ok {
 		return b.fail(n, "only event.NAME and event.entities.NAME member access is supported")
 	}
+	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "before" && b.xc.invariant {
+		if prop.Value == "event" || prop.Value == "before" {
+			return b.fail(n, "before.%s is not supported", prop.Value)
+		}
+		return b.before(b.ident(&ast.IdentifierNode{Value: prop.Value}))
+	}
 	if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "event" {
 		switch prop.Value {
 		case "kind":
@@ -386,9 +443,9 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 				return e.m.intents[e.ev.Intent]
 			}}
 		case "text":
-			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Text }}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Text }, val: true}
 		case "value":
-			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }, val: true}
 		case "confidence":
 			return compiled{kind: Number, n: func(e evalEnv) float64 { e.payload(); return e.ev.Confidence }}
 		case "timer":
@@ -418,7 +475,7 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 					e.payload()
 					v, _ := e.ev.Entity(eid)
 					return v.Str
-				}}
+				}, val: true}
 			}
 		}
 	}
@@ -457,7 +514,7 @@ func (b *nodeCompiler) conditional(n *ast.ConditionalNode) compiled {
 				return x.s(e)
 			}
 			return y.s(e)
-		}}
+		}, val: x.val || y.val, cat: x.cat || y.cat, slots: x.slots | y.slots, tdepth: max(x.tdepth, y.tdepth)}
 	case Number:
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
 			if cond(e) {
@@ -496,6 +553,13 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 		if l.kind != r.kind {
 			return b.fail(n, "cannot compare %s with %s", kindName(l.kind), kindName(r.kind))
 		}
+		if l.kind == Text {
+			b.test(l)
+			b.test(r)
+			if l.val && r.val {
+				b.xc.use.distinguish(b.src, "two user texts compared with each other")
+			}
+		}
 		eq := equality(l, r)
 		if n.Operator == "!=" {
 			return compiled{kind: Bool, b: func(e evalEnv) bool { return !eq(e) }}
@@ -506,7 +570,8 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 	case "+":
 		if l.kind == Text && r.kind == Text {
 			lf, rf := l.s, r.s
-			return compiled{kind: Text, s: func(e evalEnv) string { return lf(e) + rf(e) }}
+			return compiled{kind: Text, s: func(e evalEnv) string { return lf(e) + rf(e) },
+				val: l.val || r.val, cat: l.val || r.val || l.cat || r.cat, slots: l.slots | r.slots}
 		}
 		return arith(l, r, func(x, y float64) float64 { return x + y })
 	case "-":
@@ -530,6 +595,7 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 		default:
 			f = strings.HasSuffix
 		}
+		b.substr(n, l, r)
 		lf, rf := l.s, r.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return f(lf(e), rf(e)) }}
 	}
@@ -554,6 +620,9 @@ func (b *nodeCompiler) ordering(n *ast.BinaryNode, l, r compiled) compiled {
 		return b.fail(n, "cannot order %s and %s", kindName(l.kind), kindName(r.kind))
 	}
 	op := n.Operator
+	if l.kind == Text && (l.val || r.val || l.cat || r.cat) {
+		b.xc.use.distinguish(b.src, "user texts ordered")
+	}
 	if l.kind == Text {
 		lf, rf := l.s, r.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return cmpOrder(strings.Compare(lf(e), rf(e)), op) }}
@@ -614,6 +683,9 @@ func (b *nodeCompiler) in(n *ast.BinaryNode) compiled {
 	}
 	neg := n.Operator == "not in"
 	if l.kind == Text {
+		b.test(l)
+	}
+	if l.kind == Text {
 		f := l.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool {
 			v := f(e)
@@ -648,6 +720,10 @@ func (b *nodeCompiler) matches(n *ast.BinaryNode) compiled {
 	}
 	re := newMatchMemo(compiledRe)
 	l := b.node(n.Left)
+	b.test(l)
+	if u := b.xc.use; u != nil {
+		u.res[pat.Value] = compiledRe
+	}
 	f := l.s
 	return compiled{kind: Bool, b: func(e evalEnv) bool { return re.MatchString(f(e)) }}
 }
@@ -664,11 +740,14 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		if !ok {
 			return b.fail(n, "%s takes a slot name", callee.Value)
 		}
+		b.read(1 << id)
 		want := callee.Value == "filled"
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return (e.c.Slots[id].Kind != Empty) == want }}
 	case "all_filled":
+		b.read(flowBit)
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.nextEmpty(e.c) == NoID && e.c.Flow() != NoID }}
 	case "remaining":
+		b.read(flowBit)
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
 			f := e.c.Flow()
 			if f == NoID {
@@ -696,8 +775,23 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 			return b.fail(n, "counter %q has no limit", arg.Value)
 		}
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return int(e.c.Counters[cid]) >= limit }}
+	case "number":
+		return b.number(n)
+	case "changed":
+		if !b.xc.invariant || len(n.Arguments) != 1 {
+			return b.fail(n, "changed(x) is for invariants, with one argument")
+		}
+		now := b.node(n.Arguments[0])
+		if now.kind == Text {
+			b.test(now)
+		}
+		eq := equality(now, b.before(now))
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return !eq(e) }}
+	case "pending", "deadline":
+		return b.timer(n, callee.Value)
 	case "valid":
 		x := b.node(n.Arguments[0])
+		b.test(x)
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool {
 			if e.c.Waiting == NoID {
@@ -708,15 +802,119 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		}}
 	}
 	v := m.validator(callee.Value)
+	if callee.Value == "number" {
+		v = nil
+	}
 	if v == nil {
 		v = m.validator(strings.TrimPrefix(callee.Value, "is_"))
 	}
 	if v != nil && len(n.Arguments) == 1 {
 		x := b.node(n.Arguments[0])
+		b.test(x)
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}
 	}
 	return b.fail(n, "unknown function %q", callee.Value)
+}
+
+// before evaluates x on the configuration before the step an invariant
+// judges.
+func (b *nodeCompiler) before(x compiled) compiled {
+	at := func(e evalEnv) evalEnv {
+		if e.before != nil {
+			e.c = e.before
+		}
+		return e
+	}
+	switch x.kind {
+	case Text:
+		f := x.s
+		return compiled{kind: Text, s: func(e evalEnv) string { return f(at(e)) }}
+	case Number:
+		f := x.n
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return f(at(e)) }}
+	}
+	f := x.b
+	return compiled{kind: Bool, b: func(e evalEnv) bool { return f(at(e)) }}
+}
+
+// timer compiles pending("t") (whether timer t is pending) and
+// deadline("t") (its deadline in virtual milliseconds, -1 when it is not
+// pending). A state's timeout is the timer "timeout.STATE".
+func (b *nodeCompiler) timer(n *ast.CallNode, fn string) compiled {
+	var name string
+	if len(n.Arguments) == 1 {
+		if sn, ok := n.Arguments[0].(*ast.StringNode); ok {
+			name = sn.Value
+		}
+	}
+	id, ok := b.xc.m.timerIDs[name]
+	if !ok {
+		return b.fail(n, "%s takes the name of a timer in quotes, got %s", fn, describeTimerArg(n, name))
+	}
+	if fn == "pending" {
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.timerIndex(id) >= 0 }}
+	}
+	return compiled{kind: Number, n: func(e evalEnv) float64 {
+		if i := e.c.timerIndex(id); i >= 0 {
+			return float64(e.c.Timers[i].Deadline)
+		}
+		return -1
+	}}
+}
+
+func describeTimerArg(n *ast.CallNode, name string) string {
+	if len(n.Arguments) != 1 {
+		return fmt.Sprintf("%d arguments", len(n.Arguments))
+	}
+	if _, ok := n.Arguments[0].(*ast.StringNode); !ok {
+		return "an expression"
+	}
+	return fmt.Sprintf("unknown timer %q", name)
+}
+
+// number converts its argument to a number. Text that is not a number (a
+// NaN or infinity included, which would make a Config unequal to itself)
+// is a runtime error of the step evaluating it; where no step runs (an
+// invariant, a success condition) it is NaN, so every comparison with it
+// is false.
+func (b *nodeCompiler) number(n *ast.CallNode) compiled {
+	if len(n.Arguments) != 1 {
+		return b.fail(n, "number takes one argument")
+	}
+	x := b.node(n.Arguments[0])
+	if x.kind == Text {
+		// A user's text made a number is told apart from any other.
+		b.test(x)
+		if u := b.xc.use; u != nil && (x.val || x.cat) {
+			u.numbers = true
+		}
+	}
+	switch x.kind {
+	case Number:
+		return x
+	case Bool:
+		f := x.b
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			if f(e) {
+				return 1
+			}
+			return 0
+		}}
+	}
+	f, pos, src := x.s, b.src.Pos, b.src.Src
+	pos.Col += n.Location().From
+	return compiled{kind: Number, n: func(e evalEnv) float64 {
+		s := f(e)
+		v, ok := parseNumber(s)
+		if ok {
+			return v
+		}
+		if e.r != nil && e.r.exprErr == nil {
+			e.r.exprErr = e.m.rtErr(e.c, pos, "in expression %q: number(%q): not a number", src, s)
+		}
+		return math.NaN()
+	}}
 }
 
 func (b *nodeCompiler) slotArg(n *ast.CallNode) (SlotID, bool) {
@@ -741,6 +939,10 @@ func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
 		if x.kind != Text {
 			return b.fail(n, "len takes text")
 		}
+		b.test(x)
+		if u := b.xc.use; u != nil {
+			u.length = true
+		}
 		f := x.s
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(f(e))) }}
 	case "lower", "upper", "trim":
@@ -748,8 +950,12 @@ func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
 			return b.fail(n, "%s takes text", n.Name)
 		}
 		g := map[string]func(string) string{"lower": strings.ToLower, "upper": strings.ToUpper, "trim": strings.TrimSpace}[n.Name]
+		if u := b.xc.use; u != nil {
+			u.transforms[n.Name] = true
+			u.depth = max(u.depth, x.tdepth+1)
+		}
 		f := x.s
-		return compiled{kind: Text, s: func(e evalEnv) string { return g(f(e)) }}
+		return compiled{kind: Text, s: func(e evalEnv) string { return g(f(e)) }, val: x.val, cat: x.cat, slots: x.slots, tdepth: x.tdepth + 1}
 	case "abs":
 		f := x.n
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return math.Abs(f(e)) }}

@@ -47,16 +47,19 @@ func (m *Machine) Condition(x Expr) (func(*Config) bool, error) {
 	return func(cfg *Config) bool { return f(evalEnv{m: m, c: cfg, ev: &noEvent}) }, nil
 }
 
-// Within evaluates an InvWithin invariant's trigger and goal on c.
-func (m *Machine) Within(inv *Invariant, c *Config) (trigger, goal bool) {
-	e := evalEnv{m: m, c: c, ev: &noEvent}
+// Within evaluates an InvWithin invariant's trigger and goal on c, the
+// configuration after a step; before.NAME and changed(NAME) read before,
+// the configuration before it (give c at a conversation's start).
+func (m *Machine) Within(inv *Invariant, before, c *Config) (trigger, goal bool) {
+	e := evalEnv{m: m, c: c, ev: &noEvent, before: before}
 	return inv.check(e), inv.then(e)
 }
 
-// Holds evaluates an always/never invariant's expression on c (for never,
+// Holds evaluates an always/never invariant's expression on c, the
+// configuration after a step, and before, the one before it (for never,
 // it reports whether the forbidden condition is absent).
-func (m *Machine) Holds(inv *Invariant, c *Config) bool {
-	e := evalEnv{m: m, c: c, ev: &noEvent}
+func (m *Machine) Holds(inv *Invariant, before, c *Config) bool {
+	e := evalEnv{m: m, c: c, ev: &noEvent, before: before}
 	v := inv.check(e)
 	if inv.Kind == InvNever {
 		return !v
@@ -68,6 +71,11 @@ func (b *builder) compileInvariants() {
 	m := b.m
 	seen := map[string]Pos{}
 	n := len(m.states)
+	xc := b.xc
+	if xc != nil {
+		xc = newInvariantCompiler(m)
+		xc.use = b.xc.use // value classes see what invariants test
+	}
 	for _, d := range upTo(b, "invariants", b.d.Invariants, MaxInvariants, func(d InvariantDef) Pos { return d.Pos }) {
 		if prev, dup := seen[d.Name]; dup {
 			b.errf(d.Pos, "duplicate invariant %q (first declared at %s)", d.Name, prev)
@@ -81,22 +89,22 @@ func (b *builder) compileInvariants() {
 		inv := Invariant{Name: d.Name, Pos: d.Pos, Kind: d.Kind, Description: d.Description, Contradiction: d.Contradiction, n: n}
 		switch d.Kind {
 		case InvAlways, InvNever:
-			if b.xc == nil {
+			if xc == nil {
 				continue
 			}
-			c, err := b.xc.compile(d.Expr, Bool)
+			c, err := xc.compile(d.Expr, Bool)
 			if err != nil {
 				b.add(err)
 				continue
 			}
 			inv.check = c.b
 		case InvWithin:
-			x, err := b.xc.compile(d.Expr, Bool)
+			x, err := xc.compile(d.Expr, Bool)
 			if err != nil {
 				b.add(err)
 				continue
 			}
-			y, err := b.xc.compile(d.Then, Bool)
+			y, err := xc.compile(d.Then, Bool)
 			if err != nil {
 				b.add(err)
 				continue

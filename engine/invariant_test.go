@@ -63,12 +63,12 @@ var _ = Describe("invariants", func() {
 
 	It("evaluates always and never invariants against a configuration", func() {
 		always, never := &m.Invariants()[1], &m.Invariants()[2]
-		Expect(m.Holds(always, &cfg)).To(BeTrue())
-		Expect(m.Holds(never, &cfg)).To(BeTrue())
+		Expect(m.Holds(always, &cfg, &cfg)).To(BeTrue())
+		Expect(m.Holds(never, &cfg, &cfg)).To(BeTrue())
 		Expect(stepAll(m, &cfg, &res, "go", "bad", "bad")).To(Succeed())
-		Expect(m.Holds(always, &cfg)).To(BeTrue())
-		Expect(m.Holds(never, &cfg)).To(BeFalse(), "tries > 1 happened")
+		Expect(m.Holds(always, &cfg, &cfg)).To(BeTrue())
+		Expect(m.Holds(never, &cfg, &cfg)).To(BeFalse(), "tries > 1 happened")
 		Expect(stepScript(m, &cfg, &res, "bad")).To(Succeed())
-		Expect(m.Holds(always, &cfg)).To(BeFalse())
+		Expect(m.Holds(always, &cfg, &cfg)).To(BeFalse())
 	})
 })

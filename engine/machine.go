@@ -46,7 +46,9 @@ type forkInfo struct {
 type trigger struct {
 	kind EventKind
 	id   uint16
-	any  bool // "*": any user event
+	// any: "*" (any user event), "timer:*", "done:*" or "failed:*"
+	// (any event of the kind).
+	any bool
 }
 
 type transition struct {
@@ -56,6 +58,7 @@ type transition struct {
 	trig     trigger
 	guard    boolFn
 	guardSrc string
+	reads    uint64 // the slots its guard reads (values.go's bits)
 	override string // name of the override this transition stands for, or ""
 	join     bool   // a fork's join transition, taken when its branches finish
 	rootPath []StateID
@@ -117,10 +120,11 @@ type flow struct {
 }
 
 type ext struct {
-	name     string
-	pos      Pos
-	succeeds boolFn
-	outputs  []extOutput
+	name       string
+	pos        Pos
+	succeeds   boolFn
+	outputs    []extOutput
+	neverFails bool
 }
 
 type extOutput struct {
@@ -156,6 +160,7 @@ type Machine struct {
 	entityIDs  map[string]EntityID
 	entSlots   []SlotID // entity id -> slot of the same name, or NoID
 	validators []*validator
+	values     *valueClasses // what expressions test of user texts (values.go)
 
 	initial  StateID
 	initPath []StateID
@@ -170,8 +175,13 @@ type Machine struct {
 	invariants []Invariant
 	idle       []bool // by state
 	failable   []bool // by external action: the machine handles its failure somewhere
-	overrides  []override
-	params     map[string]Value
+	// escIntent and escTimer mark the escape events, by intent and timer.
+	escIntent, escTimer []bool
+	overrides           []override
+	// rootTrans are the machine-level transitions, tried last in every
+	// state of the main machine.
+	rootTrans []TransID
+	params    map[string]Value
 }
 
 // Param returns the value of a machine parameter in this build.
@@ -200,6 +210,31 @@ func (m *Machine) IsIdle(c *Config) bool {
 
 // HandlesFailure reports whether some transition takes failed:x.
 func (m *Machine) HandlesFailure(x ExtID) bool { return m.failable[x] }
+
+// IsEscapeIntent reports whether user intent i is an escape (see
+// Definition.Escapes).
+func (m *Machine) IsEscapeIntent(i IntentID) bool { return int(i) < len(m.escIntent) && m.escIntent[i] }
+
+// IsEscapeTimer reports whether timer t is an escape.
+func (m *Machine) IsEscapeTimer(t TimerID) bool { return int(t) < len(m.escTimer) && m.escTimer[t] }
+
+// MayFail reports whether external action x may fail: every action may,
+// unless its declaration says it never fails.
+func (m *Machine) MayFail(x ExtID) bool { return !m.exts[x].neverFails }
+
+// TakesResult reports whether state s (through itself, its ancestors or
+// the machine-level transitions) has a transition for done:x, or for
+// failed:x when failed is true, whatever its guard.
+func (m *Machine) TakesResult(s StateID, x ExtID, failed bool) bool {
+	tab := m.doneTab
+	if failed {
+		tab = m.failTab
+	}
+	if int(s) >= len(m.states) || int(x) >= len(m.exts) {
+		return false
+	}
+	return len(tab[int(s)*len(m.exts)+int(x)]) > 0
+}
 
 // Initial returns the leaf state a conversation starts in.
 func (m *Machine) Initial() StateID { return m.initial }
@@ -287,6 +322,14 @@ func (m *Machine) triggerName(tr *transition) string {
 	}
 	if tr.always {
 		return "always"
+	}
+	switch {
+	case tr.trig.any && tr.trig.kind == TimerEvent:
+		return "timer:*"
+	case tr.trig.any && tr.trig.kind == DoneEvent:
+		return "done:*"
+	case tr.trig.any && tr.trig.kind == FailedEvent:
+		return "failed:*"
 	}
 	switch tr.trig.kind {
 	case TimerEvent:
@@ -390,6 +433,10 @@ func (m *Machine) CounterLimit(id CounterID) int { return m.counters[id].limit }
 // TimerName returns a timer's name.
 func (m *Machine) TimerName(id TimerID) string { return m.timers[id].name }
 
+// NumTimers returns the number of timers, state timeouts included; ids
+// run from 0.
+func (m *Machine) NumTimers() int { return len(m.timers) }
+
 // TimerID resolves a timer name.
 func (m *Machine) TimerID(name string) (TimerID, bool) {
 	id, ok := m.timerIDs[name]
@@ -407,6 +454,9 @@ func (m *Machine) FlowID(name string) (FlowID, bool) {
 
 // ExtName returns an external action's name.
 func (m *Machine) ExtName(id ExtID) string { return m.exts[id].name }
+
+// NumExternals returns the number of external actions; ids run from 0.
+func (m *Machine) NumExternals() int { return len(m.exts) }
 
 // ExtID resolves an external action's name.
 func (m *Machine) ExtID(name string) (ExtID, bool) {

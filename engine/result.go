@@ -83,10 +83,13 @@ type Result struct {
 	// is false, the same event with any other payload steps alike: an
 	// explorer need not try the others.
 	ReadEvent bool
+	// exprErr is the first runtime error an expression met (number() of
+	// text that is not a number); Step and Start return it.
+	exprErr *RuntimeError
 }
 
 func (r *Result) reset() {
-	r.Handled, r.ReadEvent = false, false
+	r.Handled, r.ReadEvent, r.exprErr = false, false, nil
 	r.Steps = r.Steps[:0]
 	r.Guards = r.Guards[:0]
 	r.Actions = r.Actions[:0]

@@ -26,18 +26,18 @@ func (m *Machine) rtErr(c *Config, pos Pos, format string, args ...any) *Runtime
 // step (Start, invariants): no intent, no timer, no action.
 var noEvent = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID}
 
-// Start puts c into the machine's initial configuration at virtual time at:
+// start puts c into the machine's initial configuration at virtual time at:
 // it enters the initial states, runs their entry actions, then follows
 // eventless transitions. The entry is recorded as a trace step with
 // Trans == NoID and From == NoID.
-func (m *Machine) Start(c *Config, at int64, r *Result) error {
+func (m *Machine) start(c *Config, at int64, r *Result) error {
 	*c = Config{Now: at, State: NoID, Waiting: NoID, LastSay: NoID}
 	for i := range c.Flows {
 		c.Flows[i] = NoID
 	}
 	r.reset()
 	r.Handled = true
-	e := evalEnv{m: m, c: c, ev: &noEvent}
+	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
 	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
 	for _, s := range m.initPath {
 		c.State = s
@@ -60,7 +60,7 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 	return m.settle(e, r)
 }
 
-// Step advances c by one event, in place. Copy c first to keep the
+// step advances c by one event, in place. Copy c first to keep the
 // configuration before the step. r is reset and then filled with the trace
 // and effects; r.Handled is false when no transition took the event, which
 // leaves c unchanged apart from the clock and what the event itself consumes
@@ -69,7 +69,7 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 //
 // A timer event must carry the timer's deadline as At; a timer that is not
 // pending (cancelled, or already fired) is ignored.
-func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
+func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	r.reset()
 	if ev.At < c.Now {
 		return m.rtErr(c, Pos{}, "event at %dms is before the current time %dms", ev.At, c.Now)

@@ -51,7 +51,9 @@ func (xc *exprCompiler) compileTemplate(src string, pos Pos) (*template, *Error)
 			inner := src[i+1 : i+end]
 			xpos := pos
 			xpos.Col += i + 1
+			xc.inTemplate = true
 			x, err := xc.compile(Expr{Src: inner, Pos: xpos}, Empty)
+			xc.inTemplate = false
 			if err != nil {
 				return nil, err
 			}

@@ -37,10 +37,14 @@ const (
 	// DeadEnd: at the end of a turn the machine rests in a configuration
 	// that is not final and that no event can move.
 	DeadEnd = "dead_end"
+	// UnhandledFailure: an external action failed, and no transition took
+	// the failure in a state that waits for the action's success (it has a
+	// done: transition for it): the conversation stays where it was.
+	UnhandledFailure = "unhandled_failure"
 )
 
 // BuiltinInvariants lists the built-in invariants' names.
-var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd}
+var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd, UnhandledFailure}
 
 // Violation is one broken invariant: which one, where in the conversation,
 // on which transition, and the configuration before and after the step.
@@ -135,7 +139,7 @@ func (k *Checker) Observe(st *Step) {
 			continue
 		}
 		if inv.Kind != engine.InvAllowed {
-			if !k.m.Holds(inv, st.After) {
+			if !k.m.Holds(inv, before(st), st.After) {
 				what := "no longer holds"
 				if inv.Kind == engine.InvNever {
 					what = "became true"
@@ -166,10 +170,19 @@ func (k *Checker) Observe(st *Step) {
 	}
 }
 
+// before is the configuration before the step, or the one after it at a
+// conversation's start, where nothing came before.
+func before(st *Step) *engine.Config {
+	if st.Event == nil || st.Before == nil {
+		return st.After
+	}
+	return st.Before
+}
+
 // within arms an InvWithin invariant when its trigger holds, disarms it
 // when its goal holds, and reports it when the turn is past its bound.
 func (k *Checker) within(st *Step, i int, inv *engine.Invariant) {
-	trigger, goal := k.m.Within(inv, st.After)
+	trigger, goal := k.m.Within(inv, before(st), st.After)
 	switch {
 	case k.due[i] >= 0 && goal:
 		k.due[i] = -1
@@ -223,6 +236,9 @@ func (k *Checker) builtins(st *Step) {
 		k.timerLaw(st, ev)
 	}
 	k.slotOverwrite(st)
+	if ev := st.Event; ev != nil && ev.Kind == engine.FailedEvent && !r.Handled {
+		k.unhandledFailure(st, ev)
+	}
 	if m.Waits(after.State) && m.DirectIntent(after.State) != engine.NoID && after.Waiting == engine.NoID && after.NBranch == 0 {
 		if k.fresh(WaitingSlot) {
 			k.report(st, WaitingSlot, engine.Pos{}, engine.NoID, "", m.StateName(after.State),
@@ -243,6 +259,21 @@ func (k *Checker) builtins(st *Step) {
 			}
 		}
 	}
+}
+
+// unhandledFailure: a failure no transition took, where the action's
+// success would have been taken.
+func (k *Checker) unhandledFailure(st *Step, ev *engine.Event) {
+	s := st.Before.State
+	if ev.Branch > 0 && int(ev.Branch) <= int(st.Before.NBranch) {
+		s = st.Before.Branches[ev.Branch-1].State
+	}
+	if !k.m.TakesResult(s, ev.Ext, false) || !k.fresh(UnhandledFailure) {
+		return
+	}
+	name := k.m.ExtName(ev.Ext)
+	k.report(st, UnhandledFailure, engine.Pos{}, engine.NoID, k.m.StateName(s), k.m.StateName(s),
+		fmt.Sprintf("%s failed and no transition takes failed:%s in %s, which waits for done:%s: the conversation stays there", name, name, k.m.StateName(s), name))
 }
 
 // timerLaw: a timer event that the machine took must have been pending in

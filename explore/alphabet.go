@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/simctl/simctl/engine"
@@ -13,13 +14,23 @@ import (
 // that validation failures are explored too.
 const Invalid = "???"
 
-// alphabet builds the suite's finite user-act alphabet for machine m: every
+// alphabet builds the suite's finite user-act alphabet for machine m and,
+// with reduce, keeps a few acts of each value class (classes.go); note says
+// what the reduction did. The alphabet is every
 // intent bare; every intent carrying each known value (the values slots take
 // after the NLU, and an invalid one); correction intents also carrying each
 // value as the entity named after each slot; and what the stub NLU makes of
 // every utterance in the suite's scenarios and users.yaml, for machines
 // whose guards read the text itself.
-func alphabet(s *spec.Suite, m *engine.Machine) []engine.Event {
+func alphabet(s *spec.Suite, m *engine.Machine, reduce bool) ([]engine.Event, string) {
+	all := fullAlphabet(s, m)
+	if !reduce {
+		return all, fmt.Sprintf("value classes: off (--no-reduce), %d user acts", len(all))
+	}
+	return classes(m, all)
+}
+
+func fullAlphabet(s *spec.Suite, m *engine.Machine) []engine.Event {
 	vals := knownValues(s, m)
 	var evs []engine.Event
 	base := engine.Event{Kind: engine.UserEvent, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}

@@ -3,6 +3,7 @@ package explore_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ var benchCases = []benchCase{
 	{name: "soni", dir: seedSuite("soni"), depth: 6},
 	{name: "bench-soni", dir: seedSuite("bench-soni"), depth: 1000},
 	{name: "thea", dir: seedSuite("thea"), depth: 5},
-	{name: "formfill", dir: seedSuite("formfill"), depth: 3},
+	{name: "formfill", dir: seedSuite("formfill"), depth: 4},
 	{name: "hfsm", dir: seedSuite("hfsm"), depth: 1000},
 	{name: "chain:50", yaml: chainYAML(50), depth: 1000},
 	{name: "chain:200", yaml: chainYAML(200), depth: 1000},
@@ -46,6 +47,8 @@ func BenchmarkExplore(b *testing.B) {
 			s := benchSuite(b, c)
 			v := s.Variants[c.variant]
 			var res *explore.Result
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			start := time.Now()
 			for b.Loop() {
 				var err error
@@ -55,10 +58,14 @@ func BenchmarkExplore(b *testing.B) {
 				}
 			}
 			per := time.Since(start).Seconds() / float64(b.N)
+			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(res.Distinct), "distinct")
 			b.ReportMetric(float64(res.Distinct)/per, "states/s")
 			b.ReportMetric(float64(res.Generated)/per, "generated/s")
 			b.ReportMetric(per*1000, "ms/search")
+			// Bytes allocated per distinct configuration (an upper bound on
+			// what each keeps: the search frees its scratch as it goes).
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(res.Distinct), "B/config")
 		})
 	}
 }
@@ -77,4 +84,41 @@ func benchSuite(b *testing.B, c benchCase) *spec.Suite {
 		b.Fatal(err)
 	}
 	return s
+}
+
+// BenchmarkExploreWorkers times one search on one goroutine and on two
+// (explore.Parallel) and reports the speed-up (wall time of one over wall
+// time of two). On a machine with two idle cores it shows what a second
+// core buys; with the cores shared, less.
+//
+//	go test -run '^$' -bench ExploreWorkers -benchtime 3x ./explore
+func BenchmarkExploreWorkers(b *testing.B) {
+	for _, c := range []benchCase{
+		{name: "soni", dir: seedSuite("soni"), depth: 1000},
+		{name: "thea", dir: seedSuite("thea"), depth: 1000},
+		{name: "formfill", dir: seedSuite("formfill"), depth: 5},
+		{name: "counters:300x300", yaml: countersYAML(300), depth: 1000},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := benchSuite(b, c)
+			v := s.Variants[c.variant]
+			var secs [2]float64
+			var res *explore.Result
+			for b.Loop() {
+				for w := range 2 {
+					start := time.Now()
+					var err error
+					res, err = explore.Parallel(s, v, explore.Options{Depth: c.depth}, w+1)
+					if err != nil {
+						b.Fatal(err)
+					}
+					secs[w] += time.Since(start).Seconds()
+				}
+			}
+			b.ReportMetric(float64(res.Distinct), "distinct")
+			b.ReportMetric(secs[0]/float64(b.N)*1000, "ms/1-worker")
+			b.ReportMetric(secs[1]/float64(b.N)*1000, "ms/2-workers")
+			b.ReportMetric(secs[0]/secs[1], "speed-up")
+		})
+	}
 }

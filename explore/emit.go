@@ -101,6 +101,17 @@ func EmitScenarios(dir string, results []*Result) (int, error) {
 	return n, nil
 }
 
+// extNames names actions, each once, in order.
+func extNames(m *engine.Machine, xs []engine.ExtID) []string {
+	var out []string
+	for _, x := range xs {
+		if name := m.ExtName(x); !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // writeScenario writes the path to node as a scenario: each user act an
 // event turn (failed actions listed under fail:), each timer a wait of
 // exactly the time to its deadline, each branch step an entry of the
@@ -131,6 +142,18 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 			fmt.Fprintf(&b, "  %s: %s\n", k, strconv.Quote(r.assign[k]))
 		}
 	}
+	path := r.path(node)
+	var cfg engine.Config
+	var scratch engine.Result
+	r.m.Start(&cfg, 0, &scratch)
+	if len(path) > 0 && path[0].event == edgeStartResults {
+		// The start's actions answer before any turn; those that failed
+		// on this path fail at the start of the replay too.
+		probe := cfg
+		if _, failed := r.replay(&probe, path[0], &scratch); len(failed) > 0 {
+			fmt.Fprintf(&b, "fail_at_start: [%s]\n", strings.Join(extNames(r.m, failed), ", "))
+		}
+	}
 	b.WriteString("turns:\n")
 	b.WriteString(r.PathTurns(node))
 	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
@@ -153,11 +176,59 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 	return err
 }
 
+// PathEvents describes the shortest path to node n, one short line per
+// event, for a person reading simctl explore's output: `intent "text"`
+// (with =value, entities and failed actions when there are any), `wait
+// 1500ms` for a timer, `branch 2` for a fork branch's step, "the start's
+// actions answer" for the results of the actions the start invoked.
+func (r *Result) PathEvents(n int32) []string {
+	var out []string
+	var cfg engine.Config
+	var scratch engine.Result
+	r.m.Start(&cfg, 0, &scratch)
+	for _, e := range r.path(n) {
+		before := cfg
+		_, failed := r.replay(&cfg, e, &scratch)
+		var s string
+		switch {
+		case e.event >= 0:
+			ev := r.alpha[e.event]
+			s = r.m.Intents()[ev.Intent]
+			if ev.Value != "" && ev.Value != ev.Text {
+				s += "=" + strconv.Quote(ev.Value)
+			}
+			for i := 0; i < int(ev.NEnt); i++ {
+				s += fmt.Sprintf(" %s=%s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
+			}
+			if ev.Text != "" {
+				s += " " + strconv.Quote(ev.Text)
+			}
+		case e.event == edgeTimer:
+			t, _ := r.m.NextTimer(&before)
+			s = fmt.Sprintf("wait %dms (%s)", t.Deadline-before.Now, r.m.TimerName(t.ID))
+		case e.event == edgeStartResults:
+			s = "the start's actions answer"
+		default:
+			s = "branch " + strconv.Itoa(int(edgeBranch-e.event))
+		}
+		var names []string
+		for _, x := range failed {
+			if name := r.m.ExtName(x); !slices.Contains(names, name) {
+				names = append(names, name)
+				s += " [" + name + " fails]"
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // PathTurns returns the turns of the shortest path to node as the lines
 // of a scenario's turns: list (see writeScenario); simctl mutate builds
 // scenarios on them.
 func (r *Result) PathTurns(node int32) string {
 	var b strings.Builder
+	path := r.path(node)
 	var cfg engine.Config
 	var scratch engine.Result
 	r.m.Start(&cfg, 0, &scratch)
@@ -176,10 +247,12 @@ func (r *Result) PathTurns(node int32) string {
 			schedule = nil
 		}
 	}
-	for _, e := range r.path(node) {
+	for _, e := range path {
 		before := cfg
 		_, failed := r.replay(&cfg, e, &scratch)
 		switch {
+		case e.event == edgeStartResults:
+			continue
 		case e.event >= 0:
 			flush()
 			b.WriteString(r.eventTurn(e.event))
@@ -236,50 +309,6 @@ func (r *Result) AlphabetTurns() []string {
 	out := make([]string, len(r.alpha))
 	for i := range r.alpha {
 		out[i] = r.eventTurn(int32(i))
-	}
-	return out
-}
-
-// PathEvents describes the shortest path to node n, one short line per
-// event, for a person reading simctl explore's output: `intent "text"`
-// (with =value, entities and failed actions when there are any), `wait
-// 1500ms` for a timer, `branch 2` for a fork branch's step.
-func (r *Result) PathEvents(n int32) []string {
-	var out []string
-	var cfg engine.Config
-	var scratch engine.Result
-	r.m.Start(&cfg, 0, &scratch)
-	for _, e := range r.path(n) {
-		before := cfg
-		_, failed := r.replay(&cfg, e, &scratch)
-		var s string
-		switch {
-		case e.event >= 0:
-			ev := r.alpha[e.event]
-			s = r.m.Intents()[ev.Intent]
-			if ev.Value != "" && ev.Value != ev.Text {
-				s += "=" + strconv.Quote(ev.Value)
-			}
-			for i := 0; i < int(ev.NEnt); i++ {
-				s += fmt.Sprintf(" %s=%s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
-			}
-			if ev.Text != "" {
-				s += " " + strconv.Quote(ev.Text)
-			}
-		case e.event == edgeTimer:
-			t, _ := r.m.NextTimer(&before)
-			s = fmt.Sprintf("wait %dms (%s)", t.Deadline-before.Now, r.m.TimerName(t.ID))
-		default:
-			s = "branch " + strconv.Itoa(int(edgeBranch-e.event))
-		}
-		var names []string
-		for _, x := range failed {
-			if name := r.m.ExtName(x); !slices.Contains(names, name) {
-				names = append(names, name)
-				s += " [" + name + " fails]"
-			}
-		}
-		out = append(out, s)
 	}
 	return out
 }

@@ -30,4 +30,5 @@ func ExampleExplore() {
 	// lifecycle after 3 events, known: true
 	// dead_end after 3 events, known: false
 	// livelock after 4 events, known: false
+	// stuck after 1 events, known: false
 }

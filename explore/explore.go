@@ -40,6 +40,9 @@ type Options struct {
 	// Result.Stopped saying why. The package itself knows nothing of
 	// signals.
 	Stop func() bool
+	// NoReduce offers every user act of the alphabet instead of a few of
+	// each value class (classes.go).
+	NoReduce bool
 }
 
 // stopEvery is how many configurations are expanded between two calls of
@@ -61,6 +64,8 @@ const (
 	edgeTimer  = -1 // the next pending timer fires
 	edgeBranch = -2 // -2-i: fork branch i steps
 	edgeStart  = -1000
+	// edgeStartResults: the results of the actions the start invoked.
+	edgeStartResults = -999
 )
 
 // edge is how a node was reached from its parent: the event, and which of
@@ -105,6 +110,8 @@ type Result struct {
 	m              *engine.Machine
 	alpha          []engine.Event
 	nodes          []node
+	// userSlots are the slots that hold what the user said (guards.go).
+	userSlots map[string]bool
 
 	Generated int // successors computed
 	Distinct  int
@@ -112,6 +119,9 @@ type Result struct {
 	Queue     int // frontier size when the search stopped
 	Complete  bool
 	Stopped   string // why the search stopped early, if it did
+	// Values says how the user acts were reduced to value classes, or why
+	// they were not.
+	Values string
 	// Seconds is the wall time taken, measured by the caller.
 	Seconds float64
 
@@ -128,6 +138,9 @@ type Result struct {
 	// (-1: never), for shortest covering paths.
 	firstTaken []int32
 	part       *Part
+	// startInv are the actions the machine's start invoked, whose results
+	// node 0's expansion delivers.
+	startInv []pending
 }
 
 // Machine returns the machine explored.
@@ -149,8 +162,9 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	if opts.MaxStates <= 0 {
 		opts.MaxStates = DefaultMaxStates
 	}
-	x := newExplorer(s, m)
-	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m)}
+	x := newExplorer(s, m, !opts.NoReduce)
+	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m),
+		userSlots: userSlots(s.Def), Values: x.values}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -169,31 +183,39 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	x.observe(0, nil, &before, &root.cfg, &r)
 	root.path = x.checker.Save()
 	x.rootPath = root.path
-	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: x.isGood(&root.cfg)})
+	// The actions the start invoked have not answered yet: node 0 is
+	// expanded by their outcomes alone, each way (see expandStart), and
+	// is no resting place of the conversation.
+	res.startInv = startInvokes(m)
+	x.startInv = res.startInv
+	if len(res.startInv) > maxInvokes {
+		return nil, fmt.Errorf("%s: the machine fails at its start: more than %d external actions invoked in one step", s.Name, maxInvokes)
+	}
+	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: len(res.startInv) == 0 && x.isGood(&root.cfg)})
 	// The transitions of the start (entries, the first eventless chain)
 	// are taken by every path; node 0 stands for them.
-	var startTaken []engine.TransID
 	for _, st := range r.Steps {
-		if st.Trans != engine.NoID {
-			startTaken = append(startTaken, st.Trans)
-		}
-	}
-	for _, t := range startTaken {
-		if res.firstTaken[t] < 0 {
-			res.firstTaken[t] = 0
+		if st.Trans != engine.NoID && res.firstTaken[st.Trans] < 0 {
+			res.firstTaken[st.Trans] = 0
 		}
 	}
 	for _, v := range x.checker.Violations {
 		res.add(Finding{Kind: v.Invariant, Node: 0, Violation: v, Known: x.contradiction[v.Invariant]})
 	}
 	rootFP := x.fingerprint(&root.cfg, root.path, 0)
+	if len(res.startInv) > 0 {
+		// Awaiting the start's results is not the configuration an
+		// unhandled failure leaves, though the two are equal as Configs.
+		rootFP ^= 0x5bd1e9955bd1e995
+	}
+	x.visited = newFPSet()
+	x.visited.put(rootFP, 0)
 	if opts.Digest {
 		x.digest = true
 		res.nodeSums = map[uint64]uint64{}
 		ev := engine.Event{Kind: engine.UserEvent}
 		res.Digest = thenObs(rootFP, x.stepObs(&ev))
 	}
-	x.visited = map[uint64]int32{rootFP: 0}
 	if opts.Parts > 0 {
 		x.startPart(rootFP)
 	}
@@ -282,14 +304,14 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 		res.nodes[x.ci].fails = true
 	} else {
 		fp = x.fingerprint(&st.cfg, st.path, depth)
-		j, seen = x.visited[fp]
+		j, seen = x.visited.get(fp)
 	}
 	if x.digest {
 		x.digestEdge(e, fp, stop, x.curObs)
 	}
 	if seen {
 		if j >= 0 {
-			x.targets = append(x.targets, j)
+			x.targets = append(x.targets, x.target(j))
 		}
 		if x.novelPath() {
 			wi := int32(len(res.nodes))
@@ -307,10 +329,19 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: x.isGood(&st.cfg)})
 	x.noteFP(ni, fp)
 	x.distinct++
-	x.visited[fp] = ni
-	x.targets = append(x.targets, ni)
+	x.visited.put(fp, ni)
+	x.targets = append(x.targets, x.target(ni))
 	x.keep(ni)
 	x.push(x.next, st, ni)
+}
+
+// target is successor j as the graph takes it: marked when an escape
+// event led to it.
+func (x *explorer) target(j int32) int32 {
+	if x.esc {
+		return escapeTarget(j)
+	}
+	return j
 }
 
 func (r *Result) has(kind string) bool {
@@ -353,6 +384,15 @@ func (r *Result) Covered() (int, int) {
 		}
 	}
 	return n, len(r.Coverage.Trans)
+}
+
+// Collision returns the probability that two of the distinct
+// configurations share a 64-bit fingerprint, so that one of them (and
+// what lies beyond it) went unexplored: n²/2⁶⁵ for n configurations, the
+// birthday bound TLC also reports.
+func (r *Result) Collision() float64 {
+	n := float64(r.Distinct)
+	return n * n / math.Exp2(65)
 }
 
 // Rate returns distinct configurations per second.

@@ -41,7 +41,7 @@ var _ = Describe("a machine with planted faults", func() {
 		Expect(res.Distinct).To(Equal(10))
 		Expect(res.Depth).To(Equal(5))
 		Expect(res.Queue).To(BeZero())
-		Expect(kinds(res)).To(ConsistOf("dead_end", "livelock", "never_hopped", "lifecycle"))
+		Expect(kinds(res)).To(ConsistOf("dead_end", "livelock", "never_hopped", "lifecycle", explore.Stuck))
 	})
 
 	DescribeTable("finds each fault by its shortest path",
@@ -56,6 +56,7 @@ var _ = Describe("a machine with planted faults", func() {
 		Entry("a livelock 4 events away (ping and pong only lead to each other)", planted{kind: "livelock", path: 4, state: "ping"}),
 		Entry("a never invariant broken after 2 events", planted{kind: "never_hopped", path: 2, state: "hopped"}),
 		Entry("a transition table broken by a step back to the start configuration, known", planted{kind: "lifecycle", path: 3, state: "idle", known: true}),
+		Entry("stuck 1 event away (from l1 only cancel ends the task; loop, loop, next lead into the livelock)", planted{kind: explore.Stuck, path: 1, state: "l1"}),
 	)
 
 	DescribeTable("writes a scenario for each finding that replays to it",
@@ -132,6 +133,7 @@ intents: [go, check]
 slots: {s: {}}
 actions:
   lookup:
+    never_fails: true
     outputs: {s: '"found"'}
 states:
   idle:

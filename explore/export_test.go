@@ -9,9 +9,9 @@ import (
 // search in reference_test.go steps the same user alphabet, and bounds
 // the failures it explores per event the same way.
 
-// Alphabet returns the user acts the explorer offers at every
-// configuration of machine m of suite s.
-func Alphabet(s *spec.Suite, m *engine.Machine) []engine.Event { return alphabet(s, m) }
+// FullAlphabet returns the user acts an unreduced search offers at every
+// configuration of machine m of suite s (before value classes).
+func FullAlphabet(s *spec.Suite, m *engine.Machine) []engine.Event { return fullAlphabet(s, m) }
 
 // MaxChoiceBits is how many external actions per event the explorer lets
 // fail as well as succeed.

@@ -49,7 +49,14 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 		h.str(b.Input)
 		h.str(b.Result)
 	}
+	var dead uint64
+	if x.reduce && c.NBranch == 0 {
+		dead = x.m.DeadSlots(c.State)
+	}
 	for i := 0; i < x.nSlots; i++ {
+		if x.hidden[i] || dead&(1<<i) != 0 {
+			continue
+		}
 		v := &c.Slots[i]
 		h.word(uint64(v.Kind))
 		if v.Kind != engine.Empty {

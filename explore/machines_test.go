@@ -67,3 +67,25 @@ states:
       reset: {actions: [{reset: all}]}
 `, n, n-1, n-1)
 }
+
+// cubeYAML is a machine with k counters, each counted up to n-1 by its own
+// intent (and all reset by one): n^k configurations, every one reachable.
+func cubeYAML(k, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "machine: cube%dx%d\ninitial: space\nintents: [reset", k, n)
+	for i := 0; i < k; i++ {
+		fmt.Fprintf(&b, ", up%d", i)
+	}
+	b.WriteString("]\ncounters: {")
+	for i := 0; i < k; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "c%d: {}", i)
+	}
+	b.WriteString("}\nstates:\n  space:\n    waits: true\n    on:\n      reset: {actions: [{reset: all}]}\n")
+	for i := 0; i < k; i++ {
+		fmt.Fprintf(&b, "      up%d: {guard: c%d < %d, actions: [{incr: c%d}]}\n", i, i, n-1, i)
+	}
+	return b.String()
+}

@@ -68,16 +68,18 @@ type CovCount struct {
 // PartNode is one configuration a shard saw. Parent indexes the part's
 // nodes (-1: the start).
 type PartNode struct {
-	FP       uint64     `json:"fp"`
-	Parent   int32      `json:"parent"`
-	In       Edge       `json:"in"`
-	Good     bool       `json:"good,omitempty"`
-	Dead     bool       `json:"dead,omitempty"`
-	Fails    bool       `json:"fails,omitempty"`
-	Expanded bool       `json:"expanded,omitempty"`
-	Succ     int        `json:"succ,omitempty"`
-	To       []uint64   `json:"to,omitempty"`
-	Cov      []CovCount `json:"cov,omitempty"`
+	FP       uint64   `json:"fp"`
+	Parent   int32    `json:"parent"`
+	In       Edge     `json:"in"`
+	Good     bool     `json:"good,omitempty"`
+	Dead     bool     `json:"dead,omitempty"`
+	Fails    bool     `json:"fails,omitempty"`
+	Expanded bool     `json:"expanded,omitempty"`
+	Succ     int      `json:"succ,omitempty"`
+	To       []uint64 `json:"to,omitempty"`
+	// Esc lists the indices into To that only escape events lead to.
+	Esc []int32    `json:"esc,omitempty"`
+	Cov []CovCount `json:"cov,omitempty"`
 }
 
 // Where a finding was made.
@@ -99,15 +101,17 @@ type PartFinding struct {
 // Part is what one shard's search found, in the form Merge takes. Its
 // nodes travel packed (partcodec.go).
 type Part struct {
-	Part        int           `json:"part"`
-	Parts       int           `json:"parts"`
-	Depth       int           `json:"depth"`
-	Alphabet    int           `json:"alphabet"`
-	Transitions int           `json:"transitions"`
-	Stopped     string        `json:"stopped,omitempty"`
-	Start       []CovCount    `json:"start"`
-	Nodes       []PartNode    `json:"-"`
-	Findings    []PartFinding `json:"findings"`
+	Part        int `json:"part"`
+	Parts       int `json:"parts"`
+	Depth       int `json:"depth"`
+	Alphabet    int `json:"alphabet"`
+	Transitions int `json:"transitions"`
+	// NoReduce: the search offered every user act (Options.NoReduce).
+	NoReduce bool          `json:"no_reduce,omitempty"`
+	Stopped  string        `json:"stopped,omitempty"`
+	Start    []CovCount    `json:"start"`
+	Nodes    []PartNode    `json:"-"`
+	Findings []PartFinding `json:"findings"`
 }
 
 // Part returns what a search with Options.Parts set kept for Merge.
@@ -182,7 +186,7 @@ func drain(src, dst *eval.Coverage) []CovCount {
 func (x *explorer) makePart(opts Options) *Part {
 	res := x.res
 	p := &Part{Part: opts.Part, Parts: opts.Parts, Depth: opts.Depth, Alphabet: len(x.alpha), Transitions: x.m.NumTransitions(),
-		Stopped: res.Stopped, Nodes: []PartNode{}, Findings: []PartFinding{}}
+		NoReduce: opts.NoReduce, Stopped: res.Stopped, Nodes: []PartNode{}, Findings: []PartFinding{}}
 	start := eval.NewCoverage(x.m)
 	start.Add(res.Coverage)
 	for _, ex := range x.expanded {
@@ -212,12 +216,15 @@ func (x *explorer) makePart(opts Options) *Part {
 		if k+1 < len(g.start) {
 			end = int(g.start[k+1])
 		}
-		for _, t := range g.to[g.start[k]:end] {
+		for j, t := range g.to[g.start[k]:end] {
+			if g.esc[int(g.start[k])+j] {
+				pn.Esc = append(pn.Esc, int32(len(pn.To)))
+			}
 			pn.To = append(pn.To, x.fps[t])
 		}
 	}
 	for _, f := range res.Findings {
-		if f.Kind == livelock {
+		if f.Kind == livelock || f.Kind == Stuck {
 			continue
 		}
 		at := atEdge
@@ -341,14 +348,19 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	parts = slices.Clone(parts)
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].Part < parts[j].Part })
 	m := v.Machine
-	alpha := alphabet(s, m)
 	p0 := parts[0]
+	alpha, note := alphabet(s, m, !p0.NoReduce)
+	if !p0.NoReduce {
+		note = stateNote(m, note)
+	}
 	for i, p := range parts {
 		switch {
 		case p.Parts != len(parts):
 			return nil, mergeErr("%d parts given of a search in %d", len(parts), p.Parts)
 		case p.Part != i:
 			return nil, mergeErr("part %d of %d is missing or given twice", i, len(parts))
+		case p.NoReduce != p0.NoReduce:
+			return nil, mergeErr("some parts were searched with --no-reduce, some without")
 		case p.Depth != p0.Depth:
 			return nil, mergeErr("the parts searched to different depths (%d and %d)", p0.Depth, p.Depth)
 		case p.Alphabet != len(alpha) || p.Transitions != m.NumTransitions():
@@ -435,7 +447,8 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	if len(chosen) == 0 {
 		return nil, mergeErr("the parts hold no start configuration")
 	}
-	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m)}
+	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m),
+		userSlots: userSlots(s.Def), startInv: startInvokes(m), Values: note}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -477,13 +490,20 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 			return nil, err
 		}
 		var targets []int32
-		for _, fp := range pn.To {
+		esc := 0
+		for k, fp := range pn.To {
 			t, ok := index[fp]
 			if !ok {
 				if res.Stopped != "" {
 					continue // a best effort: see above
 				}
 				return nil, mergeErr("a successor of a configuration at depth %d is in no part", nd.depth)
+			}
+			for esc < len(pn.Esc) && int(pn.Esc[esc]) < k {
+				esc++
+			}
+			if esc < len(pn.Esc) && int(pn.Esc[esc]) == k {
+				t = escapeTarget(t)
 			}
 			targets = append(targets, t)
 		}
@@ -520,7 +540,7 @@ func checkNode(p *Part, i, nAlpha int) error {
 }
 
 func checkEdge(p *Part, e Edge, nAlpha int) error {
-	if (e.Event >= 0 && int(e.Event) < nAlpha) || e.Event == edgeTimer || (e.Event <= edgeBranch && e.Event > edgeBranch-engine.MaxBranches) {
+	if (e.Event >= 0 && int(e.Event) < nAlpha) || e.Event == edgeTimer || e.Event == edgeStartResults || (e.Event <= edgeBranch && e.Event > edgeBranch-engine.MaxBranches) {
 		return nil
 	}
 	return mergeErr("part %d: event %d is not in the alphabet", p.Part, e.Event)
@@ -557,7 +577,7 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 	for pi, p := range parts {
 		for i := range p.Findings {
 			f := &p.Findings[i]
-			if f.Kind == livelock {
+			if f.Kind == livelock || f.Kind == Stuck {
 				continue
 			}
 			if f.At < atEdge || f.At > atNode || (f.At == atEdge && len(f.Path) == 0) {
@@ -605,4 +625,20 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 		r.Findings = append(r.Findings, Finding{Kind: f.Kind, Node: n, Violation: f.Violation, Known: f.Known})
 	}
 	return nil
+}
+
+// startInvokes lists the actions m's start invokes, as Explore keeps them.
+func startInvokes(m *engine.Machine) []pending {
+	var c engine.Config
+	var r engine.Result
+	if m.Start(&c, 0, &r) != nil {
+		return nil
+	}
+	var out []pending
+	for i := range r.Effects {
+		if e := &r.Effects[i]; e.Kind == engine.EffInvoke {
+			out = append(out, pending{ext: e.Ext, branch: e.Branch, level: 1})
+		}
+	}
+	return out
 }

@@ -56,6 +56,10 @@ func (p *Part) MarshalJSON() ([]byte, error) {
 		for _, t := range n.To {
 			b = binary.LittleEndian.AppendUint64(b, t)
 		}
+		b = binary.AppendUvarint(b, uint64(len(n.Esc)))
+		for _, k := range n.Esc {
+			b = binary.AppendUvarint(b, uint64(k))
+		}
 		b = binary.AppendUvarint(b, uint64(len(n.Cov)))
 		for _, c := range n.Cov {
 			b = append(b, c.Of)
@@ -100,6 +104,17 @@ func (p *Part) UnmarshalJSON(data []byte) error {
 		}
 		for ; k > 0; k-- {
 			nd.To = append(nd.To, r.u64())
+		}
+		k = r.uvarint()
+		if k > uint64(len(nd.To)) {
+			return errPacked
+		}
+		for ; k > 0; k-- {
+			e := r.uvarint()
+			if e >= uint64(len(nd.To)) || (len(nd.Esc) > 0 && int32(e) <= nd.Esc[len(nd.Esc)-1]) {
+				return errPacked
+			}
+			nd.Esc = append(nd.Esc, int32(e))
 		}
 		k = r.uvarint()
 		if k > uint64(len(r.b))/3 {

@@ -99,6 +99,8 @@ type refNode struct {
 	// dead: a dead end; fails: an event from it makes the engine fail.
 	dead, fails bool
 	next        []refKey
+	// nextNE are the successors some event other than an escape leads to.
+	nextNE []refKey
 }
 
 // refResult is what the reference found.
@@ -122,11 +124,13 @@ type reference struct {
 	checker *eval.Checker
 	bound   int
 	res     refResult
+	// startCalls are the actions the machine's start invoked.
+	startCalls []call
 }
 
 // refSearch searches m of suite s to depth bound, naively.
 func refSearch(s *spec.Suite, m *engine.Machine, bound int) (*refResult, error) {
-	r := &reference{m: m, alpha: explore.Alphabet(s, m), checker: eval.NewChecker(m), bound: bound,
+	r := &reference{m: m, alpha: explore.FullAlphabet(s, m), checker: eval.NewChecker(m), bound: bound,
 		res: refResult{nodes: map[refKey]*refNode{}, kinds: map[string]bool{}}}
 	var root refState
 	var res engine.Result
@@ -136,6 +140,13 @@ func refSearch(s *spec.Suite, m *engine.Machine, bound int) (*refResult, error) 
 	r.checker.Reset()
 	before := engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
 	r.observe(0, nil, &before, &root.cfg, &res)
+	// The actions the start invoked are delivered, each way, as the
+	// root's successors.
+	for _, e := range res.Effects {
+		if e.Kind == engine.EffInvoke {
+			r.startCalls = append(r.startCalls, call{ext: e.Ext, branch: e.Branch, level: 1})
+		}
+	}
 	root.path = r.checker.Save()
 	r.dfs(root, 0)
 	r.livelocks()
@@ -144,12 +155,17 @@ func refSearch(s *spec.Suite, m *engine.Machine, bound int) (*refResult, error) 
 
 func (r *reference) dfs(st refState, d int) {
 	k := keyOf(&st, d)
+	if d == 0 && len(r.startCalls) > 0 {
+		// Awaiting the start's results: not the configuration an
+		// unhandled failure leaves, though it looks the same.
+		k.path += " awaiting the start's results"
+	}
 	n, seen := r.res.nodes[k]
 	if seen && n.depth <= d {
 		return
 	}
 	if !seen {
-		n = &refNode{good: r.m.IsIdle(&st.cfg)}
+		n = &refNode{good: r.m.IsIdle(&st.cfg) && (d > 0 || len(r.startCalls) == 0)}
 		r.res.nodes[k] = n
 	}
 	n.depth = d
@@ -157,13 +173,16 @@ func (r *reference) dfs(st refState, d int) {
 		return
 	}
 	outs := r.successors(st, d)
-	n.next, n.fails = nil, false
+	n.next, n.nextNE, n.fails = nil, nil, false
 	for _, o := range outs {
 		if o.failed {
 			n.fails = true
 			continue
 		}
 		n.next = append(n.next, keyOf(&o.st, d+1))
+		if !o.esc {
+			n.nextNE = append(n.nextNE, keyOf(&o.st, d+1))
+		}
 	}
 	_, timer := r.m.NextTimer(&st.cfg)
 	if len(outs) == 0 && !st.cfg.Final && !timer {
@@ -181,11 +200,15 @@ func (r *reference) dfs(st refState, d int) {
 type outcome struct {
 	st     refState
 	failed bool
+	esc    bool // an escape event led to it
 }
 
 // successors steps every runnable fork branch; if there is none, or none
 // can move, every user act and the next timer.
 func (r *reference) successors(st refState, d int) []outcome {
+	if d == 0 && len(r.startCalls) > 0 {
+		return r.deliver(st, r.startCalls, 0, d)
+	}
 	var out []outcome
 	c := &st.cfg
 	mask := c.Runnable()
@@ -197,12 +220,18 @@ func (r *reference) successors(st refState, d int) []outcome {
 	if len(out) > 0 {
 		return out
 	}
+	mark := func(os []outcome, esc bool) []outcome {
+		for i := range os {
+			os[i].esc = esc
+		}
+		return os
+	}
 	for _, ev := range r.alpha {
 		ev.At = c.Now
-		out = append(out, r.apply(st, ev, d)...)
+		out = append(out, mark(r.apply(st, ev, d), r.m.IsEscapeIntent(ev.Intent))...)
 	}
 	if t, ok := r.m.NextTimer(c); ok {
-		out = append(out, r.apply(st, engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}, d)...)
+		out = append(out, mark(r.apply(st, engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}, d), r.m.IsEscapeTimer(t.ID))...)
 	}
 	return out
 }
@@ -241,7 +270,7 @@ func (r *reference) deliver(st refState, calls []call, bit int, d int) []outcome
 	p := calls[0]
 	var out []outcome
 	for _, fail := range []bool{false, true} {
-		if fail && (bit >= explore.MaxChoiceBits || !r.m.HandlesFailure(p.ext)) {
+		if fail && (bit >= explore.MaxChoiceBits || !r.m.MayFail(p.ext)) {
 			continue
 		}
 		var ev engine.Event
@@ -325,6 +354,33 @@ func (r *reference) livelocks() {
 	}
 	if len(ok) < len(r.res.nodes) {
 		r.res.kinds["livelock"] = true
+	}
+	// Stuck: an end is reachable, but not without an escape event.
+	okNE := map[refKey]bool{}
+	for k, n := range r.res.nodes {
+		if n.good || n.dead || n.fails || n.depth >= r.bound {
+			okNE[k] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for k, n := range r.res.nodes {
+			if okNE[k] {
+				continue
+			}
+			for _, x := range n.nextNE {
+				if okNE[x] {
+					okNE[k] = true
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	for k := range r.res.nodes {
+		if ok[k] && !okNE[k] {
+			r.res.kinds[explore.Stuck] = true
+		}
 	}
 }
 
@@ -424,7 +480,7 @@ func agreeing(c machineCase) error {
 	var res *explore.Result
 	depth := 0
 	for d := 1; d <= c.Depth; d++ {
-		r, err := explore.Explore(s, s.Variants[0], explore.Options{Depth: d})
+		r, err := explore.Explore(s, s.Variants[0], explore.Options{Depth: d, NoReduce: true})
 		if err != nil {
 			return nil // the machine fails at its start: nothing to search
 		}
@@ -503,7 +559,7 @@ func forAllMachines(check func(machineCase) error) gopter.Prop {
 var _ = Describe("the explorer against a naive reference search", func() {
 	It("agrees on the planted faults", func() {
 		s := load("testdata/planted")
-		res := search(s, explore.Options{Depth: 10})
+		res := search(s, explore.Options{Depth: 10, NoReduce: true})
 		ref, err := refSearch(s, s.Machine, 10)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Distinct).To(Equal(len(ref.nodes)))
@@ -514,7 +570,7 @@ var _ = Describe("the explorer against a naive reference search", func() {
 		func(dir string, depth int) {
 			s := load(dir)
 			for _, v := range s.Variants {
-				res, err := explore.Explore(s, v, explore.Options{Depth: depth})
+				res, err := explore.Explore(s, v, explore.Options{Depth: depth, NoReduce: true})
 				Expect(err).NotTo(HaveOccurred())
 				ref, err := refSearch(s, v.Machine, depth)
 				Expect(err).NotTo(HaveOccurred())

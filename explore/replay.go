@@ -10,6 +10,7 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 	m := r.m
 	var ev engine.Event
 	switch {
+	case e.event == edgeStartResults:
 	case e.event >= 0:
 		ev = r.alpha[e.event]
 		ev.At = c.Now
@@ -44,7 +45,12 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 		return inv
 	}
 	// Results are delivered depth first, as the search did.
-	queue := step(&ev, 0)
+	var queue []pending
+	if e.event == edgeStartResults {
+		queue = append(queue, r.startInv...)
+	} else {
+		queue = step(&ev, 0)
+	}
 	for len(queue) > 0 {
 		p := queue[0]
 		var res engine.Event

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -27,6 +28,14 @@ type explorer struct {
 	s     *spec.Suite
 	m     *engine.Machine
 	alpha []engine.Event
+	// values says how the alphabet was reduced to value classes, and
+	// which slots are not state.
+	values string
+	// hidden: slots the fingerprint leaves out (engine.Unobservable);
+	// reduce: also those dead where the configuration rests
+	// (engine.DeadSlots).
+	hidden []bool
+	reduce bool
 	// groups are the ranges of alpha sharing one intent: when an event of
 	// a group finds no transition to try, no other event of it does.
 	groups        [][2]int
@@ -42,7 +51,7 @@ type explorer struct {
 	// The search: configurations seen (by fingerprint), how many, the
 	// cap, the queue of the next level, the edges for the livelock
 	// analysis.
-	visited   map[uint64]int32
+	visited   *fpSet
 	distinct  int
 	maxStates int
 	stopped   bool
@@ -55,6 +64,11 @@ type explorer struct {
 	depth   int
 	count   int
 	targets []int32
+	// esc: the event being applied is an escape (a cancel, a session
+	// timeout); its successors are kept as escape targets.
+	esc bool
+	// startInv are the actions the start invoked (node 0 delivers them).
+	startInv []pending
 
 	// work is the configuration events are applied to in place: a user act
 	// no transition takes leaves it as it was, so it is copied back from
@@ -106,10 +120,17 @@ type explorer struct {
 	scratch  *eval.Coverage
 }
 
-func newExplorer(s *spec.Suite, m *engine.Machine) *explorer {
-	x := &explorer{s: s, m: m, alpha: alphabet(s, m), checker: eval.NewChecker(m), contradiction: map[string]string{},
+func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
+	alpha, note := alphabet(s, m, reduce)
+	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), contradiction: map[string]string{},
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		strs: []string{""}, strID: map[string]uint32{}}
+	if reduce {
+		for i := range x.hidden {
+			x.hidden[i] = m.Unobservable(engine.SlotID(i))
+		}
+		x.values = stateNote(m, x.values)
+	}
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
 	for _, inv := range m.Invariants() {
@@ -152,6 +173,10 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 		x.res.nodeFP[ci] = x.srcFP
 	}
 	ev := &x.ev
+	x.esc = false
+	if ci == 0 && len(x.startInv) > 0 {
+		return x.expandStart(cur)
+	}
 	if mask := c.Runnable(); mask != 0 {
 		for i := 0; i < int(c.NBranch); i++ {
 			if mask&(1<<i) != 0 {
@@ -170,6 +195,7 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 		for ui := g[0]; ui < g[1]; ui += x.weight {
 			*ev = x.alpha[ui]
 			ev.At = c.Now
+			x.esc = x.m.IsEscapeIntent(ev.Intent)
 			x.fold = g[1] - ui
 			more := x.apply(cur, ev, int32(ui))
 			x.fold = 0
@@ -181,8 +207,24 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	x.weight = 1
 	if t, ok := x.m.NextTimer(c); ok {
 		*ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}
+		x.esc = x.m.IsEscapeTimer(t.ID)
 		x.apply(cur, ev, edgeTimer)
 	}
+	return x.count
+}
+
+// expandStart expands the start configuration of a machine whose start
+// invoked external actions: its successors are their outcomes, each way,
+// delivered as a driver delivers them, before any user turn.
+func (x *explorer) expandStart(cur *searchState) int {
+	st := &x.work
+	x.copyState(st, cur)
+	x.dirty = true
+	x.weight = 1
+	x.findings, x.taken = x.findings[:0], x.taken[:0]
+	x.level(0)
+	x.pend[0] = append(x.pend[0][:0], x.startInv...)
+	x.resolve(0, st, edge{event: edgeStartResults}, 0, false)
 	return x.count
 }
 
@@ -231,10 +273,11 @@ func (x *explorer) resolve(k int, st *searchState, e edge, bit uint, stop bool) 
 		return
 	}
 	p := x.pend[k][0]
-	// The stub decides; failure is a second choice only for actions the
-	// machine says what to do about (a failed: transition somewhere).
+	// The stub decides; failure is a second choice for every action that
+	// may fail, handled or not: an unhandled failure that strands the
+	// conversation is what the search is for.
 	outcomes := 2
-	if bit >= maxChoiceBits || !x.m.HandlesFailure(p.ext) {
+	if bit >= maxChoiceBits || !x.m.MayFail(p.ext) {
 		outcomes = 1
 	}
 	nf, nt := len(x.findings), len(x.taken)
@@ -444,4 +487,30 @@ func (x *explorer) observe(turn int, ev *engine.Event, before, after *engine.Con
 	st := eval.Step{Turn: turn, Event: ev, Before: before, After: after, Result: r}
 	x.checker.Observe(&st)
 	x.res.Coverage.ObserveN(&st, int64(max(x.weight, 1)))
+}
+
+// stateNote adds to note the slots a reduced search leaves out of the
+// state: those nothing reads, and those every next event overwrites first
+// where the configuration rests.
+func stateNote(m *engine.Machine, note string) string {
+	var hidden, dead []string
+	var deadAt uint64
+	for st := 0; st < m.NumStates(); st++ {
+		deadAt |= m.DeadSlots(engine.StateID(st))
+	}
+	for i := range m.Slots() {
+		switch id := engine.SlotID(i); {
+		case m.Unobservable(id):
+			hidden = append(hidden, m.SlotName(id))
+		case deadAt&(1<<i) != 0:
+			dead = append(dead, m.SlotName(id))
+		}
+	}
+	if len(hidden) > 0 {
+		note += fmt.Sprintf("; not state (nothing reads them): %s", strings.Join(hidden, ", "))
+	}
+	if len(dead) > 0 {
+		note += fmt.Sprintf("; not state where every next event overwrites them first: %s", strings.Join(dead, ", "))
+	}
+	return note
 }

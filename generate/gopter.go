@@ -27,11 +27,26 @@ func (mo *Model) gen() gopter.Gen {
 			conv.Values = append(conv.Values, uint8(p.Rng.Intn(256)))
 		}
 		for i := 0; i < mo.maxTurns; i++ {
-			conv.Acts = append(conv.Acts, Act{Kind: Kind(weighted(p.Rng, mo.weights[:])), Pick: uint8(p.Rng.Intn(256))})
+			a := Act{Kind: Kind(weighted(p.Rng, mo.weights[:])), Pick: uint8(p.Rng.Intn(256))}
+			if mo.failRate > 0 {
+				// Drawn only when failures may happen, so that a suite
+				// without them draws the conversations it always did.
+				a.Fail = p.Rng.Float64() < mo.failRate
+			}
+			conv.Acts = append(conv.Acts, a)
 		}
 		return gopter.NewGenResult(conv, shrinkConversation)
 	}
 }
+
+// cooperativeEvery: one conversation in this many is drawn cooperative
+// on every turn, with no action failing, so that bounded liveness is
+// checked at any max_turns (a conversation drawn turn by turn is
+// cooperative throughout with a chance of 0.69^50 at the defaults).
+const cooperativeEvery = 10
+
+// cooperative reports whether conversation k is drawn cooperative.
+func cooperative(k int) bool { return k%cooperativeEvery == cooperativeEvery-1 }
 
 // weighted draws an index with probability proportional to its weight.
 func weighted(r *rand.Rand, w []float64) int {
@@ -58,7 +73,15 @@ func (mo *Model) Sample(seed int64, k int) Conversation {
 	s := int64(mix(uint64(seed), uint64(k)))
 	p := &gopter.GenParameters{MaxSize: mo.maxTurns, MaxShrinkCount: 1000, Rng: rand.New(&splitMix{state: uint64(s)})}
 	v, _ := mo.gen()(p).Retrieve()
-	return v.(Conversation)
+	c := v.(Conversation)
+	if cooperative(k) {
+		// The values and picks stay drawn: a cooperative user still
+		// chooses among the answers that apply.
+		for i := range c.Acts {
+			c.Acts[i].Kind, c.Acts[i].Fail = Follow, false
+		}
+	}
+	return c
 }
 
 // splitMix is SplitMix64 as a math/rand source (gopter draws through a
@@ -105,11 +128,14 @@ func shrinkConversation(v interface{}) gopter.Shrink {
 func shrinkAct(v interface{}) gopter.Shrink {
 	a := v.(Act)
 	var out []interface{}
+	if a.Fail {
+		out = append(out, Act{Kind: a.Kind, Pick: a.Pick})
+	}
 	if a.Kind != Follow {
-		out = append(out, Act{Kind: Follow, Pick: a.Pick})
+		out = append(out, Act{Kind: Follow, Pick: a.Pick, Fail: a.Fail})
 	}
 	if a.Pick != 0 {
-		out = append(out, Act{Kind: a.Kind, Pick: 0})
+		out = append(out, Act{Kind: a.Kind, Pick: 0, Fail: a.Fail})
 	}
 	return fromList(out)
 }

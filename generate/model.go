@@ -47,6 +47,10 @@ var defaultBehaviour = [numKinds]float64{
 	ChangeMind: 0.02, Human: 0.02, Cancel: 0.03, Deny: 0.05,
 }
 
+// defaultFailRate is the chance, per turn, that the external actions the
+// turn sets off fail, when users.yaml does not say.
+const defaultFailRate = 0.02
+
 // goal is a compiled spec.Goal.
 type goal struct {
 	name    string
@@ -61,9 +65,11 @@ type goal struct {
 
 // Model is what the user simulator knows of one suite and variant.
 type Model struct {
-	m        *engine.Machine
-	goals    []goal
-	weights  [numKinds]float64
+	m       *engine.Machine
+	goals   []goal
+	weights [numKinds]float64
+	// failRate is the chance that a turn's external actions fail.
+	failRate float64
 	phrases  map[string]string
 	intentPh map[engine.IntentID]string // how to say each intent, when the NLU has a phrase
 	maxTurns int
@@ -73,6 +79,15 @@ type Model struct {
 	slotValues  map[engine.SlotID][]string
 	slotValue   map[engine.SlotID]string
 	slotInvalid map[engine.SlotID]string
+	// invokes: the machine invokes external actions somewhere.
+	invokes bool
+	// choices caches, per leaf state, the answers its guards accept
+	// (choices.go).
+	choices map[engine.StateID][]choice
+	intents map[engine.StateID][]engine.IntentID
+	// entityTexts holds, per nlu.yaml entity, texts its rule extracts it
+	// from: a synonym per value, or short strings its pattern finds.
+	entityTexts map[string][]string
 }
 
 // NewModel builds the simulator's model for machine m of suite s: from the
@@ -82,12 +97,18 @@ type Model struct {
 func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
 		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
+	mo.invokes = hasExternal(m)
+	mo.deriveEntityTexts(s.NLU)
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
 	mo.weights = defaultBehaviour
+	mo.failRate = defaultFailRate
 	u := s.Users
 	if u != nil {
 		b := u.Behaviour
+		if b.ActionFailure != nil {
+			mo.failRate = b.ActionFailure.Value
+		}
 		for k, p := range map[Kind]*spec.Prob{Correct: b.Correct, Invalid: b.Invalid, OffTopic: b.OffTopic, Silence: b.Silence,
 			ChangeMind: b.ChangeMind, Human: b.Human, Cancel: b.Cancel, Deny: b.Deny} {
 			if p != nil {
@@ -129,6 +150,11 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 			mo.goals = append(mo.goals, cg)
 		}
 	}
+	if !mayFail(m) {
+		// Nothing can fail: draw nothing, so that the machine's
+		// conversations are the ones drawn before failures were.
+		mo.failRate = 0
+	}
 	total := 0.0
 	for k := Invalid; k < numKinds; k++ {
 		total += mo.weights[k]
@@ -145,6 +171,46 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	}
 	mo.defaultPhrases()
 	return mo, nil
+}
+
+// The definitions of a generated conversation's success, as Metrics
+// report them.
+const (
+	// SuccessCompleted: the goal's flow completed (the default).
+	SuccessCompleted = "flow completed"
+	// SuccessCondition: users.yaml's success: conditions.
+	SuccessCondition = "users.yaml success:"
+	// SuccessMixed: success: where a goal gives one, else flow completed.
+	SuccessMixed = "success: where given, else flow completed"
+)
+
+// SuccessBy says which definition of success the model's goals use.
+func (mo *Model) SuccessBy() string {
+	with := 0
+	for _, g := range mo.goals {
+		if g.success != nil {
+			with++
+		}
+	}
+	switch with {
+	case 0:
+		return SuccessCompleted
+	case len(mo.goals):
+		return SuccessCondition
+	}
+	return SuccessMixed
+}
+
+// mayFail reports whether m invokes an action that may fail.
+func mayFail(m *engine.Machine) bool {
+	for i := 0; i < m.NumActions(); i++ {
+		if k, name, _ := m.ActionInfo(uint32(i)); k == engine.ActInvoke {
+			if x, ok := m.ExtID(name); ok && m.MayFail(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // forVariant reports whether goal g applies to the variant machine m
@@ -250,6 +316,33 @@ func (mo *Model) deriveSlotValues(s *spec.Suite) {
 	}
 }
 
+// deriveEntityTexts finds, for every nlu.yaml entity, texts that carry
+// it, so that a user can answer a question whose guard wants the entity.
+func (mo *Model) deriveEntityTexts(n *spec.NLU) {
+	mo.entityTexts = map[string][]string{}
+	if n == nil {
+		return
+	}
+	for _, e := range n.Entities {
+		var texts []string
+		for _, v := range e.Value.Values {
+			if len(v.Value) > 0 {
+				texts = append(texts, v.Value[0])
+			} else {
+				texts = append(texts, v.Key)
+			}
+		}
+		if re := e.Value.Compiled; re != nil {
+			for _, c := range regexCandidates {
+				if re.MatchString(c) {
+					texts = append(texts, c)
+				}
+			}
+		}
+		mo.entityTexts[e.Key] = texts
+	}
+}
+
 var builtinExamples = map[string][]string{
 	"email": {"ana@example.com", "luis@example.org"}, "phone": {"+34 600 123 456", "555 123 4567"},
 	"url": {"https://example.com", "http://example.org/page"}, "number": {"42", "7.5"}, "text": {"some text", "other text"},
@@ -263,7 +356,7 @@ func regexExamples(pattern string) []string {
 		return []string{"value"}
 	}
 	var out []string
-	for _, c := range []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "abc", "123", "2025-12-12", "2025-12-13", "A", "1", "12:30", "28001"} {
+	for _, c := range regexCandidates {
 		if re.MatchString(c) {
 			out = append(out, c)
 		}
@@ -273,6 +366,9 @@ func regexExamples(pattern string) []string {
 	}
 	return out
 }
+
+// regexCandidates are the short strings tried against a pattern.
+var regexCandidates = []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "abc", "123", "2025-12-12", "2025-12-13", "A", "1", "12:30", "28001"}
 
 var intentRe = regexp.MustCompile(`event\.intent\s*==\s*"([^"]+)"`)
 

@@ -82,6 +82,7 @@ func Measure(s *spec.Suite, v *spec.Variant, opts Options) (Metrics, []GoalTally
 		return met, nil, err
 	}
 	stub := sim.NewStub(s.NLU, v.Machine)
+	met.SuccessBy = mo.SuccessBy()
 	p := NewPlayer(mo, stub, opts.Observers...)
 	p.useNLU(opts.NLU.For(s, v.Machine, stub, 0))
 	goals := make([]GoalTally, len(mo.goals))

@@ -60,6 +60,9 @@ type Metrics struct {
 	Cancellations     int
 	Violating         int // conversations that broke at least one invariant
 	Violations        int
+	// SuccessBy says which definition of success counted (SuccessCompleted,
+	// SuccessCondition or SuccessMixed).
+	SuccessBy string
 	// Latency aggregates the turns' latencies under the suite's latency
 	// model; nil when the suite has none. Shrinking replays add nothing.
 	Latency *eval.Latency
@@ -67,6 +70,9 @@ type Metrics struct {
 
 // Add folds another slice of the same suite and variant into m.
 func (m *Metrics) Add(o Metrics) {
+	if m.SuccessBy == "" {
+		m.SuccessBy = o.SuccessBy
+	}
 	m.Conversations += o.Conversations
 	m.Successes += o.Successes
 	m.TurnsToCompletion += o.TurnsToCompletion
@@ -174,6 +180,7 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 	if err != nil {
 		return met, nil, err
 	}
+	met.SuccessBy = mo.SuccessBy()
 	stub := sim.NewStub(s.NLU, v.Machine)
 	p := NewPlayer(mo, stub, observers...)
 	p.useNLU(opts.NLU.For(s, v.Machine, stub, 0))
@@ -188,7 +195,7 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 			break
 		}
 		conv := mo.Sample(opts.Seed, k)
-		seed := mix(uint64(opts.Seed), uint64(k)^0xa5a5)
+		seed := ConversationSeed(opts.Seed, k)
 		p.d.LatencyOut = met.Latency
 		out := p.Play(conv, seed)
 		p.d.LatencyOut = nil
@@ -309,6 +316,9 @@ func scenarioYAML(s *spec.Suite, v *spec.Variant, opts Options, f Failure, turns
 		default:
 			fmt.Fprintf(&b, "  - user: %s\n", strconv.Quote(t.User))
 		}
+		if len(t.Fail) > 0 {
+			fmt.Fprintf(&b, "    fail: [%s]\n", strings.Join(t.Fail, ", "))
+		}
 		if len(t.Schedule) > 0 {
 			parts := make([]string, len(t.Schedule))
 			for i, x := range t.Schedule {
@@ -336,3 +346,7 @@ func sortedKeys(m map[string]string) []string {
 	}
 	return out
 }
+
+// ConversationSeed is the seed Run plays conversation k with (its fork
+// schedule and NLU noise), for callers replaying the same stream.
+func ConversationSeed(seed int64, k int) uint64 { return mix(uint64(seed), uint64(k)^0xa5a5) }

@@ -1,6 +1,8 @@
 package generate
 
 import (
+	"slices"
+
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/sim"
@@ -12,6 +14,9 @@ import (
 type Act struct {
 	Kind Kind
 	Pick uint8
+	// Fail: the external actions this turn sets off fail (those that may).
+	// Shrinking moves it towards false.
+	Fail bool
 }
 
 // Conversation is one drawn conversation: the goal, a value choice per goal
@@ -32,8 +37,11 @@ type Turn struct {
 	IsWait   bool
 	Schedule []int // the fork branches picked, in order
 	// Parsed is the event the machine got for User when the NLU noise
-	// changed the parse (noise.go); the turn is written as that event.
+	// changed the parse (noise.go), or the event a choice was answered
+	// with; the turn is written as that event.
 	Parsed *engine.Event
+	// Fail lists the external actions that failed in this turn.
+	Fail []string
 }
 
 // Outcome is what happened in a played conversation.
@@ -89,12 +97,15 @@ type watcher struct {
 	filled    []bool
 	done      bool
 	escalated bool
+	// results: some external action's result came back; lastDone: the
+	// last one was a success.
+	results, lastDone bool
 }
 
 func (w *watcher) reset(slots []engine.SlotID, values []string) {
 	w.want, w.values = slots, values
 	w.filled = append(w.filled[:0], make([]bool, len(slots))...)
-	w.done, w.escalated = false, false
+	w.done, w.escalated, w.results, w.lastDone = false, false, false, false
 }
 
 // Observe implements sim.Observer.
@@ -107,6 +118,9 @@ func (w *watcher) Observe(st *eval.Step) {
 	if ev := st.Event; ev != nil && ev.Kind == engine.DoneEvent && st.Result.Handled {
 		w.done = true
 	}
+	if ev := st.Event; ev != nil && ev.Branch == 0 && (ev.Kind == engine.DoneEvent || ev.Kind == engine.FailedEvent) {
+		w.results, w.lastDone = true, ev.Kind == engine.DoneEvent
+	}
 	for i := range st.Result.Effects {
 		if st.Result.Effects[i].Kind == engine.EffEscalate {
 			w.escalated = true
@@ -114,16 +128,24 @@ func (w *watcher) Observe(st *eval.Step) {
 	}
 }
 
-func (w *watcher) achieved(needAction bool, c *engine.Config, g *goal) bool {
-	if g.success != nil {
-		return g.success(c)
-	}
+// achieved is a goal's own success: condition, checked after every turn.
+func (w *watcher) achieved(c *engine.Config, g *goal) bool {
+	return g.success != nil && g.success(c)
+}
+
+// completed is the default success, judged when the task ends: the goal's
+// flow was completed, not abandoned. Every goal slot was seen holding the
+// goal's value; the user did not cancel and nobody escalated; and, on a
+// machine that invokes external actions, the last result before the end
+// was a success (the flow's final action done: not a pre-check done early
+// and the order refused or dropped later).
+func (w *watcher) completed(needAction, cancelled bool) bool {
 	for _, f := range w.filled {
 		if !f {
 			return false
 		}
 	}
-	return w.done || !needAction
+	return !cancelled && !w.escalated && (w.lastDone || (!needAction && !w.results))
 }
 
 // Play runs one conversation from the machine's start and reports what
@@ -152,7 +174,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	p.w.reset(g.slots, want)
 	d.Rand = newRand(seed)
 	p.resetNoise(seed)
-	needAction := mo.m.NumActions() > 0 && hasExternal(mo.m)
+	d.Fail = d.Fail[:0]
 	err := d.Start(0)
 	requested := false
 	cooperative := true
@@ -168,14 +190,25 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		if act.Kind != Follow {
 			cooperative = false
 		}
+		if act.Fail {
+			// A backend failing is not the user cooperating: bounded
+			// liveness asks for an end when everyone cooperates.
+			cooperative = false
+		}
+		p.failing(act.Fail)
 		var t Turn
 		t, requested, err = p.turn(act, g, values, requested)
+		if act.Fail {
+			t.Fail = p.failed()
+		}
 		if p.noisyTurn(&t) {
 			// The machine did not hear what the user said: the user's
 			// cooperation does not bind it (bounded liveness).
 			cooperative = false
 		}
-		if err == nil && p.Record {
+		// A turn the engine failed on is recorded too: it is the one that
+		// shows the runtime error.
+		if p.Record {
 			t.Schedule = append([]int(nil), d.Picks...)
 			out.Recorded = append(out.Recorded, t)
 		}
@@ -186,15 +219,19 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		if t.Role == "cancel" {
 			out.Cancelled = true
 		}
-		if !out.Success && p.w.achieved(needAction, &d.Cfg, g) {
+		if !out.Success && p.w.achieved(&d.Cfg, g) {
 			out.Success, out.SuccessTurn = true, out.Turns
 			// Agenda empty: the user has what they came for and stops.
 			out.Ended = true
 			break
 		}
 	}
+	d.Fail = d.Fail[:0]
 	if err == nil && !out.Ended && (d.Cfg.Final || (requested && p.idle())) {
 		out.Ended = true
+	}
+	if g.success == nil && out.Ended && err == nil && p.w.completed(mo.invokes, out.Cancelled) {
+		out.Success, out.SuccessTurn = true, out.Turns
 	}
 	out.Escalated = p.w.escalated
 	out.Violations = append(out.Violations, p.checker.Violations...)
@@ -221,6 +258,33 @@ func hasExternal(m *engine.Machine) bool {
 		}
 	}
 	return false
+}
+
+// failing makes every external action that may fail fail during the next
+// turn, or none.
+func (p *Player) failing(on bool) {
+	d := p.d
+	d.Fail = d.Fail[:0]
+	if !on {
+		return
+	}
+	for x := 0; x < p.mo.m.NumExternals(); x++ {
+		d.Fail = append(d.Fail, p.mo.m.MayFail(engine.ExtID(x)))
+	}
+}
+
+// failed names the actions the turn just played invoked and failed.
+func (p *Player) failed() []string {
+	var out []string
+	for _, x := range p.d.Info.Invoked {
+		if int(x) < len(p.d.Fail) && p.d.Fail[x] {
+			name := p.mo.m.ExtName(x)
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
 }
 
 // idle reports whether the conversation is back where it started, with
@@ -307,6 +371,9 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 		if idx >= 0 {
 			return say(values[idx])
 		}
+		if ch := mo.choicesAt(c.State); len(ch) > 0 {
+			return p.choose(ch[int(act.Pick)%len(ch)], requested)
+		}
 		return say(mo.slotValue[w])
 	}
 	if act.Kind == Deny {
@@ -314,8 +381,60 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 			return say(ph)
 		}
 	}
+	if ch := mo.choicesAt(c.State); len(ch) > 0 {
+		return p.choose(ch[int(act.Pick)%len(ch)], requested)
+	}
+	takes := mo.intentsAt(c.State)
+	if ph, ok := mo.phrases["affirm"]; ok && (len(takes) == 0 || p.takes(ph, takes)) {
+		return say(ph)
+	}
+	if len(takes) > 0 {
+		// Nothing asked, no yes to say: say one of the things the state
+		// listens for (the conversation's "bye"), rather than the request
+		// again, which a cooperative user would repeat for ever.
+		in := takes[int(act.Pick)%len(takes)]
+		if ph, ok := mo.intentPh[in]; ok {
+			return say(ph)
+		}
+		// An intent with no phrase is often the NLU's fallback, which any
+		// text reaches (with the text as its value).
+		if p.takes(anyText, []engine.IntentID{in}) {
+			return say(anyText)
+		}
+		return Turn{Intent: mo.m.Intents()[in]}, requested, d.Inject(engine.Event{Kind: engine.UserEvent, Intent: in, Confidence: 1})
+	}
 	if ph, ok := mo.phrases["affirm"]; ok {
 		return say(ph)
 	}
 	return request(g)
+}
+
+// anyText is what a user says where any answer will do.
+const anyText = "something"
+
+// takes reports whether the NLU makes of text one of intents.
+func (p *Player) takes(text string, intents []engine.IntentID) bool {
+	var ev engine.Event
+	if p.stub.Parse(text, p.d.Cfg.State, &ev) != nil {
+		return false
+	}
+	return slices.Contains(intents, ev.Intent)
+}
+
+// choose answers a menu or choice question with ch: said, when the NLU
+// makes of the text an event the transition takes, else as a parsed event
+// with the transition's intent.
+func (p *Player) choose(ch choice, requested bool) (Turn, bool, error) {
+	d := p.d
+	var ev engine.Event
+	if p.stub.Parse(ch.text, d.Cfg.State, &ev) == nil && ev.Intent != engine.NoID && (ch.intent == engine.NoID || ev.Intent == ch.intent) {
+		return Turn{User: ch.text}, requested, d.User(ch.text)
+	}
+	intent := ch.intent
+	if intent == engine.NoID {
+		intent = 0 // "*" takes any intent
+	}
+	ev = engine.Event{Kind: engine.UserEvent, Intent: intent, Text: ch.text, Value: ch.text, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
+	parsed := ev
+	return Turn{Parsed: &parsed}, requested, d.Inject(ev)
 }

@@ -85,6 +85,15 @@ func knownReason(r *sim.ScenarioResult, invariant string, notes map[string]strin
 // replayScenario is the command that replays a scenario file.
 func replayScenario(file string) string { return "simctl replay " + shellQuote(file) }
 
+// scenarioReplay is the command that plays a scripted scenario's result
+// again.
+func scenarioReplay(r *sim.ScenarioResult) string {
+	if r.Replay != "" {
+		return r.Replay
+	}
+	return replayScenario(r.File)
+}
+
 // replayGenerated is the command that replays a generated failure.
 func replayGenerated(run *Run, f GenFailure) string {
 	return replayScenario(filepath.Join(run.Out, FailureFile(f.Name)))
@@ -108,7 +117,7 @@ func failureRows(run *Run, s *Suite) []FailureRow {
 			continue
 		}
 		base := FailureRow{Suite: s.Name, Variant: r.Variant, Source: SourceScripted, Scenario: r.Scenario, File: r.File,
-			Replay: replayScenario(r.File)}
+			Replay: scenarioReplay(r)}
 		for _, f := range r.Failures {
 			row := base
 			row.At, row.Turn, row.What, row.Got, row.Want = f.Pos.String(), f.Turn, f.What, f.Got, f.Want

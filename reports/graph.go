@@ -257,6 +257,10 @@ func enteredCounts(m *engine.Machine, own []int64) []int64 {
 	return out
 }
 
+// LayoutSVG lays out a DOT graph with dot and returns its SVG: simctl
+// graph --format svg of SCXML suites, whose DOT package cli writes.
+func LayoutSVG(src []byte) ([]byte, error) { return layoutSVG(src) }
+
 // layoutSVG lays out a DOT graph with dot and returns its SVG. Graphviz's
 // SVG writer escapes every name, label and tooltip (&, <, >, quotes), so
 // the result can go into the page as markup.

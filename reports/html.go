@@ -374,7 +374,7 @@ func overviewRows(s *Suite, v *suiteView) []overviewRow {
 
 func newFailingView(r *sim.ScenarioResult) failingView {
 	f := failingView{Name: r.Scenario, Description: r.Description, File: r.File, Variant: r.Variant, Status: statusClass(r.Status),
-		Error: r.Error, Replay: replayScenario(r.File), Trace: r.Trace}
+		Error: r.Error, Replay: scenarioReplay(r), Trace: r.Trace}
 	for _, t := range r.TurnLog {
 		f.Turns = append(f.Turns, turnView{TurnRecord: t})
 	}

@@ -57,7 +57,7 @@ type invariantInfo struct {
 
 // invariantList returns the built-in invariants, then the machine's in
 // declaration order, then any other name that was reported broken (the
-// explorer's livelock), in the order first seen.
+// explorer's livelock and stuck), in the order first seen.
 func invariantList(s *Suite) []invariantInfo {
 	var out []invariantInfo
 	seen := map[string]bool{}

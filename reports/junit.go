@@ -291,7 +291,7 @@ func scenarioCase(r *sim.ScenarioResult, notes map[string]string) JUnitTestCase 
 			fmt.Fprintf(&b, "  after:  %s\n", v.After)
 		}
 	}
-	fmt.Fprintf(&b, "replay: %s\n", replayScenario(r.File))
+	fmt.Fprintf(&b, "replay: %s\n", scenarioReplay(r))
 	if len(r.Trace) > 0 {
 		b.WriteString("trace:\n")
 		// A runaway chain can take thousands of transitions: keep the

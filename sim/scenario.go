@@ -103,6 +103,10 @@ type ScenarioResult struct {
 	Trace          []TraceLine
 	// TurnLog holds one record per turn played (turns.csv), always kept.
 	TurnLog []TurnRecord
+	// Replay, when set, is the command that plays it again, for a result
+	// that simctl replay FILE does not reproduce (a live bot's divergence,
+	// simctl run FILE --bot URL).
+	Replay string
 	// DurationMS is the virtual time the conversation took, in
 	// milliseconds: its waits and, under a latency model, its turns'
 	// latencies (junit.xml's time).
@@ -167,6 +171,13 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		d.Observers = append(d.Observers, &tracer{m: m, out: &res.Trace})
 	}
 	d.Fail = make([]bool, 0)
+	for _, f := range sc.FailAtStart {
+		x, _ := m.ExtID(f.Value)
+		for len(d.Fail) <= int(x) {
+			d.Fail = append(d.Fail, false)
+		}
+		d.Fail[x] = true
+	}
 	err := d.Start(0)
 	for i := range sc.Turns {
 		if err != nil {

@@ -25,6 +25,7 @@ type machineFile struct {
 	Intents           StrList                `yaml:"intents"`
 	CorrectionIntents StrList                `yaml:"correction_intents"`
 	IdleStates        StrList                `yaml:"idle_states"`
+	Escapes           StrList                `yaml:"escapes"`
 	Slots             Entries[slotYAML]      `yaml:"slots"`
 	Counters          Entries[counterYAML]   `yaml:"counters"`
 	Timers            Entries[Duration]      `yaml:"timers"`
@@ -34,6 +35,7 @@ type machineFile struct {
 	States            Entries[stateYAML]     `yaml:"states,required"`
 	Invariants        []invariantYAML        `yaml:"invariants"`
 	Overrides         []overrideYAML         `yaml:"overrides"`
+	On                Entries[transList]     `yaml:"on"`
 	Parameters        Entries[paramYAML]     `yaml:"parameters"`
 	Variants          []variantYAML          `yaml:"variants"`
 	Latency           *latencyYAML           `yaml:"latency"`
@@ -69,6 +71,9 @@ type externalYAML struct {
 	// Kind (action, llm or synthesis) only chooses the action's default
 	// latency distribution.
 	Kind Str `yaml:"kind"`
+	// NeverFails: the action cannot fail; explore and generated users do
+	// not try its failure.
+	NeverFails bool `yaml:"never_fails"`
 }
 
 type stateYAML struct {
@@ -347,6 +352,9 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 	for _, s := range f.IdleStates {
 		def.IdleStates = append(def.IdleStates, engine.NameDef{Name: s.Value, Pos: s.Pos})
 	}
+	for _, s := range f.Escapes {
+		def.Escapes = append(def.Escapes, engine.NameDef{Name: s.Value, Pos: s.Pos})
+	}
 	for _, s := range f.CorrectionIntents {
 		def.CorrectionIntents = append(def.CorrectionIntents, engine.NameDef{Name: s.Value, Pos: s.Pos})
 	}
@@ -384,7 +392,7 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 			OneOf: e.Value.OneOf, Regex: e.Value.Regex, Builtin: e.Value.Builtin})
 	}
 	for _, e := range f.Actions {
-		xd := engine.ExternalDef{Name: e.Key, Pos: e.KeyPos, Succeeds: e.Value.Succeeds.engine()}
+		xd := engine.ExternalDef{Name: e.Key, Pos: e.KeyPos, Succeeds: e.Value.Succeeds.engine(), NeverFails: e.Value.NeverFails}
 		for _, o := range e.Value.Outputs {
 			xd.Outputs = append(xd.Outputs, engine.OutputDef{Name: o.Key, Expr: o.Value.engine()})
 		}
@@ -392,6 +400,11 @@ func (f *machineFile) definition(file string) (*engine.Definition, error) {
 	}
 	if err := flattenStates(def, "", f.States); err != nil {
 		return nil, err
+	}
+	for _, on := range f.On {
+		for _, t := range on.Value {
+			def.On = append(def.On, t.engine(on.Key, on.KeyPos))
+		}
 	}
 	for _, o := range f.Overrides {
 		od := engine.OverrideDef{Name: o.Name.Value, Pos: o.Name.Pos, Description: o.Description, Guard: o.Guard.engine(),

@@ -38,7 +38,10 @@ type Scenario struct {
 	// Params pins machine parameters: the scenario runs in every variant
 	// that gives them these values.
 	Params Entries[string] `yaml:"parameters"`
-	Turns  []Turn          `yaml:"turns,required"`
+	// FailAtStart lists the external actions that fail when the machine's
+	// start invokes them, before the first turn.
+	FailAtStart StrList `yaml:"fail_at_start"`
+	Turns       []Turn  `yaml:"turns,required"`
 }
 
 // TagNames returns the scenario's tags.
@@ -127,6 +130,11 @@ func LoadScenario(file string, data []byte, m *engine.Machine, tags map[string]b
 	}
 	if s.MaxTurns < 0 {
 		return nil, &Error{Pos: s.MaxTurnsPos, Msg: "max_turns must not be negative"}
+	}
+	for _, f := range s.FailAtStart {
+		if _, ok := m.ExtID(f.Value); !ok {
+			return nil, &Error{Pos: f.Pos, Msg: fmt.Sprintf("fail_at_start: unknown action %q", f.Value)}
+		}
 	}
 	for i := range s.Turns {
 		if err := checkTurn(&s.Turns[i], m); err != nil {

@@ -39,8 +39,11 @@ type Suite struct {
 	NLU      *NLU // nil: the suite has no nlu.yaml
 	// Cassette holds the recorded replies of a live NLU (*.cassette.jsonl);
 	// nil: the suite has none and talks to the stub rules.
-	Cassette  *Cassette
-	Users     *Users // nil: the suite has no users.yaml
+	Cassette *Cassette
+	Users    *Users // nil: the suite has no users.yaml
+	// Bot holds how a live bot's replies are matched (bot.yaml); nil: the
+	// suite has none (exact replies, first variant).
+	Bot       *Bot
 	Scenarios []*Scenario
 	MaxTurns  int
 	// ExploreDepth is the depth of the exploration simctl run does (0: none).
@@ -93,10 +96,10 @@ func Discover(paths []string) ([]string, error) {
 			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no such file or folder"}
 		}
 		if !info.IsDir() {
-			if filepath.Base(p) == MachineFile {
+			if b := filepath.Base(p); b == MachineFile || b == ChartFile {
 				p = filepath.Dir(p)
 			} else {
-				return nil, &Error{Pos: engine.Pos{File: p}, Msg: "expected a suite folder (one holding machine.yaml)"}
+				return nil, &Error{Pos: engine.Pos{File: p}, Msg: "expected a suite folder (one holding machine.yaml or machine.scxml)"}
 			}
 		}
 		found := 0
@@ -104,7 +107,7 @@ func Discover(paths []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.IsDir() && d.Name() == MachineFile {
+			if !d.IsDir() && (d.Name() == MachineFile || d.Name() == ChartFile) {
 				dir := filepath.Dir(path)
 				found++
 				if !seen[dir] {
@@ -118,10 +121,17 @@ func Discover(paths []string) ([]string, error) {
 			return nil, &Error{Pos: engine.Pos{File: p}, Msg: fmt.Sprintf("cannot read folder: %v", errors.Unwrap(err))}
 		}
 		if found == 0 {
-			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no suite found (a suite is a folder holding machine.yaml)"}
+			return nil, &Error{Pos: engine.Pos{File: p}, Msg: "no suite found (a suite is a folder holding machine.yaml or machine.scxml)"}
 		}
 	}
 	sort.Strings(dirs)
+	for _, d := range dirs {
+		if IsChartSuite(d) {
+			if _, err := os.Stat(filepath.Join(d, MachineFile)); err == nil {
+				return nil, &Error{Pos: engine.Pos{File: filepath.Join(d, ChartFile)}, Msg: "a suite holds machine.yaml or machine.scxml, not both"}
+			}
+		}
+	}
 	return dirs, nil
 }
 
@@ -155,6 +165,17 @@ func Load(dir string) (*Suite, error) {
 		if s.Users, err = LoadUsers(upath, data, s.Machine); err != nil {
 			return nil, err
 		}
+		if err := s.checkGoalVariants(); err != nil {
+			return nil, err
+		}
+	}
+	bpath := filepath.Join(dir, BotFile)
+	if data, err := os.ReadFile(bpath); err == nil {
+		if s.Bot, err = LoadBot(bpath, data, s.Variants); err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, &Error{Pos: engine.Pos{File: bpath}, Msg: "cannot read bot file"}
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*"+ScenarioSuffix))
 	if err != nil {
@@ -328,6 +349,27 @@ func (s *Suite) checkPins(sc *Scenario) error {
 		}
 	}
 	return &Error{Pos: sc.Params[0].KeyPos, Msg: "parameters: no variant gives these values (declare one under variants: in machine.yaml)"}
+}
+
+// checkGoalVariants rejects a users.yaml goal naming a variant the
+// machine does not declare: the goal would silently apply nowhere.
+func (s *Suite) checkGoalVariants() error {
+	for _, g := range s.Users.Goals {
+		for _, name := range g.Variants {
+			known := false
+			for _, v := range s.Variants {
+				known = known || v.Name == name.Value
+			}
+			if !known {
+				names := make([]string, len(s.Variants))
+				for i, v := range s.Variants {
+					names[i] = v.Name
+				}
+				return &Error{Pos: name.Pos, Msg: fmt.Sprintf("unknown variant %q (variants: %s)", name.Value, joinNames(names))}
+			}
+		}
+	}
+	return nil
 }
 
 // VariantsFor returns the variants a scenario runs in.

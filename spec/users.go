@@ -59,6 +59,9 @@ type Behaviour struct {
 	Human      *Prob `yaml:"human"`
 	Cancel     *Prob `yaml:"cancel"`
 	Deny       *Prob `yaml:"deny"`
+	// ActionFailure is the chance that the external actions a turn sets
+	// off fail (it is not a way of straying: the backend fails).
+	ActionFailure *Prob `yaml:"action_failure"`
 }
 
 // Prob is a probability with its position.

@@ -271,6 +271,13 @@ func Join(ts ...engine.TransitionDef) ForkOpt {
 	return func(f *engine.ForkDef) { f.Join = append(f.Join, ts...) }
 }
 
+// Anywhere adds a machine-level transition (machine.yaml's top-level on:),
+// tried in every state after the state's own; guard may be empty.
+func (b *Builder) Anywhere(trigger, guard, target string, acts ...engine.ActionDef) *Builder {
+	b.d.On = append(b.d.On, engine.TransitionDef{On: trigger, Guard: engine.Expr{Src: guard}, Target: target, Actions: acts})
+	return b
+}
+
 // OverrideOpt sets something on an override.
 type OverrideOpt func(*engine.OverrideDef)
 

@@ -130,6 +130,13 @@ func GoSource(d *engine.Definition) string {
 		}
 		line("Override(%s)", strings.Join(args, ", "))
 	}
+	for _, t := range d.On {
+		args := []string{quote(t.On), quote(t.Guard.Src), quote(t.Target)}
+		if len(t.Actions) > 0 {
+			args = append(args, actionsSource(t.Actions))
+		}
+		line("Anywhere(%s)", strings.Join(args, ", "))
+	}
 	if n := len(d.Params) + len(d.Validators) + len(d.Invariants); n > 0 {
 		fmt.Fprintf(&b, "\t// and %d parameters, validators or invariants not rendered\n", n)
 	}

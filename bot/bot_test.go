@@ -1,0 +1,96 @@
+package bot_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/bot"
+	"github.com/simctl/simctl/spec"
+)
+
+const rules = `
+replies:
+  - prompt: "¿Cuál es tu email?"
+    matches: '¿Cuál es tu (email|correo)\?'
+  - prompt: "¿Cuál es tu nombre?"
+    accept: ["¿Cuál es tu nombre?", "¿Cómo te llamas?"]
+  - prompt_matches: '¡Gracias, .*! Ya tenemos todos los datos del formulario\.'
+    matches: '(¡Gracias|Gracias), .*'
+`
+
+type matchCase struct {
+	model, bot []string
+	want       string // "" conforms
+}
+
+var _ = Describe("Matcher", func() {
+	var m *bot.Matcher
+	BeforeEach(func() {
+		b, err := spec.LoadBot("bot.yaml", []byte(rules), nil)
+		Expect(err).NotTo(HaveOccurred())
+		m = bot.NewMatcher(b)
+	})
+
+	DescribeTable("judges a turn's messages",
+		func(c matchCase) { Expect(m.Turn(c.model, c.bot)).To(Equal(c.want)) },
+		Entry("exact by default", matchCase{[]string{"Hola."}, []string{"Hola."}, ""}),
+		Entry("exact by default, one character off", matchCase{[]string{"Hola."}, []string{"Hola"}, "the bot's message differs from the model's"}),
+		Entry("a message too many", matchCase{[]string{"Hola."}, []string{"Hola.", "¿Qué tal?"}, "the model says 1 message(s), the bot 2"}),
+		Entry("no message", matchCase{[]string{"Hola."}, nil, "the model says 1 message(s), the bot 0"}),
+		Entry("the second of two differs", matchCase{[]string{"a", "b"}, []string{"a", "c"}, "message 2 of 2 differs"}),
+		Entry("a prompt's regex", matchCase{[]string{"¿Cuál es tu email?"}, []string{"¿Cuál es tu correo?"}, ""}),
+		Entry("a prompt's regex matches whole messages only", matchCase{[]string{"¿Cuál es tu email?"}, []string{"¿Cuál es tu correo? Gracias"}, "the bot's message differs from the model's"}),
+		Entry("an accepted phrasing", matchCase{[]string{"¿Cuál es tu nombre?"}, []string{"¿Cómo te llamas?"}, ""}),
+		Entry("a phrasing not in the list", matchCase{[]string{"¿Cuál es tu nombre?"}, []string{"¿Tu nombre?"}, "the bot's message differs from the model's"}),
+		Entry("a rendered prompt found by prompt_matches", matchCase{[]string{"¡Gracias, Juan! Ya tenemos todos los datos del formulario."}, []string{"Gracias, Juan."}, ""}),
+	)
+})
+
+var _ = Describe("Client", func() {
+	It("reads the texts of a Rasa REST reply in order, skipping messages without text", func() {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`[{"recipient_id":"u","text":"uno"},{"recipient_id":"u","image":"x.png"},{"recipient_id":"u","text":"dos","buttons":[]}]`))
+		}))
+		defer srv.Close()
+		texts, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), "u", "hola")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(texts).To(Equal([]string{"uno", "dos"}))
+	})
+
+	DescribeTable("tells faults by kind",
+		func(body string, status int, want bot.FaultKind) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(status)
+				w.Write([]byte(body))
+			}))
+			defer srv.Close()
+			_, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), "u", "hola")
+			var f *bot.Fault
+			Expect(err).To(BeAssignableToTypeOf(f))
+			Expect(err.(*bot.Fault).Kind).To(Equal(want))
+		},
+		Entry("503", `[]`, 503, bot.Status),
+		Entry("an object instead of a list", `{"text":"hola"}`, 200, bot.Malformed),
+		Entry("a text that is not text", `[{"text":3}]`, 200, bot.Malformed),
+		Entry("HTML", `<html>`, 200, bot.Malformed),
+	)
+})
+
+var _ = Describe("bot.yaml", func() {
+	DescribeTable("is refused with its position",
+		func(src, want string) {
+			_, err := spec.LoadBot("bot.yaml", []byte(src), nil)
+			Expect(err).To(MatchError(want))
+		},
+		Entry("both prompt and prompt_matches", "replies:\n  - prompt: a\n    prompt_matches: b\n    accept: [a]\n", "bot.yaml:2:5: a reply rule needs exactly one of prompt or prompt_matches"),
+		Entry("neither matches nor accept", "replies:\n  - prompt: a\n", "bot.yaml:2:5: a reply rule needs exactly one of matches or accept"),
+		Entry("a bad regex", "replies:\n  - prompt: a\n    matches: '(('\n", "bot.yaml:3:14: bad regular expression: error parsing regexp: missing closing ): `^(?:(()$`"),
+		Entry("an unknown variant", "variant: grande\n", "bot.yaml:1:10: variant: unknown variant \"grande\" (the suite has: none)"),
+		Entry("an unknown key", "replys: []\n", "bot.yaml:1:1: unknown field \"replys\" (expected one of: variant, replies)"),
+	)
+})

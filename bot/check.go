@@ -1,0 +1,91 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// PlayAll plays convs on workers goroutines and returns their results in
+// the order of convs: which worker played what changes nothing but the
+// time taken. done, when set, hears of each finished conversation.
+func (p *Player) PlayAll(ctx context.Context, convs []*Conversation, workers int, done func()) []*Result {
+	out := make([]*Result, len(convs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < max(workers, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = p.Play(ctx, convs[i])
+				if done != nil {
+					done()
+				}
+			}
+		}()
+	}
+	for i := range convs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, r := range out {
+		if r == nil {
+			out[i] = &Result{Conv: convs[i], Verdict: Skipped, Why: "not played: the run was interrupted"}
+		}
+	}
+	return out
+}
+
+// Signature identifies a divergence for deduplication: the model's and the
+// bot's messages at the divergent turn.
+func (r *Result) Signature() string {
+	t := r.Turns[r.At]
+	return Join(t.Model) + "\x00" + Join(t.Bot)
+}
+
+// FailureName is the scenario name of a shrunk divergence.
+func FailureName(suite, variant string, c *Conversation) string {
+	return fmt.Sprintf("bot-%s-%s-%s", suite, variant, strings.ReplaceAll(c.Name, "/", "-"))
+}
+
+// ScenarioYAML writes a shrunk divergence as a scenario: each turn a user
+// message expecting the model's reply (so simctl replay of it passes, the
+// model agreeing with itself), the bot's reply at the divergent turn in a
+// comment; simctl run FILE --bot URL plays it against the bot again.
+// suiteDir is the suite folder relative to where the file is written. It
+// also returns the line of the divergent turn's expectation.
+func ScenarioYAML(name, suiteDir string, params [][2]string, seed int64, sh *Shrunk) ([]byte, int) {
+	var b strings.Builder
+	r := sh.Result
+	fmt.Fprintf(&b, "# Written by simctl run --bot (seed %d): the live bot's reply differs from the model's at turn %d.\n", seed, r.At+1)
+	fmt.Fprintf(&b, "# Found in %s conversation %s, shrunk from %d to %d turns against the live bot.\n", r.Conv.Source, r.Conv.Name, sh.From, len(r.Turns))
+	b.WriteString("# Play it against the bot again: simctl run <this file> --bot URL\n")
+	fmt.Fprintf(&b, "name: %s\n", name)
+	fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(filepath.ToSlash(suiteDir)))
+	fmt.Fprintf(&b, "description: %s\n", strconv.Quote("the bot diverges from the model: "+r.Why))
+	if len(params) > 0 {
+		b.WriteString("parameters:\n")
+		for _, p := range params {
+			fmt.Fprintf(&b, "  %s: %s\n", p[0], strconv.Quote(p[1]))
+		}
+	}
+	b.WriteString("turns:\n")
+	line := 0
+	for i, t := range r.Turns {
+		fmt.Fprintf(&b, "  - user: %s\n", strconv.Quote(t.User))
+		if i == r.At {
+			fmt.Fprintf(&b, "    # the bot said: %s\n", strconv.Quote(Join(t.Bot)))
+			line = strings.Count(b.String(), "\n") + 1
+		}
+		fmt.Fprintf(&b, "    expect: {bot: %s}\n", strconv.Quote(Join(t.Model)))
+	}
+	return []byte(b.String()), line
+}

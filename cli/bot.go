@@ -1,0 +1,391 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gocarina/gocsv"
+	"github.com/spf13/pflag"
+
+	"github.com/simctl/simctl/bot"
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/reports"
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// botFlags are simctl run's options for checking a live bot
+// (docs/bot-check.md).
+type botFlags struct {
+	url      string
+	timeout  time.Duration
+	retries  int
+	shrinks  int
+	failures int
+}
+
+func (b *botFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&b.url, "bot", "", "play the conversations against a live bot at this URL (Rasa REST channel shape) and compare its replies with the model's")
+	fs.DurationVar(&b.timeout, "bot-timeout", 5*time.Second, "time-out of one exchange with the bot")
+	fs.IntVar(&b.retries, "bot-retries", 2, "play a conversation again from the start this many times after a bot fault")
+	fs.IntVar(&b.shrinks, "bot-shrinks", 200, "conversations played against the bot while shrinking one divergence, at most")
+	fs.IntVar(&b.failures, "bot-failures", 10, "distinct divergences shrunk and written per suite, at most")
+}
+
+func (b *botFlags) check(o runOptions) error {
+	switch {
+	case b.url == "":
+		return nil
+	case !strings.HasPrefix(b.url, "http://") && !strings.HasPrefix(b.url, "https://"):
+		return &usageError{fmt.Sprintf("--bot takes an http:// or https:// URL, got %q", b.url)}
+	case b.timeout <= 0 || b.retries < 0 || b.shrinks < 0 || b.failures < 0:
+		return &usageError{"--bot-timeout must be positive; --bot-retries, --bot-shrinks and --bot-failures 0 or more"}
+	case o.shard.on():
+		return &usageError{"--bot cannot be sharded: run it in one process"}
+	case len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil:
+		return &usageError{"--bot plays no NLU noise sweep"}
+	}
+	return nil
+}
+
+// BotCSV lists every conversation played against a live bot.
+const BotCSV = "bot.csv"
+
+type botRow struct {
+	Suite        string `csv:"suite"`
+	Variant      string `csv:"variant"`
+	Source       string `csv:"source"`
+	Conversation string `csv:"conversation"`
+	Verdict      string `csv:"verdict"`
+	Turns        int    `csv:"turns"`
+	Attempts     int    `csv:"attempts"`
+	Reason       string `csv:"reason"`
+}
+
+// botTally counts verdicts by source.
+type botTally map[string]*[4]int
+
+func (t botTally) add(r *bot.Result) {
+	if t[r.Conv.Source] == nil {
+		t[r.Conv.Source] = &[4]int{}
+	}
+	t[r.Conv.Source][r.Verdict]++
+}
+
+// runBot plays the suites' scripted, generated and explored conversations
+// against the live bot at o.bot.url and compares its replies with the
+// model's, turn by turn. Divergences fail the run and are shrunk against
+// the bot; bot faults are counted, never failures.
+func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
+	ctx := o.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	client := bot.NewClient(o.bot.url, o.bot.timeout)
+	if err := client.Reachable(ctx); err != nil {
+		return 0, fmt.Errorf("bot %s is unreachable: %v", o.bot.url, err)
+	}
+	var nonce [6]byte
+	rand.Read(nonce[:])
+	prefix := "simctl-" + hex.EncodeToString(nonce[:])
+	if o.files != nil {
+		o.generate, o.exploreDepth = 0, 0
+	}
+	run := &reports.Run{Seed: o.seed, Out: o.out}
+	var total tally
+	var rows []botRow
+	type file struct {
+		name, path string
+		data       []byte
+	}
+	var files []file
+	for _, s := range suites {
+		v := s.Variants[0]
+		if s.Bot != nil && s.Bot.Variant.Value != "" {
+			for _, x := range s.Variants {
+				if x.Name == s.Bot.Variant.Value {
+					v = x
+				}
+			}
+		}
+		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: v.Machine, Coverage: eval.NewCoverage(v.Machine),
+			Variants: []string{v.Name}, Latency: map[string]*eval.Latency{v.Name: eval.NewLatency()}}
+		describeSuite(s, rs)
+		fmt.Fprintf(w, "suite %s (%s) against the bot at %s, variant %s\n", s.Name, s.Dir, o.bot.url, v.Name)
+		var convs []*bot.Conversation
+		for _, sc := range s.Scenarios {
+			if !selected(sc, o) {
+				continue
+			}
+			c := bot.FromScenario(bot.Scripted, sc)
+			if !variantOf(s, sc, v) {
+				c.Skip = fmt.Sprintf("runs in other variants than %s, the bot's", v.Name)
+			}
+			convs = append(convs, c)
+		}
+		if o.generate > 0 {
+			gen, err := bot.FromGenerated(s, v, o.seed, 0, o.generate)
+			if err != nil {
+				return 0, err
+			}
+			convs = append(convs, gen...)
+		}
+		depth := o.exploreDepth
+		if depth < 0 {
+			depth = s.ExploreDepth
+		}
+		if depth > 0 {
+			ex, err := bot.FromExploration(s, v, depth, o.maxStates)
+			if err != nil {
+				return 0, err
+			}
+			convs = append(convs, ex...)
+		}
+		p := &bot.Player{Suite: s, Variant: v, Client: client, Match: bot.NewMatcher(s.Bot), Seed: o.seed,
+			Retries: o.bot.retries, Prefix: prefix}
+		prog := newProgress(o.stderr, int64(len(convs)), o.quiet)
+		results := p.PlayAll(ctx, convs, o.workers, func() { prog.add(1, 0) })
+		prog.finish(o.interrupted())
+
+		var t tally
+		counts := botTally{}
+		faults := map[bot.FaultKind]int{}
+		gaveUp := 0
+		seen := map[string]bool{}
+		var shrink []*bot.Result
+		for _, r := range results {
+			counts.add(r)
+			for k, n := range r.Faults {
+				faults[k] += n
+			}
+			rows = append(rows, botRow{Suite: s.Name, Variant: v.Name, Source: r.Conv.Source, Conversation: r.Conv.Name,
+				Verdict: r.Verdict.String(), Turns: len(r.Turns), Attempts: r.Attempts, Reason: r.Why})
+			for i, tn := range r.Turns {
+				rs.Latency[v.Name].AddTurn(tn.MS, tn.State, i+1)
+			}
+			switch r.Verdict {
+			case bot.Conforms:
+				botCoverage(rs, r).Add(r.Coverage)
+			case bot.Faulted:
+				gaveUp++
+			case bot.Diverges:
+				t.fail++
+				if sig := r.Signature(); !seen[sig] && len(shrink) < o.bot.failures {
+					seen[sig] = true
+					shrink = append(shrink, r)
+				}
+			}
+			if r.Conv.Source == bot.Scripted {
+				printBotScenario(w, r)
+				if r.Verdict == bot.Conforms {
+					t.pass++
+					rs.Scenarios = append(rs.Scenarios, &sim.ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: r.Conv.Name,
+						File: r.Conv.File, Status: sim.Pass, Turns: len(r.Turns)})
+				}
+			}
+		}
+		for _, src := range []string{bot.Scripted, bot.Generated, bot.Explored} {
+			c := counts[src]
+			if c == nil || src == bot.Scripted {
+				continue
+			}
+			fmt.Fprintf(w, "  %-10s %5d conversations: %d conform, %d diverge, %d bot faults, %d skipped\n",
+				src, c[0]+c[1]+c[2]+c[3], c[bot.Conforms], c[bot.Diverges], c[bot.Faulted], c[bot.Skipped])
+		}
+		printSkips(w, results)
+		failDir := filepath.Join(o.out, reports.FailuresDir)
+		for _, r := range shrink {
+			sh := p.Shrink(ctx, r, o.bot.shrinks)
+			name := bot.FailureName(s.Name, v.Name, r.Conv)
+			path := filepath.Join(failDir, name+spec.ScenarioSuffix)
+			rel := s.Dir
+			if a, err := filepath.Abs(s.Dir); err == nil {
+				if b, err := filepath.Abs(failDir); err == nil {
+					if x, err := filepath.Rel(b, a); err == nil {
+						rel = x
+					}
+				}
+			}
+			data, line := bot.ScenarioYAML(name, rel, params(s, v), o.seed, sh)
+			files = append(files, file{name: name, path: path, data: data})
+			at := sh.Turns[sh.At]
+			replay := fmt.Sprintf("simctl run %s --bot %s", path, o.bot.url)
+			fmt.Fprintf(w, "  DIVERGE %s %s, %s; shrunk from %d to %d turns (re-played against the bot)\n", r.Conv.Source, r.Conv.Name, sh.Why, sh.From, len(sh.Turns))
+			for i, tn := range sh.Turns {
+				fmt.Fprintf(w, "         %d user:  %q\n", i+1, tn.User)
+				if i == sh.At {
+					fmt.Fprintf(w, "           model: %q\n", bot.Join(at.Model))
+					fmt.Fprintf(w, "           bot:   %q\n", bot.Join(at.Bot))
+				}
+			}
+			fmt.Fprintf(w, "         replay: %s\n", replay)
+			rs.Scenarios = append(rs.Scenarios, &sim.ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: name, File: path,
+				Description: "the live bot's reply differs from the model's", Status: sim.Fail, Turns: len(sh.Turns), Replay: replay,
+				Failures: []sim.Failure{{Pos: engine.Pos{File: path, Line: line, Col: 5}, Turn: sh.At + 1, What: "bot said (got: the live bot, want: the model)",
+					Got: fmt.Sprintf("%q", bot.Join(at.Bot)), Want: fmt.Sprintf("%q", bot.Join(at.Model))}}})
+		}
+		if n := counts.total(bot.Diverges); n > len(shrink) {
+			fmt.Fprintf(w, "  %d more diverging conversations repeat a divergence shown above (all in %s)\n", n-len(shrink), filepath.Join(o.out, BotCSV))
+		}
+		if len(faults) > 0 {
+			var parts []string
+			n := 0
+			for _, k := range bot.FaultKinds {
+				if faults[k] > 0 {
+					parts = append(parts, fmt.Sprintf("%s %d", k, faults[k]))
+					n += faults[k]
+				}
+			}
+			fmt.Fprintf(w, "  bot faults (not conformance failures): %d (%s); %d conversations still faulted after %d retries\n",
+				n, strings.Join(parts, ", "), gaveUp, o.bot.retries)
+		}
+		cov, all := 0, 0
+		merged := eval.NewCoverage(v.Machine)
+		for _, c := range []*eval.Coverage{rs.Coverage, rs.GeneratedCoverage, rs.ExploredCoverage} {
+			if c != nil {
+				merged.Add(c)
+			}
+		}
+		for _, n := range merged.Trans {
+			all++
+			if n > 0 {
+				cov++
+			}
+		}
+		fmt.Fprintf(w, "  model transitions taken by conforming conversations: %d of %d\n", cov, all)
+		latencyReport(s, rs, o, w, &t)
+		fmt.Fprintf(w, "%s: %s\n\n", s.Name, t)
+		total.merge(t)
+		run.Suites = append(run.Suites, rs)
+	}
+	run.Incomplete = o.interrupted()
+	if o.out != "" {
+		if err := reports.WriteAll(o.out, run); err != nil {
+			return 0, err
+		}
+		var b bytes.Buffer
+		if err := gocsv.Marshal(&rows, &b); err != nil {
+			return 0, err
+		}
+		files = append(files, file{path: filepath.Join(o.out, BotCSV), data: b.Bytes()})
+		for _, f := range files {
+			if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+				return 0, err
+			}
+			tmp, err := reports.WriteTemp(filepath.Dir(f.path), f.path, f.data)
+			if err != nil {
+				return 0, err
+			}
+			if err := os.Rename(tmp, f.path); err != nil {
+				os.Remove(tmp)
+				return 0, err
+			}
+		}
+	}
+	if o.interrupted() {
+		fmt.Fprintf(w, "interrupted: the report covers only the work finished before the signal\n")
+		return ExitInterrupted, nil
+	}
+	fmt.Fprintf(w, "seed %d: the bot at %s against %d %s: %s\n", o.seed, o.bot.url, len(suites), plural(len(suites), "suite", "suites"), total)
+	if o.out != "" {
+		fmt.Fprintf(w, "reports written to %s (every conversation in %s)\n", o.out, BotCSV)
+	}
+	if total.fail > 0 {
+		return ExitFailed, nil
+	}
+	return ExitOK, nil
+}
+
+func (t botTally) total(v bot.Verdict) int {
+	n := 0
+	for _, c := range t {
+		n += c[v]
+	}
+	return n
+}
+
+// botCoverage is the coverage aggregate of r's source.
+func botCoverage(rs *reports.Suite, r *bot.Result) *eval.Coverage {
+	switch r.Conv.Source {
+	case bot.Generated:
+		if rs.GeneratedCoverage == nil {
+			rs.GeneratedCoverage = eval.NewCoverage(rs.Machine)
+		}
+		return rs.GeneratedCoverage
+	case bot.Explored:
+		if rs.ExploredCoverage == nil {
+			rs.ExploredCoverage = eval.NewCoverage(rs.Machine)
+		}
+		return rs.ExploredCoverage
+	}
+	return rs.Coverage
+}
+
+// variantOf reports whether scenario sc runs in variant v.
+func variantOf(s *spec.Suite, sc *spec.Scenario, v *spec.Variant) bool {
+	for _, x := range s.VariantsFor(sc) {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// params pins every parameter of the suite to v's value.
+func params(s *spec.Suite, v *spec.Variant) [][2]string {
+	var out [][2]string
+	for _, p := range s.Def.Params {
+		val, _ := v.Machine.Param(p.Name)
+		out = append(out, [2]string{p.Name, val.String()})
+	}
+	return out
+}
+
+func printBotScenario(w io.Writer, r *bot.Result) {
+	switch r.Verdict {
+	case bot.Conforms:
+		fmt.Fprintf(w, "  PASS  %-40s %3d turns\n", r.Conv.Name, len(r.Turns))
+	case bot.Diverges:
+		fmt.Fprintf(w, "  FAIL  %-40s %s\n", r.Conv.Name, r.Why)
+	case bot.Faulted:
+		fmt.Fprintf(w, "  FAULT %-40s %s (not a conformance failure)\n", r.Conv.Name, r.Why)
+	case bot.Skipped:
+		fmt.Fprintf(w, "  SKIP  %-40s %s\n", r.Conv.Name, r.Why)
+	}
+}
+
+// printSkips sums up why generated and explored conversations were
+// skipped (bot.csv lists each).
+func printSkips(w io.Writer, results []*bot.Result) {
+	why := map[string]int{}
+	for _, r := range results {
+		if r.Verdict == bot.Skipped && r.Conv.Source != bot.Scripted {
+			reason := r.Why
+			if i := strings.Index(reason, ": "); i >= 0 && strings.HasPrefix(reason, "turn ") {
+				reason = reason[i+2:]
+			}
+			if strings.Contains(reason, "waits") || strings.Contains(reason, "virtual clock") {
+				reason = "it needs the virtual clock (wait:)"
+			}
+			why[r.Conv.Source+": "+reason]++
+		}
+	}
+	keys := make([]string, 0, len(why))
+	for k := range why {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "  skipped %d %s\n", why[k], k)
+	}
+}

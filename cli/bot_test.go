@@ -1,0 +1,163 @@
+package cli_test
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/bot/bottest"
+	"github.com/simctl/simctl/spec"
+)
+
+const formfill = "../scenarios/formfill"
+
+// formfillBot serves formfill's variant completo (the first) as a live
+// bot, twisted by twist.
+func formfillBot(twist bottest.Twist) string {
+	s, err := spec.Load(formfill)
+	Expect(err).NotTo(HaveOccurred())
+	srv := bottest.Server(s, s.Variants[0], twist)
+	DeferCleanup(srv.Close)
+	return srv.URL + "/webhooks/rest/webhook"
+}
+
+// sitioWeb is the model's question once nombre, email and telefono are
+// filled: no conversation shorter than three turns gets to it.
+const sitioWeb = "¿Cuál es la dirección de tu sitio web?"
+
+// plantedDivergence words that one question differently.
+func plantedDivergence(_ int, _ string, model []string) []string {
+	if len(model) == 1 && model[0] == sitioWeb {
+		return []string{"¿Y tu web?"}
+	}
+	return model
+}
+
+// faultyBot answers GET (the reachability check) and fails every POST in
+// the way fail does.
+func faultyBot(fail http.HandlerFunc) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		fail(w, r)
+	}))
+	DeferCleanup(srv.Close)
+	return srv.URL
+}
+
+var _ = Describe("simctl run --bot", func() {
+	var out string
+	BeforeEach(func() { out = GinkgoT().TempDir() })
+
+	It("passes a bot that says what the model says, with the same verdicts on 1 and 4 workers", func(ctx SpecContext) {
+		url := formfillBot(nil)
+		csv := map[int]string{}
+		for _, w := range []int{1, 4} {
+			dir := filepath.Join(out, "w", string(rune('0'+w)))
+			code, stdout, stderr := simctl("run", formfill, "--bot", url, "--generate", "60", "--out", dir, "-q", "--workers", string(rune('0'+w)))
+			Expect(stderr).To(BeEmpty())
+			Expect(code).To(Equal(0), stdout)
+			Expect(stdout).To(ContainSubstring("generated     60 conversations:"))
+			Expect(stdout).To(ContainSubstring(" 0 diverge"))
+			Expect(stdout).To(MatchRegexp(`SKIP  escalation_timeout +turn 2 waits 540000ms: it needs the virtual clock`))
+			Expect(stdout).To(MatchRegexp(`model transitions taken by conforming conversations: \d+ of 29`))
+			data, err := os.ReadFile(filepath.Join(dir, "bot.csv"))
+			Expect(err).NotTo(HaveOccurred())
+			csv[w] = string(data)
+			Expect(filepath.Join(dir, "latency.csv")).To(BeAnExistingFile())
+		}
+		Expect(csv[4]).To(Equal(csv[1]))
+	}, SpecTimeout(60*time.Second))
+
+	It("finds a divergence three turns deep, shrinks it to three turns against the bot, and writes it replayable", func(ctx SpecContext) {
+		url := formfillBot(plantedDivergence)
+		code, stdout, _ := simctl("run", formfill, "--bot", url, "--generate", "40", "--out", out, "-q", "--workers", "2")
+		Expect(code).To(Equal(1), stdout)
+		Expect(stdout).To(ContainSubstring(`model: "` + sitioWeb + `"`))
+		Expect(stdout).To(ContainSubstring(`bot:   "¿Y tu web?"`))
+		files, err := filepath.Glob(filepath.Join(out, "failures", "bot-*.scenario.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(files).To(HaveLen(1), stdout) // one divergence, however many conversations met it
+		data, err := os.ReadFile(files[0])
+		Expect(err).NotTo(HaveOccurred())
+		Expect(strings.Count(string(data), "- user:")).To(Equal(3), string(data))
+		Expect(string(data)).To(ContainSubstring(`# the bot said: "¿Y tu web?"`))
+
+		// Against the model alone it passes: its expectations are the model's replies.
+		code, stdout, _ = simctl("replay", files[0])
+		Expect(code).To(Equal(0), stdout)
+		// Against the bot it diverges again, at the same turn.
+		code, stdout, _ = simctl("run", files[0], "--bot", url, "--out", filepath.Join(out, "again"))
+		Expect(code).To(Equal(1), stdout)
+		Expect(stdout).To(MatchRegexp(`FAIL  bot-formfill-completo-\S+ +turn 3: the bot's message differs`))
+
+		failures, err := os.ReadFile(filepath.Join(out, "failures.csv"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(failures)).To(ContainSubstring("¿Y tu web?"))
+		Expect(string(failures)).To(ContainSubstring(sitioWeb))
+		junit, err := os.ReadFile(filepath.Join(out, "junit.xml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(junit)).To(ContainSubstring("¿Y tu web?"))
+	}, SpecTimeout(60*time.Second))
+
+	DescribeTable("counts bot faults apart, retried, never as conformance failures",
+		func(fail http.HandlerFunc, want string) {
+			url := faultyBot(fail)
+			code, stdout, stderr := simctl("run", formfill+"/escalation_keyword.scenario.yaml", "--bot", url,
+				"--bot-timeout", "200ms", "--bot-retries", "1", "--out", out, "-q")
+			Expect(stderr).To(BeEmpty())
+			Expect(code).To(Equal(0), stdout)
+			Expect(stdout).To(ContainSubstring("FAULT escalation_keyword"))
+			Expect(stdout).To(ContainSubstring("bot faults (not conformance failures): 2 (" + want + " 2); 1 conversations still faulted after 1 retries"))
+			Expect(stdout).To(ContainSubstring("0 passed, 0 failed"))
+		},
+		Entry("a bot that times out", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			// Ten times the client's time-out, and less than the 5 s after
+			// which httptest's Close complains of a handler still running.
+			case <-time.After(2 * time.Second):
+			}
+		}, "timeout"),
+		Entry("a bot that returns 500", func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "boom", http.StatusInternalServerError)
+		}, "status"),
+		Entry("a bot that returns malformed JSON", func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte(`{"recipient_id": "x", "text": "not a list"`))
+		}, "malformed"),
+		Entry("a bot that closes the connection", func(w http.ResponseWriter, r *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}, "connection"),
+	)
+
+	It("stops with one line and exit status 2 when the bot is unreachable", func(ctx SpecContext) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		addr := l.Addr().String()
+		l.Close()
+		code, stdout, stderr := simctl("run", formfill, "--bot", "http://"+addr+"/webhooks/rest/webhook", "--out", out)
+		Expect(code).To(Equal(2))
+		Expect(stdout).To(BeEmpty())
+		Expect(stderr).To(HavePrefix("simctl: bot http://" + addr + "/webhooks/rest/webhook is unreachable: "))
+		Expect(strings.Count(stderr, "\n")).To(Equal(1))
+		Expect(filepath.Join(out, "report.html")).NotTo(BeAnExistingFile())
+	}, SpecTimeout(10*time.Second))
+
+	It("rejects a URL that is not http", func() {
+		code, _, stderr := simctl("run", formfill, "--bot", "localhost:5005")
+		Expect(code).To(Equal(2))
+		Expect(stderr).To(ContainSubstring("--bot takes an http:// or https:// URL"))
+	})
+})

@@ -1,0 +1,217 @@
+// Package conformance runs the public SCXML conformance suite of
+// @scion-scxml/test-framework through simctl's SCXML loader and statechart
+// engine. A SCION test is a machine and a JSON script of events, each with
+// the configuration expected after it; a W3C test (group w3c-ecma) must stop
+// in its final state "pass". Time is virtual: an event's "after" advances
+// the session's clock, and a W3C test runs its delayed events to the end.
+package conformance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/simctl/simctl/scxml"
+	"github.com/simctl/simctl/statechart"
+)
+
+// Result of one test.
+type Result struct {
+	Group  string `csv:"group"`
+	Test   string `csv:"test"`
+	Result string `csv:"result"` // pass, fail or unsupported
+	Reason string `csv:"reason"`
+}
+
+// W3CGroup is the group of the W3C IRP tests.
+const W3CGroup = "w3c-ecma"
+
+// rejected lists the W3C tests whose document the processor must reject
+// (test301: "the processor should reject this document because it can't
+// download the script").
+var rejected = map[string]bool{"test301.txml": true}
+
+type script struct {
+	Initial []string `json:"initialConfiguration"`
+	Events  []struct {
+		After int64 `json:"after"`
+		Event struct {
+			Name string `json:"name"`
+			Data any    `json:"data"`
+		} `json:"event"`
+		Next []string `json:"nextConfiguration"`
+	} `json:"events"`
+}
+
+// RunDir runs every test under dir (the package's test/ folder), sorted by
+// group and name.
+func RunDir(dir string) ([]Result, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.scxml"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no tests (expected <group>/<test>.scxml)", dir)
+	}
+	sort.Strings(files)
+	out := make([]Result, 0, len(files))
+	for _, f := range files {
+		out = append(out, RunTest(f))
+	}
+	return out, nil
+}
+
+// RunTest runs one test: path is its .scxml, the .json beside it holds the
+// script. A panic is caught and reported as the test's failure.
+func RunTest(path string) (r Result) {
+	r.Group = filepath.Base(filepath.Dir(path))
+	r.Test = strings.TrimSuffix(filepath.Base(path), ".scxml")
+	defer func() {
+		if p := recover(); p != nil {
+			r.Result, r.Reason = "fail", fmt.Sprintf("crash: %v %s", p, firstFrames(debug.Stack()))
+		}
+	}()
+	var sc script
+	b, err := os.ReadFile(strings.TrimSuffix(path, ".scxml") + ".json")
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(b, &sc); err != nil {
+			return fail(r, "bad script: "+err.Error())
+		}
+	case r.Group != W3CGroup:
+		return fail(r, "no script: "+err.Error())
+	case strings.Contains(r.Test, "sub"):
+		// test216sub1 and the like are documents that another test
+		// invokes, not tests.
+		r.Result, r.Reason = "unsupported", "a document another test runs with <invoke>, not a test"
+		return r
+	}
+	m, err := scxml.LoadFile(path, scxml.Options{LateCompileErrors: true})
+	if err != nil {
+		msg := err.Error()
+		var se *statechart.Error
+		if errors.As(err, &se) {
+			msg = fmt.Sprintf("%d:%d: %s", se.Pos.Line, se.Pos.Col, se.Msg)
+		}
+		if rejected[r.Test] {
+			r.Result, r.Reason = "pass", "rejected as the test expects: "+msg
+			return r
+		}
+		if strings.Contains(msg, "is not supported") {
+			r.Result, r.Reason = "unsupported", msg
+			return r
+		}
+		return fail(r, "load: "+msg)
+	}
+	if _, ok := m.Chart.Lookup("pass"); r.Group == W3CGroup && !ok {
+		r.Result, r.Reason = "unsupported", "a manual test: no pass state to reach"
+		return r
+	}
+	s := m.NewSession()
+	s.Start()
+	if r.Group == W3CGroup {
+		for _, ev := range sc.Events {
+			s.Advance(ev.After)
+			s.Send(statechart.Event{Name: ev.Event.Name, Data: ev.Event.Data})
+		}
+		for i := 0; i < 1000 && s.Running(); i++ {
+			due, ok := s.NextDue()
+			if !ok {
+				break
+			}
+			s.Advance(due - s.Now())
+		}
+		switch {
+		case s.Halted() != "":
+			return fail(r, s.Halted())
+		case s.Final >= 0 && m.Chart.States[s.Final].ID == "pass":
+			r.Result = "pass"
+			return r
+		case s.Final >= 0:
+			return fail(r, "stopped in "+m.Chart.States[s.Final].ID)
+		}
+		return fail(r, fmt.Sprintf("did not stop; active %v", s.Active()))
+	}
+	if msg := compare("initial configuration", s, sc.Initial); msg != "" {
+		return fail(r, msg)
+	}
+	for i, ev := range sc.Events {
+		s.Advance(ev.After)
+		s.Send(statechart.Event{Name: ev.Event.Name, Data: ev.Event.Data})
+		if msg := compare(fmt.Sprintf("after event %d (%s)", i+1, ev.Event.Name), s, ev.Next); msg != "" {
+			return fail(r, msg)
+		}
+	}
+	r.Result = "pass"
+	return r
+}
+
+func compare(when string, s *statechart.Session, want []string) string {
+	if s.Halted() != "" {
+		return when + ": " + s.Halted()
+	}
+	got := s.Active()
+	w := append([]string(nil), want...)
+	sort.Strings(w)
+	g := append([]string(nil), got...)
+	sort.Strings(g)
+	if strings.Join(g, " ") != strings.Join(w, " ") {
+		return fmt.Sprintf("%s: got %v, want %v", when, g, w)
+	}
+	return ""
+}
+
+func fail(r Result, reason string) Result {
+	r.Result, r.Reason = "fail", reason
+	return r
+}
+
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	if len(lines) > 12 {
+		lines = lines[:12]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// Tally counts results per group and overall.
+type Tally struct {
+	Group                   string
+	Pass, Fail, Unsupported int
+}
+
+// Count tallies results by group (sorted), then the total.
+func Count(rs []Result) []Tally {
+	by := map[string]*Tally{}
+	var names []string
+	total := &Tally{Group: "total"}
+	for _, r := range rs {
+		t := by[r.Group]
+		if t == nil {
+			t = &Tally{Group: r.Group}
+			by[r.Group] = t
+			names = append(names, r.Group)
+		}
+		for _, x := range []*Tally{t, total} {
+			switch r.Result {
+			case "pass":
+				x.Pass++
+			case "fail":
+				x.Fail++
+			default:
+				x.Unsupported++
+			}
+		}
+	}
+	sort.Strings(names)
+	out := make([]Tally, 0, len(names)+1)
+	for _, n := range names {
+		out = append(out, *by[n])
+	}
+	return append(out, *total)
+}

@@ -1,0 +1,39 @@
+package engine
+
+// Start puts c into the machine's initial configuration at virtual time at:
+// it enters the initial states, runs their entry actions, then follows
+// eventless transitions. The entry is recorded as a trace step with
+// Trans == NoID and From == NoID.
+func (m *Machine) Start(c *Config, at int64, r *Result) error {
+	if err := m.start(c, at, r); err != nil {
+		return err
+	}
+	return r.exprError()
+}
+
+// Step advances c by one event, in place. Copy c first to keep the
+// configuration before the step. r is reset and then filled with the trace
+// and effects; r.Handled is false when no transition took the event, which
+// leaves c unchanged apart from the clock and what the event itself consumes
+// or delivers: a timer that fell due is no longer pending, a fork branch's
+// awaited result is consumed, and an action's outputs land in their slots.
+//
+// A timer event must carry the timer's deadline as At; a timer that is not
+// pending (cancelled, or already fired) is ignored.
+//
+// An expression that fails while the step runs (number() of text that is
+// not a number) does not stop it, as a guard has no way to; the step's
+// first such failure is returned once it ends, as a *RuntimeError.
+func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
+	if err := m.step(c, ev, r); err != nil {
+		return err
+	}
+	return r.exprError()
+}
+
+func (r *Result) exprError() error {
+	if r.exprErr != nil {
+		return r.exprErr
+	}
+	return nil
+}

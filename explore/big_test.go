@@ -1,0 +1,55 @@
+package explore_test
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/explore"
+)
+
+// A search of ten million configurations, complete, within 2 GB: too long
+// for make test, run by make explore-big (SIMCTL_BIG=1). It prints the time
+// and the peak resident memory.
+var _ = Describe("a big search", func() {
+	It("explores 10 million configurations completely within 2 GB", func() {
+		if os.Getenv("SIMCTL_BIG") == "" {
+			Skip("set SIMCTL_BIG=1 (make explore-big)")
+		}
+		s := suiteOf(cubeYAML(7, 10))
+		start := time.Now()
+		res := search(s, explore.Options{Depth: 1000, MaxStates: 20_000_000})
+		secs := time.Since(start).Seconds()
+		rss := peakRSS()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		fmt.Fprintf(GinkgoWriter, "cube 7x10: %d distinct, %d generated, complete %v, %.1f s, %.0f distinct/s, peak RSS %d MB, %.0f bytes per configuration\n",
+			res.Distinct, res.Generated, res.Complete, secs, float64(res.Distinct)/secs, rss>>20, float64(rss)/float64(res.Distinct))
+		AddReportEntry("big search", fmt.Sprintf("%d distinct in %.1f s, peak RSS %d MB", res.Distinct, secs, rss>>20))
+		Expect(res.Complete).To(BeTrue())
+		Expect(res.Distinct).To(Equal(10_000_000))
+		Expect(rss).To(BeNumerically("<", int64(2)<<30))
+	})
+})
+
+// peakRSS reads the process's peak resident set size (VmHWM) from Linux's
+// /proc; elsewhere it returns 0.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}

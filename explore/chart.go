@@ -1,0 +1,442 @@
+package explore
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/simctl/simctl/scxml"
+	"github.com/simctl/simctl/statechart"
+)
+
+// ChartStep is one move of a chart exploration: an external event by name,
+// or (Wait) the virtual clock moving MS milliseconds, to the next delayed
+// event.
+type ChartStep struct {
+	Event string
+	Wait  bool
+	MS    int64
+}
+
+func (s ChartStep) String() string {
+	if s.Wait {
+		return "wait " + strconv.FormatInt(s.MS, 10) + "ms"
+	}
+	return s.Event
+}
+
+// ChartFinding is a problem found in an SCXML chart, with the shortest path
+// to the first configuration that shows it.
+type ChartFinding struct {
+	// Kind is "halted" (a macrostep that did not settle, or a runaway
+	// script, stopped the session), "dead_end" (running, and no event or delay changes
+	// anything), "stuck_region" (a region of a parallel state that can no
+	// longer reach its final state, so the parallel state never completes
+	// and is never left) or "livelock" (no top-level final state can be
+	// reached any more).
+	Kind   string
+	Active []string // the active atomic states there
+	Msg    string
+	Path   []ChartStep
+}
+
+// ChartResult is the outcome of exploring a chart.
+type ChartResult struct {
+	Generated, Distinct, Depth int
+	// Complete is false when the depth or state bound stopped the search.
+	Complete  bool
+	Alphabet  []string
+	Covered   int // transitions taken at least once
+	Total     int // transitions of the chart
+	Findings  []ChartFinding
+	Unreached []string // states never active
+}
+
+// ChartOptions bound a chart exploration.
+type ChartOptions struct {
+	Depth     int // 0: no bound
+	MaxStates int // 0: 100,000
+}
+
+type chartNode struct {
+	key    string
+	path   []ChartStep
+	active []string
+	config statechart.Bits
+	done   bool // expanded
+	stop   bool // not running any more
+	final  bool // stopped in a top-level final state
+	halted string
+	succ   []int
+	depth  int
+}
+
+// ChartAlphabet returns the external events the chart's transitions name,
+// sorted: each descriptor as a name ("*" and the platform's done.* and
+// error.* events excluded, as no user sends them).
+func ChartAlphabet(c *statechart.Chart) []string {
+	seen := map[string]bool{}
+	for i := range c.States {
+		for _, t := range c.States[i].Trans {
+			for _, e := range t.Events {
+				if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
+					continue
+				}
+				seen[e] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for e := range seen {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Chart explores an SCXML machine breadth-first: from each configuration,
+// every event of the alphabet and, when events are delayed, the clock
+// moving to the next one. A configuration is the session's Key (states,
+// history, delayed events, data), so regions interleave as the events
+// reach them. Each configuration is reached by replaying its shortest
+// path on a fresh session, which keeps the search exact for any data
+// model at the cost of time linear in the depth.
+func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
+	if opt.MaxStates <= 0 {
+		opt.MaxStates = 100000
+	}
+	c := m.Chart
+	res := ChartResult{Alphabet: ChartAlphabet(c), Complete: true}
+	covered := map[*statechart.Transition]bool{}
+	var activeEver statechart.Bits
+	index := map[string]int{}
+	var nodes []*chartNode
+	add := func(s *statechart.Session, path []ChartStep) int {
+		k := s.Key()
+		if i, ok := index[k]; ok {
+			return i
+		}
+		n := &chartNode{key: k, path: path, active: s.Active(), config: s.Configuration(), stop: !s.Running(), depth: len(path)}
+		n.final = n.stop && s.Final >= 0
+		n.halted = s.Halted()
+		for w := range activeEver {
+			activeEver[w] |= n.config[w]
+		}
+		index[k] = len(nodes)
+		nodes = append(nodes, n)
+		if len(path) > res.Depth {
+			res.Depth = len(path)
+		}
+		return len(nodes) - 1
+	}
+	replay := func(path []ChartStep) *statechart.Session {
+		s := m.NewSession()
+		s.Trace = func(ts []*statechart.Transition) {
+			for _, t := range ts {
+				covered[t] = true
+			}
+		}
+		s.Start()
+		for _, st := range path {
+			play(s, st)
+		}
+		return s
+	}
+	add(replay(nil), nil)
+	for i := 0; i < len(nodes); i++ {
+		n := nodes[i]
+		if n.stop {
+			n.done = true
+			continue
+		}
+		if opt.Depth > 0 && n.depth >= opt.Depth || len(nodes) >= opt.MaxStates {
+			res.Complete = false
+			continue
+		}
+		n.done = true
+		steps := make([]ChartStep, 0, len(res.Alphabet)+1)
+		for _, e := range res.Alphabet {
+			steps = append(steps, ChartStep{Event: e})
+		}
+		if s := replay(n.path); hasDelayed(s) {
+			due, _ := s.NextDue()
+			steps = append(steps, ChartStep{Wait: true, MS: due - s.Now()})
+		}
+		for _, st := range steps {
+			path := append(append([]ChartStep(nil), n.path...), st)
+			s := replay(path)
+			res.Generated++
+			j := add(s, path)
+			if j != i {
+				n.succ = append(n.succ, j)
+			}
+		}
+	}
+	res.Distinct = len(nodes)
+	res.Total = countTransitions(c)
+	res.Covered = len(covered)
+	for i := 1; i < len(c.States); i++ {
+		if k := c.States[i].Kind; k != statechart.HistoryShallow && k != statechart.HistoryDeep && !activeEver.Has(i) {
+			res.Unreached = append(res.Unreached, c.States[i].ID)
+		}
+	}
+	res.Findings = chartFindings(c, nodes)
+	return res
+}
+
+func hasDelayed(s *statechart.Session) bool {
+	_, ok := s.NextDue()
+	return ok
+}
+
+func play(s *statechart.Session, st ChartStep) {
+	if st.Wait {
+		s.Advance(st.MS)
+		return
+	}
+	s.Send(statechart.Event{Name: st.Event})
+}
+
+// EmitChartScenarios writes, for each finding of each chart, a scenario
+// that replays its shortest path and expects the configuration at its end,
+// to dir as <suite>-<kind>.scenario.yaml; suiteDirs[i] is the folder of
+// results[i]'s suite. It returns the number of files written.
+func EmitChartScenarios(dir string, names, suiteDirs []string, results []ChartResult) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, res := range results {
+		rel, err := relPath(dir, suiteDirs[i])
+		if err != nil {
+			return n, err
+		}
+		for _, f := range res.Findings {
+			var b strings.Builder
+			name := names[i] + "-" + strings.ReplaceAll(f.Kind, "_", "-")
+			fmt.Fprintf(&b, "name: %s\nsuite: %s\ndescription: %q\ntags: [explored]\nturns:\n", name, filepath.ToSlash(rel), "simctl explore: "+f.Kind+": "+f.Msg)
+			for _, st := range f.Path {
+				if st.Wait {
+					fmt.Fprintf(&b, "  - wait: %dms\n", st.MS)
+				} else {
+					fmt.Fprintf(&b, "  - event: {name: %q}\n", st.Event)
+				}
+			}
+			if len(f.Path) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "    expect: {configuration: [%s]}\n", strings.Join(f.Active, ", "))
+			if err := writeWhole(filepath.Join(dir, name+".scenario.yaml"), b.String()); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// relPath is target relative to base, both taken from the working
+// folder when relative.
+func relPath(base, target string) (string, error) {
+	b, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	t, err := filepath.Abs(target)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Rel(b, t)
+}
+
+// writeWhole writes a file through a temporary one and a rename, so that
+// no reader sees half of it.
+func writeWhole(path, content string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(content)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+func countTransitions(c *statechart.Chart) int {
+	n := 0
+	for i := range c.States {
+		n += len(c.States[i].Trans)
+	}
+	return n
+}
+
+// chartFindings judges the explored graph. A configuration that was not
+// expanded (beyond the depth bound) counts as able to reach anything, so
+// that a bound never produces a finding.
+func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
+	var out []ChartFinding
+	for _, n := range nodes {
+		if n.halted != "" {
+			out = append(out, ChartFinding{Kind: "halted", Active: n.active, Path: n.path, Msg: n.halted})
+			break
+		}
+	}
+	for _, n := range nodes {
+		if n.done && !n.stop && len(n.succ) == 0 {
+			out = append(out, ChartFinding{Kind: "dead_end", Active: n.active, Path: n.path,
+				Msg: "no event changes this configuration and nothing is delayed"})
+			break
+		}
+	}
+	stuck := false
+	for p := range c.States {
+		if c.States[p].Kind != statechart.Parallel || !completes(c, p) {
+			continue
+		}
+		var regions []int
+		var goods [][]bool
+		for _, r := range c.States[p].Children {
+			if k := c.States[r].Kind; k == statechart.HistoryShallow || k == statechart.HistoryDeep {
+				continue
+			}
+			r := r
+			regions = append(regions, r)
+			goods = append(goods, canReach(nodes, func(n *chartNode) bool { return !n.config.Has(p) || inFinal(c, n.config, r) }))
+		}
+		for i, n := range nodes {
+			if !n.config.Has(p) {
+				continue
+			}
+			var stuckRegions []string
+			for k, r := range regions {
+				if !goods[k][i] {
+					stuckRegions = append(stuckRegions, c.States[r].ID)
+				}
+			}
+			if len(stuckRegions) == 0 {
+				continue
+			}
+			word := "region " + stuckRegions[0] + " cannot reach its final state"
+			if len(stuckRegions) > 1 {
+				word = "regions " + strings.Join(stuckRegions, ", ") + " cannot reach their final states"
+			}
+			out = append(out, ChartFinding{Kind: "stuck_region", Active: n.active, Path: n.path,
+				Msg: "parallel state " + c.States[p].ID + " can never complete: " + word + ", and no transition leaves " + c.States[p].ID})
+			stuck = true
+			break
+		}
+	}
+	if stuck || !hasTopFinal(c) {
+		return out
+	}
+	good := canReach(nodes, func(n *chartNode) bool { return n.final })
+	for i, n := range nodes {
+		if !good[i] {
+			out = append(out, ChartFinding{Kind: "livelock", Active: n.active, Path: n.path,
+				Msg: "no top-level final state can be reached from here"})
+			break
+		}
+	}
+	return out
+}
+
+// completes reports whether every region of parallel state p has a final
+// state to reach, so that p is meant to complete.
+func completes(c *statechart.Chart, p int) bool {
+	for _, r := range c.States[p].Children {
+		k := c.States[r].Kind
+		if k == statechart.HistoryShallow || k == statechart.HistoryDeep {
+			continue
+		}
+		if k == statechart.Parallel {
+			if !completes(c, r) {
+				return false
+			}
+			continue
+		}
+		has := false
+		for _, ch := range c.States[r].Children {
+			if c.States[ch].Kind == statechart.Final {
+				has = true
+			}
+		}
+		if !has && k != statechart.Final {
+			return false
+		}
+	}
+	return true
+}
+
+// inFinal is the recommendation's isInFinalState on a configuration.
+func inFinal(c *statechart.Chart, config statechart.Bits, s int) bool {
+	switch c.States[s].Kind {
+	case statechart.Final:
+		return config.Has(s)
+	case statechart.Compound:
+		for _, ch := range c.States[s].Children {
+			if c.States[ch].Kind == statechart.Final && config.Has(ch) {
+				return true
+			}
+		}
+	case statechart.Parallel:
+		for _, ch := range c.States[s].Children {
+			if k := c.States[ch].Kind; k != statechart.HistoryShallow && k != statechart.HistoryDeep && !inFinal(c, config, ch) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func hasTopFinal(c *statechart.Chart) bool {
+	for _, ch := range c.States[0].Children {
+		if c.States[ch].Kind == statechart.Final {
+			return true
+		}
+	}
+	return false
+}
+
+// canReach marks the nodes from which a node satisfying goal, or a node
+// not expanded, can be reached.
+func canReach(nodes []*chartNode, goal func(*chartNode) bool) []bool {
+	pred := make([][]int, len(nodes))
+	for i, n := range nodes {
+		for _, j := range n.succ {
+			pred[j] = append(pred[j], i)
+		}
+	}
+	good := make([]bool, len(nodes))
+	var queue []int
+	for i, n := range nodes {
+		if goal(n) || !n.done {
+			good[i] = true
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		j := queue[0]
+		queue = queue[1:]
+		for _, i := range pred[j] {
+			if !good[i] {
+				good[i] = true
+				queue = append(queue, i)
+			}
+		}
+	}
+	return good
+}

@@ -1,0 +1,229 @@
+package generate
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+
+	"github.com/simctl/simctl/engine"
+)
+
+// A state that waits without asking for a slot may still ask a question
+// whose answers are not slots: a numbered menu ("1", "2"), a choice among
+// words. Its transitions' guards say what it accepts (event.value == "1",
+// event.text contains "transfer", event.value in ["a", "b"]); a simulated
+// user answers with one of those, chosen by the turn's draw, so that a
+// menu neither defeats the agenda nor traps a user who always says "1".
+
+// choice is one answer a state's guards accept: the text, and the intent
+// the transition is triggered by (NoID: "*", any user event).
+type choice struct {
+	text   string
+	intent engine.IntentID
+}
+
+// choicesAt returns the answers the guards of the user-event transitions
+// of leaf s and its ancestors (and the machine's own) test for, in
+// transition order, each once.
+func (mo *Model) choicesAt(s engine.StateID) []choice {
+	if cs, ok := mo.choices[s]; ok {
+		return cs
+	}
+	var out []choice
+	seen := map[choice]bool{}
+	m := mo.m
+	for t := 0; t < m.NumTransitions(); t++ {
+		ti := m.Transition(engine.TransID(t))
+		if ti.Guard == "" || (ti.Source != engine.NoID && !m.InState(s, ti.Source)) || m.IsOverride(engine.TransID(t)) {
+			continue
+		}
+		intent := engine.IntentID(engine.NoID)
+		if ti.Trigger != "*" {
+			id, ok := m.IntentID(ti.Trigger)
+			if !ok {
+				continue // a timer, an action's result, eventless
+			}
+			intent = id
+		}
+		tree, err := parser.Parse(ti.Guard)
+		if err != nil {
+			continue
+		}
+		texts := guardAnswers(tree.Node)
+		for _, name := range guardEntities(tree.Node) {
+			texts = append(texts, mo.entityTexts[name]...)
+		}
+		for _, text := range texts {
+			c := choice{text: text, intent: intent}
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	if mo.choices == nil {
+		mo.choices = map[engine.StateID][]choice{}
+	}
+	mo.choices[s] = out
+	return out
+}
+
+// guardAnswers walks a guard for the texts it compares the user's answer
+// with.
+func guardAnswers(n ast.Node) []string {
+	var out []string
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.BinaryNode:
+			switch n.Operator {
+			case "==", "contains", "startsWith", "endsWith":
+				for _, pair := range [][2]ast.Node{{n.Left, n.Right}, {n.Right, n.Left}} {
+					if answer(pair[0]) {
+						if lit, ok := literal(pair[1]); ok {
+							out = append(out, lit)
+						}
+					}
+				}
+			case "in":
+				if arr, ok := n.Right.(*ast.ArrayNode); ok && answer(n.Left) {
+					for _, el := range arr.Nodes {
+						if lit, ok := literal(el); ok {
+							out = append(out, lit)
+						}
+					}
+				}
+			case "and", "&&", "or", "||":
+				walk(n.Left)
+				walk(n.Right)
+			}
+		case *ast.UnaryNode:
+			// A negated test names an answer too, though not one that
+			// takes this transition; another transition usually does.
+		case *ast.ConditionalNode:
+			walk(n.Cond)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// answer reports whether n reads the user's answer: event.value or
+// event.text, possibly through lower, upper, trim or number.
+func answer(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.MemberNode:
+		id, ok := n.Node.(*ast.IdentifierNode)
+		prop, ok2 := n.Property.(*ast.StringNode)
+		return ok && ok2 && id.Value == "event" && (prop.Value == "value" || prop.Value == "text")
+	case *ast.BuiltinNode:
+		return len(n.Arguments) == 1 && (n.Name == "lower" || n.Name == "upper" || n.Name == "trim") && answer(n.Arguments[0])
+	case *ast.CallNode:
+		id, ok := n.Callee.(*ast.IdentifierNode)
+		return ok && id.Value == "number" && len(n.Arguments) == 1 && answer(n.Arguments[0])
+	case *ast.ChainNode:
+		return answer(n.Node)
+	}
+	return false
+}
+
+// literal returns a constant as the text a user would type.
+func literal(n ast.Node) (string, bool) {
+	switch n := n.(type) {
+	case *ast.StringNode:
+		if strings.TrimSpace(n.Value) == "" {
+			return "", false
+		}
+		return n.Value, true
+	case *ast.IntegerNode:
+		return strconv.Itoa(n.Value), true
+	case *ast.FloatNode:
+		return strconv.FormatFloat(n.Value, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// intentsAt returns the intents the transitions of leaf s and its
+// ancestors (and the machine's own) are triggered by, escapes (cancel)
+// left out, in transition order, each once: what a cooperative user can
+// say where no slot is asked and no answer is tested. It returns none
+// where a "*" transition takes any intent.
+func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
+	if is, ok := mo.intents[s]; ok {
+		return is
+	}
+	if mo.intents == nil {
+		mo.intents = map[engine.StateID][]engine.IntentID{}
+	}
+	var out []engine.IntentID
+	seen := map[engine.IntentID]bool{}
+	m := mo.m
+	for t := 0; t < m.NumTransitions(); t++ {
+		ti := m.Transition(engine.TransID(t))
+		if (ti.Source != engine.NoID && !m.InState(s, ti.Source)) || m.IsOverride(engine.TransID(t)) {
+			continue
+		}
+		if ti.Trigger == "*" {
+			// Any intent may be taken here: saying yes is not wasted.
+			mo.intents[s] = nil
+			return nil
+		}
+		id, ok := m.IntentID(ti.Trigger)
+		if !ok || seen[id] || m.IsEscapeIntent(id) {
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	if mo.intents == nil {
+		mo.intents = map[engine.StateID][]engine.IntentID{}
+	}
+	mo.intents[s] = out
+	return out
+}
+
+// guardEntities walks a guard for the entities it requires
+// (event.entities.NAME != "").
+func guardEntities(n ast.Node) []string {
+	var out []string
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		b, ok := n.(*ast.BinaryNode)
+		if !ok {
+			return
+		}
+		switch b.Operator {
+		case "and", "&&", "or", "||":
+			walk(b.Left)
+			walk(b.Right)
+		case "!=":
+			if lit, ok := b.Right.(*ast.StringNode); ok && lit.Value == "" {
+				if name, ok := entityName(b.Left); ok {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	walk(n)
+	return out
+}
+
+func entityName(n ast.Node) (string, bool) {
+	m, ok := n.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	inner, ok := m.Node.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	id, ok1 := inner.Node.(*ast.IdentifierNode)
+	p, ok2 := inner.Property.(*ast.StringNode)
+	name, ok3 := m.Property.(*ast.StringNode)
+	if !ok1 || !ok2 || !ok3 || id.Value != "event" || p.Value != "entities" {
+		return "", false
+	}
+	return name.Value, true
+}

@@ -1,0 +1,330 @@
+package scxml
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/simctl/simctl/statechart"
+)
+
+// ecmaCompiler compiles a chart's expressions with goja, once per chart;
+// each session runs them on its own goja.Runtime.
+type ecmaCompiler struct{ late bool }
+
+type ecmaProgram struct {
+	progs []*goja.Program
+	errs  []error // compile errors, kept when late
+	// idents marks location expressions that are plain identifiers, which a
+	// <foreach> may declare.
+	idents []string
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// ScriptTimeout bounds one evaluation's wall time.
+const ScriptTimeout = time.Second
+
+// maxExprLen bounds one expression's source (goja's parser recurses).
+const maxExprLen = 64 << 10
+
+func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) {
+	p := &ecmaProgram{progs: make([]*goja.Program, len(ch.Exprs)), errs: make([]error, len(ch.Exprs)), idents: make([]string, len(ch.Exprs))}
+	for i, e := range ch.Exprs {
+		var src string
+		switch e.Kind {
+		case statechart.ValueExpr, statechart.CondExpr, statechart.LogExpr:
+			// A trailing ";" (expr="new f();") is tolerated, as browsers'
+			// SCXML engines do.
+			src = "(" + strings.TrimSuffix(strings.TrimSpace(e.Src), ";") + "\n)"
+		case statechart.LocationExpr:
+			src = "\"use strict\";(" + e.Src + "\n) = __simctl_value;"
+			if s := strings.TrimSpace(e.Src); identRE.MatchString(s) {
+				p.idents[i] = s
+			}
+		case statechart.ScriptExpr:
+			src = e.Src
+		}
+		var err error
+		if len(e.Src) > maxExprLen {
+			err = fmt.Errorf("expression longer than %d bytes", maxExprLen)
+		} else if strings.TrimSpace(e.Src) == "" && e.Kind != statechart.ScriptExpr {
+			err = errors.New("empty expression")
+		} else {
+			p.progs[i], err = compileJS(src)
+		}
+		if err != nil {
+			msg := fmt.Sprintf("expression %q does not compile: %s", clip(e.Src), firstLine(err.Error()))
+			if !c.late {
+				return nil, &statechart.Error{Pos: e.Pos, Msg: msg}
+			}
+			p.errs[i] = errors.New(msg)
+		}
+	}
+	return p, nil
+}
+
+// compileJS compiles a program, turning a parser panic into an error: a
+// hostile expression must not crash the loader.
+func compileJS(src string) (prog *goja.Program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			prog, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	return goja.Compile("", src, false)
+}
+
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+// gojaNoise is the part of goja's syntax errors that names positions in
+// the wrapped source simctl compiles, not in the document.
+var gojaNoise = regexp.MustCompile(`\(anonymous\): Line \d+:\d+ | \(and \d+ more errors?\)`)
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return gojaNoise.ReplaceAllString(s, "")
+}
+
+// ecma is one session's ECMAScript data model. Date reads the session's
+// virtual clock and Math.random a fixed-seed generator, so that a run does
+// not depend on when or where it happens.
+type ecma struct {
+	p       *ecmaProgram
+	vars    []string // declared <data> ids, in document order
+	rt      *goja.Runtime
+	session *statechart.Session
+	parse   goja.Callable
+}
+
+func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) statechart.Datamodel {
+	rt := goja.New()
+	rt.SetTimeSource(func() time.Time { return time.UnixMilli(s.Now()).UTC() })
+	var state uint64 = 0x9e3779b97f4a7c15
+	rt.SetRandSource(func() float64 {
+		state += 0x9e3779b97f4a7c15
+		z := state
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		z ^= z >> 31
+		return float64(z>>11) / (1 << 53)
+	})
+	d := &ecma{p: p, rt: rt, session: s}
+	parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
+	d.parse = parse
+	g := rt.GlobalObject()
+	_ = g.Set("In", func(id string) bool { return in(id) })
+	d.readonly("_sessionid", rt.ToValue(s.ID()))
+	d.readonly("_name", rt.ToValue(s.Chart().Name))
+	io := rt.NewObject()
+	loc := rt.NewObject()
+	_ = loc.Set("location", "#_scxml_"+s.ID())
+	_ = io.Set(statechart.SCXMLProcessor, loc)
+	_ = io.Set("scxml", loc)
+	d.readonly("_ioprocessors", io)
+	// _event exists, unbound, before the first event.
+	d.readonly("_event", goja.Undefined())
+	return d
+}
+
+// readonly defines a system variable that scripts cannot assign to (an
+// assignment in strict code throws, which becomes error.execution).
+func (d *ecma) readonly(name string, v goja.Value) {
+	_ = d.rt.GlobalObject().DefineDataProperty(name, v, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+}
+
+func (d *ecma) run(e statechart.Expr) (v goja.Value, err error) {
+	if err := d.p.errs[e]; err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	// A script that never ends (while(true){}) is interrupted: the only
+	// place a wall clock is read, and only to stop a runaway script; the
+	// session then halts.
+	t := time.AfterFunc(ScriptTimeout, func() { d.rt.Interrupt("script ran longer than " + ScriptTimeout.String()) })
+	defer func() {
+		t.Stop()
+		d.rt.ClearInterrupt()
+	}()
+	v, err = d.rt.RunProgram(d.p.progs[e])
+	var ie *goja.InterruptedError
+	if errors.As(err, &ie) {
+		return nil, &statechart.HaltError{Msg: "a script ran longer than " + ScriptTimeout.String() + " (wall clock)"}
+	}
+	return v, err
+}
+
+func (d *ecma) Init(data []statechart.Data) error {
+	var first error
+	for _, x := range data {
+		v := goja.Undefined()
+		switch {
+		case x.Expr != statechart.NoExpr:
+			r, err := d.run(x.Expr)
+			if err != nil {
+				if first == nil {
+					first = err
+				}
+			} else {
+				v = r
+			}
+		case x.Text != nil:
+			v = d.literal(*x.Text)
+		}
+		_ = d.rt.GlobalObject().Set(x.ID, v)
+		d.vars = append(d.vars, x.ID)
+	}
+	return first
+}
+
+// Snapshot is the JSON of the declared variables in document order (a
+// value JSON cannot hold, such as a function, renders as its String).
+func (d *ecma) Snapshot() string {
+	var b strings.Builder
+	stringify, _ := goja.AssertFunction(d.rt.Get("JSON").ToObject(d.rt).Get("stringify"))
+	for _, id := range d.vars {
+		v := d.rt.GlobalObject().Get(id)
+		b.WriteString(id + "=")
+		if v == nil {
+			b.WriteString("undefined;")
+			continue
+		}
+		if r, err := stringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(r) {
+			b.WriteString(r.String())
+		} else {
+			b.WriteString(v.String())
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+func (d *ecma) SetEvent(ev statechart.Event) {
+	o := d.rt.NewObject()
+	set := func(k, v string) {
+		if v == "" {
+			_ = o.Set(k, goja.Undefined())
+		} else {
+			_ = o.Set(k, v)
+		}
+	}
+	_ = o.Set("name", ev.Name)
+	_ = o.Set("type", ev.Type)
+	set("sendid", ev.SendID)
+	set("origin", ev.Origin)
+	set("origintype", ev.OriginType)
+	set("invokeid", ev.InvokeID)
+	if ev.Data == nil {
+		_ = o.Set("data", goja.Undefined())
+	} else {
+		_ = o.Set("data", ev.Data)
+	}
+	d.readonly("_event", o)
+}
+
+func (d *ecma) Cond(e statechart.Expr) (bool, error) {
+	v, err := d.run(e)
+	if err != nil {
+		return false, err
+	}
+	return v.ToBoolean(), nil
+}
+
+func (d *ecma) Value(e statechart.Expr) (any, error) {
+	v, err := d.run(e)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (d *ecma) Text(e statechart.Expr) (string, error) {
+	v, err := d.run(e)
+	if err != nil {
+		return "", err
+	}
+	return v.String(), nil
+}
+
+func (d *ecma) literal(s string) goja.Value {
+	if t := strings.TrimSpace(s); t != "" {
+		if v, err := d.parse(goja.Undefined(), d.rt.ToValue(t)); err == nil {
+			return v
+		}
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			f, _ := strconv.ParseFloat(t, 64)
+			return d.rt.ToValue(f)
+		}
+	}
+	return d.rt.ToValue(strings.Join(strings.Fields(s), " "))
+}
+
+func (d *ecma) Literal(s string) any { return d.literal(s) }
+
+func (d *ecma) value(v any) goja.Value {
+	switch x := v.(type) {
+	case nil:
+		return goja.Undefined()
+	case goja.Value:
+		return x
+	}
+	return d.rt.ToValue(v)
+}
+
+func (d *ecma) Assign(loc statechart.Expr, v any, declare bool) (err error) {
+	if declare && d.p.idents[loc] != "" {
+		return d.rt.GlobalObject().Set(d.p.idents[loc], d.value(v))
+	}
+	g := d.rt.GlobalObject()
+	_ = g.Set("__simctl_value", d.value(v))
+	defer func() { _ = g.Delete("__simctl_value") }()
+	_, err = d.run(loc)
+	return err
+}
+
+func (d *ecma) Script(e statechart.Expr) error {
+	_, err := d.run(e)
+	return err
+}
+
+func (d *ecma) Iterate(e statechart.Expr) ([]any, error) {
+	v, err := d.run(e)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || o.ClassName() != "Array" {
+		return nil, fmt.Errorf("foreach array is not an array")
+	}
+	n := o.Get("length").ToInteger()
+	out := make([]any, 0, n)
+	for i := int64(0); i < n; i++ {
+		out = append(out, o.Get(strconv.FormatInt(i, 10)))
+	}
+	return out, nil
+}
+
+func (d *ecma) Object(names []string, values []any) any {
+	o := d.rt.NewObject()
+	for i, n := range names {
+		_ = o.Set(n, d.value(values[i]))
+	}
+	return o
+}

@@ -1,0 +1,55 @@
+package scxml_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/scxml"
+)
+
+const head = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0">`
+
+var _ = Describe("Load", func() {
+	DescribeTable("bad documents get one file:line:col error",
+		func(src, want string) {
+			_, err := scxml.Load("m.scxml", []byte(src), scxml.Options{})
+			Expect(err).To(HaveOccurred())
+			Expect(err.Error()).To(Equal(want))
+		},
+		Entry("malformed XML", head+"\n<state id=\"a\">\n</scxml>",
+			"m.scxml:3:9: malformed XML: element <state> closed by </scxml>"),
+		Entry("not scxml at the root", `<foo/>`, "m.scxml:1:1: expected <scxml> as the root element, found <foo>"),
+		Entry("an unknown element", head+"\n  <state id=\"a\"><bogus/></state></scxml>",
+			`m.scxml:2:17: <bogus> is not allowed in <state>`),
+		Entry("an unknown attribute", head+"\n<state id=\"a\" colour=\"red\"/></scxml>",
+			`m.scxml:2:1: <state> has an unknown attribute "colour" (expected one of: id, initial)`),
+		Entry("invoke is not supported", head+"\n<state id=\"a\">\n  <invoke src=\"x.scxml\"/></state></scxml>",
+			"m.scxml:3:3: <invoke> is not supported"),
+		Entry("the HTTP I/O processor is not supported", head+"\n<state id=\"a\"><onentry>\n<send event=\"e\" type=\"http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor\"/></onentry></state></scxml>",
+			`m.scxml:3:1: <send type="http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"> is not supported (the SCXML event processor only)`),
+		Entry("a bad target", head+"\n<state id=\"a\">\n <transition event=\"e\" target=\"nowhere\"/></state></scxml>",
+			`m.scxml:3:2: target "nowhere" is not a state`),
+		Entry("an expression that does not compile", head+"\n<state id=\"a\">\n <transition event=\"e\" cond=\"x ==\" target=\"a\"/></state></scxml>",
+			`m.scxml:3:2: expression "x ==" does not compile: SyntaxError: Unexpected token )`),
+		Entry("a duplicate id", head+"\n<state id=\"a\"/>\n<state id=\"a\"/></scxml>",
+			`m.scxml:3:1: state id "a" is already used at m.scxml:2:1`),
+		Entry("the null datamodel has no expressions", `<scxml xmlns="http://www.w3.org/2005/07/scxml" datamodel="null">`+"\n<state id=\"a\">\n<transition cond=\"1 + 1\" target=\"a\"/></state></scxml>",
+			"m.scxml:3:1: the null datamodel evaluates In('state') conditions only, not 1 + 1"),
+		Entry("XML content", head+"\n<datamodel><data id=\"d\">\n<books/></data></datamodel><state id=\"a\"/></scxml>",
+			"m.scxml:3:1: XML content (<books> in <data>) is not supported"),
+		Entry("no state", head+"</scxml>", "m.scxml:1:1: <scxml> holds no state"),
+		Entry("a history without a default target (found by FuzzSCXML)", head+"<state><history><transition/></history></state></scxml>",
+			"m.scxml:1:78: a history's default transition has a target and neither event nor cond"),
+	)
+
+	It("loads the null datamodel with In() conditions", func() {
+		m, err := scxml.Load("m.scxml", []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" datamodel="null">
+			<parallel id="p"><state id="a"><transition cond="In('b')" target="done"/></state><state id="b"/></parallel>
+			<final id="done"/></scxml>`), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		s := m.NewSession()
+		s.Start()
+		Expect(s.Active()).To(Equal([]string{"done"}))
+		Expect(s.Running()).To(BeFalse())
+	})
+})

@@ -1,0 +1,378 @@
+// Package statechart runs SCXML statecharts with the semantics of the W3C
+// recommendation "State Chart XML" (2015), Appendix D: the algorithm's
+// procedures keep the names the recommendation gives them (microstep,
+// exitStates, enterStates, selectTransitions, selectEventlessTransitions,
+// removeConflictingTransitions, computeExitSet, getTransitionDomain, ...), so
+// the code can be read beside the text.
+//
+// A Chart is plain data, usually produced by package scxml from a
+// machine.scxml, with states listed in document order. Build checks it and
+// compiles its expressions once through a Datamodel's compiler; a Session
+// then runs it. A Session's configuration is a fixed-size bitset of state
+// indices (Bits), a comparable value; the data model (variables, _event)
+// lives behind the Datamodel interface, because an ECMAScript heap is not a
+// value that can be compared or hashed. The package does no I/O, reads no
+// wall clock and draws no random numbers: delayed <send> events wait on a
+// virtual clock that the caller advances.
+package statechart
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Pos is a position in a source file.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Error is a build or load error with the position it concerns.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+
+// MaxStates bounds a chart's states (the <scxml> root included) so that a
+// configuration fits in Bits.
+const MaxStates = 256
+
+// Bits is a set of state indices: a configuration, or a history value. It is
+// a fixed-size value, so it can be copied, compared with == and used as a
+// map key.
+type Bits [MaxStates / 64]uint64
+
+func (b *Bits) Add(i int)     { b[i>>6] |= 1 << (i & 63) }
+func (b *Bits) Delete(i int)  { b[i>>6] &^= 1 << (i & 63) }
+func (b Bits) Has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func (b Bits) IsEmpty() bool  { return b == Bits{} }
+func (b Bits) Intersects(o Bits) bool {
+	for i := range b {
+		if b[i]&o[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Next returns the least member at or after i, or -1: for x :=
+// b.Next(0); x >= 0; x = b.Next(x + 1) visits the members in document order
+// without allocating.
+func (b Bits) Next(i int) int {
+	for w := i >> 6; w < len(b); w++ {
+		word := b[w]
+		if w == i>>6 {
+			word &= ^uint64(0) << (i & 63)
+		}
+		if word != 0 {
+			return w*64 + bits.TrailingZeros64(word)
+		}
+	}
+	return -1
+}
+
+// Prev returns the greatest member at or before i, or -1 (reverse document
+// order, the order states are exited in).
+func (b Bits) Prev(i int) int {
+	if i >= MaxStates {
+		i = MaxStates - 1
+	}
+	for w := i >> 6; w >= 0; w-- {
+		word := b[w]
+		if w == i>>6 && i&63 != 63 {
+			word &= (uint64(1) << (i&63 + 1)) - 1
+		}
+		if word != 0 {
+			return w*64 + 63 - bits.LeadingZeros64(word)
+		}
+	}
+	return -1
+}
+
+// List returns the members in ascending order, which is document order.
+func (b Bits) List() []int {
+	var out []int
+	for w, word := range b {
+		for word != 0 {
+			t := bits.TrailingZeros64(word)
+			out = append(out, w*64+t)
+			word &^= 1 << t
+		}
+	}
+	return out
+}
+
+// Kind is a state's kind.
+type Kind uint8
+
+const (
+	Atomic Kind = iota
+	Compound
+	Parallel
+	Final
+	HistoryShallow
+	HistoryDeep
+)
+
+// State is one state. Index 0 is the <scxml> root, a compound state; the
+// others follow in document order, so a state's index is greater than its
+// ancestors'.
+type State struct {
+	ID       string
+	Pos      Pos
+	Kind     Kind
+	Parent   int // -1 for the root
+	Children []int
+	// Initial is the state's initial transition (compound states and the
+	// root: from the initial attribute, the <initial> element, or the first
+	// child in document order); a history state's default transition.
+	Initial  *Transition
+	OnEntry  [][]Action // one block per <onentry>
+	OnExit   [][]Action
+	Trans    []*Transition
+	History  []int // history children
+	DoneData *DoneData
+	// DoneEvent is "done.state.ID", built once.
+	DoneEvent string
+}
+
+// TransitionType is internal or external.
+type TransitionType uint8
+
+const (
+	External TransitionType = iota
+	Internal
+)
+
+// Transition is one <transition>.
+type Transition struct {
+	Pos     Pos
+	Source  int
+	Events  []string // descriptors, normalised (no trailing ".*" or ".")
+	Cond    Expr     // NoExpr when absent
+	Targets []int
+	Type    TransitionType
+	Actions []Action
+	// domain is the transition domain when no target is a history state
+	// (it then never changes), set by Chart.Prepare; static says so.
+	domain int
+	static bool
+}
+
+// Expr is a compiled expression's index in the chart's Exprs; NoExpr is none.
+type Expr int
+
+const NoExpr Expr = -1
+
+// ExprKind says how an expression is used, for compilers that differ.
+type ExprKind uint8
+
+const (
+	ValueExpr ExprKind = iota
+	CondExpr
+	LocationExpr
+	ScriptExpr
+	// LogExpr is a <log> expr; the null datamodel logs its source text.
+	LogExpr
+)
+
+// ExprDef is an expression's source.
+type ExprDef struct {
+	Src  string
+	Pos  Pos
+	Kind ExprKind
+}
+
+// ActionKind names an executable content element.
+type ActionKind uint8
+
+const (
+	ActRaise ActionKind = iota
+	ActSend
+	ActCancel
+	ActAssign
+	ActScript
+	ActLog
+	ActIf
+	ActForeach
+)
+
+// Param is a <param> (or a namelist name, whose Expr reads the location).
+type Param struct {
+	Name string
+	Expr Expr
+}
+
+// Action is one executable content element.
+type Action struct {
+	Kind ActionKind
+	Pos  Pos
+	// raise, send: the event name (or EventExpr)
+	Event     string
+	EventExpr Expr
+	// send
+	Target     string
+	TargetExpr Expr
+	Type       string
+	TypeExpr   Expr
+	ID         string // send id, cancel sendid
+	IDExpr     Expr   // cancel sendidexpr
+	IDLocation Expr
+	DelayMS    int64
+	DelayExpr  Expr
+	Params     []Param
+	Content    Expr // <content expr> or its text as a value
+	ContentStr *string
+	// assign: Location, Expr; log: Label, Expr; script: Expr
+	Location Expr
+	Expr     Expr
+	Label    string
+	// if: Branches[i] runs when Conds[i] holds (NoExpr: else)
+	Conds    []Expr
+	Branches [][]Action
+	// foreach: Expr is the array, Location the item, Index the index
+	Index Expr
+	Body  []Action
+}
+
+// DoneData is a final state's <donedata>.
+type DoneData struct {
+	Params     []Param
+	Content    Expr
+	ContentStr *string
+}
+
+// Data is one <data> element.
+type Data struct {
+	ID   string
+	Pos  Pos
+	Expr Expr    // NoExpr: from Text, or undefined
+	Text *string // inline content
+}
+
+// Chart is a statechart before its expressions are compiled.
+type Chart struct {
+	Name      string
+	Datamodel string // "null" or "ecmascript"
+	Binding   string // "early" or "late"
+	States    []State
+	Exprs     []ExprDef
+	Data      [][]Data // per state index: its <datamodel>'s elements
+	Script    Expr     // the global <script>, or NoExpr
+	index     map[string]int
+	desc      []Bits // desc[i]: the proper descendants of state i
+}
+
+// Lookup returns the index of the state with the given id.
+func (c *Chart) Lookup(id string) (int, bool) {
+	i, ok := c.index[id]
+	return i, ok
+}
+
+// Build checks the chart's structure and indexes it.
+func (c *Chart) Build() error {
+	if len(c.States) > MaxStates {
+		return &Error{Pos: c.States[MaxStates].Pos, Msg: fmt.Sprintf("too many states (at most %d)", MaxStates-1)}
+	}
+	c.index = make(map[string]int, len(c.States))
+	for i := range c.States {
+		s := &c.States[i]
+		s.DoneEvent = "done.state." + s.ID
+		if s.ID == "" {
+			continue
+		}
+		if j, dup := c.index[s.ID]; dup && i != 0 {
+			return &Error{Pos: s.Pos, Msg: fmt.Sprintf("state id %q is already used at %s", s.ID, c.States[j].Pos)}
+		}
+		c.index[s.ID] = i
+	}
+	// States follow their ancestors, so one backward pass gathers every
+	// state's descendants.
+	c.desc = make([]Bits, len(c.States))
+	for i := len(c.States) - 1; i > 0; i-- {
+		p := c.States[i].Parent
+		c.desc[p].Add(i)
+		for w := range c.desc[p] {
+			c.desc[p][w] |= c.desc[i][w]
+		}
+	}
+	return nil
+}
+
+// Prepare computes what does not change while the chart runs: the domain
+// of every transition none of whose targets is a history state. Loaders
+// call it once the targets are resolved.
+func (c *Chart) Prepare() {
+	for i := range c.States {
+		for _, t := range c.States[i].Trans {
+			t.static = len(t.Targets) > 0
+			var targets Bits
+			for _, tg := range t.Targets {
+				if c.isHistory(tg) {
+					t.static = false
+				}
+				targets.Add(tg)
+			}
+			if t.static {
+				t.domain = c.domain(t, targets)
+			}
+		}
+	}
+}
+
+// domain is getTransitionDomain for given effective targets (not empty).
+func (c *Chart) domain(t *Transition, targets Bits) int {
+	if t.Type == Internal && (c.States[t.Source].Kind == Compound || t.Source == 0) {
+		all := true
+		for tg := targets.Next(0); tg >= 0; tg = targets.Next(tg + 1) {
+			if !c.isDescendant(tg, t.Source) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return t.Source
+		}
+	}
+	return c.findLCCA(t.Source, targets)
+}
+
+// findLCCA returns the innermost compound ancestor (or the root) of head
+// that contains all of tail.
+func (c *Chart) findLCCA(head int, tail Bits) int {
+	for anc := c.States[head].Parent; anc >= 0; anc = c.States[anc].Parent {
+		if anc != 0 && c.States[anc].Kind != Compound {
+			continue
+		}
+		all := true
+		for w := range tail {
+			if tail[w]&^c.desc[anc][w] != 0 {
+				all = false
+				break
+			}
+		}
+		if all {
+			return anc
+		}
+	}
+	return 0
+}
+
+func (c *Chart) isDescendant(s, anc int) bool {
+	return anc >= 0 && c.desc[anc].Has(s)
+}
+
+func (c *Chart) isHistory(s int) bool {
+	k := c.States[s].Kind
+	return k == HistoryShallow || k == HistoryDeep
+}

@@ -1,0 +1,58 @@
+package statechart
+
+// Event is an SCXML event as the data model sees it in _event.
+type Event struct {
+	Name       string
+	Type       string // "platform", "internal" or "external"
+	SendID     string
+	Origin     string
+	OriginType string
+	InvokeID   string
+	Data       any // the data model's own value; nil when none
+}
+
+// Datamodel holds a session's variables and evaluates its expressions. The
+// engine calls it and never looks inside its values: an ECMAScript heap
+// cannot be a comparable value, so it stays behind this interface, owned by
+// one Session. Errors returned are reported as error.execution.
+type Datamodel interface {
+	// Init declares the <data> elements of a state (late binding) or of the
+	// whole document (early binding, states in document order).
+	Init(data []Data) error
+	// SetEvent binds _event.
+	SetEvent(ev Event)
+	Cond(e Expr) (bool, error)
+	Value(e Expr) (any, error)
+	// Text evaluates e and renders it as a string (event names, targets,
+	// delays, log output).
+	Text(e Expr) (string, error)
+	// Literal turns inline content (<content> or <data> text) into a value.
+	Literal(s string) any
+	// Assign stores v at a location; declare lets it create a variable
+	// that does not exist yet (a <foreach> item or index).
+	Assign(loc Expr, v any, declare bool) error
+	Script(e Expr) error
+	// Iterate evaluates a <foreach> array as a shallow copy of its items.
+	Iterate(e Expr) ([]any, error)
+	// Object builds event data from <param> names and values.
+	Object(names []string, values []any) any
+	// Snapshot renders the declared variables canonically (the null data
+	// model: ""), so that two sessions with equal snapshots and equal
+	// configurations behave alike as far as the chart's data goes.
+	Snapshot() string
+}
+
+// Compiler compiles a chart's expressions once and makes a fresh data model
+// for each session.
+type Compiler interface {
+	// Compile compiles the chart's Exprs; an expression that does not
+	// compile is an *Error at its position.
+	Compile(c *Chart) (Program, error)
+}
+
+// Program is a chart's compiled expressions.
+type Program interface {
+	// NewDatamodel returns a data model for one session; in reports whether
+	// a state (by id) is active, for In().
+	NewDatamodel(s *Session, in func(id string) bool) Datamodel
+}
