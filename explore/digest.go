@@ -1,6 +1,10 @@
 package explore
 
-import "github.com/simctl/simctl/engine"
+import (
+	"math"
+
+	"github.com/simctl/simctl/engine"
+)
 
 // The digest of a complete search stands for its reachable labelled
 // graph: the multiset of every edge (source configuration, event, which
@@ -51,8 +55,21 @@ func thenObs(before, step uint64) uint64 {
 }
 
 // digestEdge adds an edge of the search to the digest.
-func (x *explorer) digestEdge(e edge, target uint64, stop bool, obs uint64) {
+//
+// The fingerprint leaves out slots the machine never reads (the
+// reductions), but a scenario can still check them: every slot's value
+// after the edge is hashed too, so such a slot left otherwise tells the
+// two machines apart.
+func (x *explorer) digestEdge(e edge, target uint64, stop bool, obs uint64, after *engine.Config) {
 	h := hasher(0xBB67AE8584CAA73B)
+	for i := 0; i < x.nSlots; i++ {
+		v := &after.Slots[i]
+		h.word(uint64(v.Kind))
+		if v.Kind != engine.Empty {
+			h.str(v.Str)
+			h.word(math.Float64bits(v.Num))
+		}
+	}
 	h.word(x.srcFP)
 	h.word(uint64(uint32(e.event)) | uint64(e.fails)<<32)
 	h.word(uint64(x.weight) | flag(stop)<<63)

@@ -307,7 +307,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 		j, seen = x.visited.get(fp)
 	}
 	if x.digest {
-		x.digestEdge(e, fp, stop, x.curObs)
+		x.digestEdge(e, fp, stop, x.curObs, &st.cfg)
 	}
 	if seen {
 		if j >= 0 {
