@@ -24,7 +24,7 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
 	./scxml:FuzzSCXML
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance bot-check clean explore-big
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance bot-check mutate clean explore-big
 
 all: build
 
@@ -45,6 +45,15 @@ vet:
 
 test: vet
 	$(GO) test -race -count=1 $(PKGS)
+	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
+
+# Mutation testing of every bundled suite (docs/mutate.md): mutants.csv and
+# report.html in $(OUT)/mutate; exits 1 when a suite scores below
+# MIN_SCORE percent.
+WORKERS   ?= 2
+MIN_SCORE ?= 90
+mutate: build
+	$(BIN) mutate scenarios/ --out $(OUT)/mutate --seed $(SEED) --workers $(WORKERS) --min-score $(MIN_SCORE)
 
 # Fuzzing is not part of make test, which stays fast and deterministic.
 fuzz:
@@ -85,7 +94,7 @@ bot-check: build
 	OUT=$(OUT)/bot-check SIMCTL=$(BIN) sh scripts/bot-check.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
-# conversations through the driver.
+# conversations through the driver, simctl mutate on bench-soni.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 

@@ -73,3 +73,15 @@ func BenchmarkShardMerge(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMutate times simctl mutate on one suite: every mutant of
+// bench-soni's machine judged by its scenarios, 100 generated
+// conversations and its exploration, and the survivors' equivalence
+// searched.
+//
+//	go test -run '^$' -bench Mutate ./cli
+func BenchmarkMutate(b *testing.B) {
+	for b.Loop() {
+		benchRun(b, "mutate", "../scenarios/bench-soni", "--out", "")
+	}
+}

@@ -55,6 +55,7 @@ var commands = []command{
 	{"explore", "PATH...", "search each machine breadth-first for violations, dead ends and livelocks (docs/explore.md)"},
 	{"record", "PATH... --nlu-url URL", "play the suites against a live NLU server and record its replies to nlu.cassette.jsonl"},
 	{"graph", "SUITE", "write a suite's machine as a Graphviz (dot) or Mermaid graph"},
+	{"mutate", "PATH...", "make mutants of each suite's machine and count how many its tests kill (docs/mutate.md)"},
 	{"report merge", "SHARD_DIR...", "combine the shards of one run into the reports one process writes (docs/sharding.md)"},
 	{"import rasa", "PROJECT_DIR --out SUITE_DIR", "turn a Rasa project into a simctl suite"},
 	{"help", "[COMMAND]", "print this usage, or a command's usage and every flag it takes"},
@@ -130,6 +131,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		status, err = recordCmd(ctx, args[1:], stdout, stderr)
 	case "graph":
 		status, err = graphCmd(ctx, args[1:], stdout)
+	case "mutate":
+		status, err = mutateCmd(ctx, args[1:], stdout)
 	case "import":
 		status, err = importCmd(args[1:], stdout, stderr)
 	default:

@@ -53,6 +53,9 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 	if fs.NArg() == 0 {
 		return 0, &usageError{"report merge: give the shard folders (simctl report merge out/shard-* --out out/merged)"}
 	}
+	if isMutateShard(fs.Arg(0)) {
+		return mergeMutants(fs.Args(), *out, w)
+	}
 	shards, err := readShards(fs.Args())
 	if err != nil {
 		return 0, err

@@ -492,6 +492,22 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 	return nil
 }
 
+// generatedKnown returns the note that makes a generated failure known,
+// or "" when it fails the run: the same matching run applies to each
+// variant's failures. simctl mutate judges generated failures by it too.
+func generatedKnown(s *spec.Suite, f generate.Failure) string {
+	m := s.Machine
+	for _, v := range s.Variants {
+		if v.Name == f.Variant {
+			m = v.Machine
+		}
+	}
+	if n := eval.NewKnown(m).Match(&f.Violation); n != nil {
+		return n.String()
+	}
+	return ""
+}
+
 // explored runs the exploration of each variant of s, prints its line and
 // findings, and adds it to the report; a finding no note names fails the
 // run. A shard searches its part of each exploration and returns the

@@ -161,67 +161,7 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 		}
 	}
 	b.WriteString("turns:\n")
-	turns := 0
-	// A turn is written once the branch steps that follow it are known:
-	// they are its schedule, and the actions failed on them are failed
-	// for the whole turn.
-	var schedule, fails []string
-	flush := func() {
-		if len(fails) > 0 {
-			fmt.Fprintf(&b, "    fail: [%s]\n", strings.Join(fails, ", "))
-			fails = nil
-		}
-		if len(schedule) > 0 {
-			fmt.Fprintf(&b, "    schedule: [%s]\n", strings.Join(schedule, ", "))
-			schedule = nil
-		}
-	}
-	for _, e := range path {
-		before := cfg
-		_, failed := r.replay(&cfg, e, &scratch)
-		switch {
-		case e.event == edgeStartResults:
-			continue
-		case e.event >= 0:
-			flush()
-			ev := r.alpha[e.event]
-			fmt.Fprintf(&b, "  - event: {intent: %s", strconv.Quote(r.m.Intents()[ev.Intent]))
-			if ev.Text != "" {
-				fmt.Fprintf(&b, ", text: %s", strconv.Quote(ev.Text))
-			}
-			if ev.Value != "" {
-				fmt.Fprintf(&b, ", value: %s", strconv.Quote(ev.Value))
-			}
-			if ev.NEnt > 0 {
-				b.WriteString(", entities: {")
-				for i := 0; i < int(ev.NEnt); i++ {
-					if i > 0 {
-						b.WriteString(", ")
-					}
-					fmt.Fprintf(&b, "%s: %s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
-				}
-				b.WriteString("}")
-			}
-			b.WriteString("}\n")
-			turns++
-		case e.event == edgeTimer:
-			flush()
-			t, _ := r.m.NextTimer(&before)
-			fmt.Fprintf(&b, "  - wait: %dms\n", t.Deadline-before.Now)
-			turns++
-		default:
-			schedule = append(schedule, strconv.Itoa(int(edgeBranch-e.event)))
-		}
-		for _, x := range failed {
-			if name := r.m.ExtName(x); !slices.Contains(fails, name) {
-				fails = append(fails, name)
-			}
-		}
-	}
-	if turns == 0 {
-		b.WriteString("  - wait: 0ms\n")
-	}
-	flush()
+	b.WriteString(r.PathTurns(node))
 	f, err := os.CreateTemp(dir, "."+name+".*.tmp")
 	if err != nil {
 		return err
@@ -285,6 +225,96 @@ func (r *Result) PathEvents(n int32) []string {
 			}
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// PathTurns returns the turns of the shortest path to node as the lines
+// of a scenario's turns: list (see writeScenario); simctl mutate builds
+// scenarios on them.
+func (r *Result) PathTurns(node int32) string {
+	var b strings.Builder
+	path := r.path(node)
+	var cfg engine.Config
+	var scratch engine.Result
+	r.m.Start(&cfg, 0, &scratch)
+	turns := 0
+	// A turn is written once the branch steps that follow it are known:
+	// they are its schedule, and the actions failed on them are failed
+	// for the whole turn.
+	var schedule, fails []string
+	flush := func() {
+		if len(fails) > 0 {
+			fmt.Fprintf(&b, "    fail: [%s]\n", strings.Join(fails, ", "))
+			fails = nil
+		}
+		if len(schedule) > 0 {
+			fmt.Fprintf(&b, "    schedule: [%s]\n", strings.Join(schedule, ", "))
+			schedule = nil
+		}
+	}
+	for _, e := range path {
+		before := cfg
+		_, failed := r.replay(&cfg, e, &scratch)
+		switch {
+		case e.event == edgeStartResults:
+			continue
+		case e.event >= 0:
+			flush()
+			b.WriteString(r.eventTurn(e.event))
+			turns++
+		case e.event == edgeTimer:
+			flush()
+			t, _ := r.m.NextTimer(&before)
+			fmt.Fprintf(&b, "  - wait: %dms\n", t.Deadline-before.Now)
+			turns++
+		default:
+			schedule = append(schedule, strconv.Itoa(int(edgeBranch-e.event)))
+		}
+		for _, x := range failed {
+			if name := r.m.ExtName(x); !slices.Contains(fails, name) {
+				fails = append(fails, name)
+			}
+		}
+	}
+	if turns == 0 {
+		b.WriteString("  - wait: 0ms\n")
+	}
+	flush()
+	return b.String()
+}
+
+// eventTurn writes user act i of the alphabet as a scenario's event turn.
+func (r *Result) eventTurn(i int32) string {
+	var b strings.Builder
+	ev := r.alpha[i]
+	fmt.Fprintf(&b, "  - event: {intent: %s", strconv.Quote(r.m.Intents()[ev.Intent]))
+	if ev.Text != "" {
+		fmt.Fprintf(&b, ", text: %s", strconv.Quote(ev.Text))
+	}
+	if ev.Value != "" {
+		fmt.Fprintf(&b, ", value: %s", strconv.Quote(ev.Value))
+	}
+	if ev.NEnt > 0 {
+		b.WriteString(", entities: {")
+		for i := 0; i < int(ev.NEnt); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s: %s", r.m.EntityName(ev.Entities[i].ID), strconv.Quote(ev.Entities[i].Value.Str))
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// AlphabetTurns returns every user act of the search's alphabet as a
+// scenario's event turn.
+func (r *Result) AlphabetTurns() []string {
+	out := make([]string, len(r.alpha))
+	for i := range r.alpha {
+		out[i] = r.eventTurn(int32(i))
 	}
 	return out
 }

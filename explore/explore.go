@@ -31,6 +31,9 @@ type Options struct {
 	// Part of Parts: search one shard's slice (see part.go) and keep what
 	// Merge needs. Parts 0: an ordinary search.
 	Part, Parts int
+	// Digest computes Result.Digest (digest.go), for simctl mutate's
+	// equivalence test.
+	Digest bool
 	// Stop, if set, is asked every few configurations whether to give up
 	// (the command line answers yes after SIGINT or SIGTERM); the search
 	// then ends as the state cap ends it, with what it found so far and
@@ -134,6 +137,13 @@ type Result struct {
 
 	Findings []Finding
 	Coverage *eval.Coverage
+	// Digest, with Options.Digest, hashes the reachable labelled graph
+	// (digest.go); it stands for the machine's behaviour only when the
+	// search is Complete. nodeSums and nodeFP break it down by node
+	// (digest.go).
+	Digest   uint64
+	nodeSums map[uint64]uint64
+	nodeFP   []uint64
 	// firstTaken is, per transition, the node at which it was first taken
 	// (-1: never), for shortest covering paths.
 	firstTaken []int32
@@ -212,6 +222,12 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	}
 	x.visited = newFPSet()
 	x.visited.put(rootFP, 0)
+	if opts.Digest {
+		x.digest = true
+		res.nodeSums = map[uint64]uint64{}
+		ev := engine.Event{Kind: engine.UserEvent}
+		res.Digest = thenObs(rootFP, x.stepObs(&ev))
+	}
 	if opts.Parts > 0 {
 		x.startPart(rootFP)
 	}
@@ -301,6 +317,9 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	} else {
 		fp = x.fingerprint(&st.cfg, st.path, depth)
 		j, seen = x.visited.get(fp)
+	}
+	if x.digest {
+		x.digestEdge(e, fp, stop, x.curObs, &st.cfg)
 	}
 	if seen {
 		if j >= 0 {

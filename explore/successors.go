@@ -102,6 +102,13 @@ type explorer struct {
 	due      []int
 	rootPath eval.PathState
 
+	// The digest (digest.go): whether to compute it, the fingerprint of
+	// the node being expanded, and what each result level showed.
+	digest bool
+	srcFP  uint64
+	obs    []uint64
+	curObs uint64
+
 	// A shard's search (part.go): whether the frontier was split, each
 	// node's fingerprint, and per expanded node its successors and the
 	// coverage its expansion added.
@@ -157,6 +164,13 @@ type pending struct {
 func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	x.ci, x.depth, x.count, x.dirty = ci, depth, 0, true
 	c := &cur.cfg
+	if x.digest {
+		x.srcFP = x.fingerprint(c, cur.path, depth)
+		for len(x.res.nodeFP) <= int(ci) {
+			x.res.nodeFP = append(x.res.nodeFP, 0)
+		}
+		x.res.nodeFP[ci] = x.srcFP
+	}
 	ev := &x.ev
 	x.esc = false
 	if ci == 0 && len(x.startInv) > 0 {
@@ -219,6 +233,7 @@ func (x *explorer) level(k int) *searchState {
 	for len(x.levels) <= k {
 		x.levels = append(x.levels, new(searchState))
 		x.pend = append(x.pend, nil)
+		x.obs = append(x.obs, 0)
 	}
 	return x.levels[k]
 }
@@ -237,6 +252,9 @@ func (x *explorer) apply(cur *searchState, ev *engine.Event, event int32) bool {
 		return len(x.r.Guards) > 0
 	}
 	x.level(0)
+	if x.digest {
+		x.obs[0] = x.stepObs(ev)
+	}
 	x.pend[0] = append(x.pend[0][:0], inv...)
 	x.resolve(0, st, edge{event: event}, 0, stop)
 	return true
@@ -247,6 +265,9 @@ func (x *explorer) apply(cur *searchState, ev *engine.Event, event int32) bool {
 // successor when none is left (or the engine failed).
 func (x *explorer) resolve(k int, st *searchState, e edge, bit uint, stop bool) {
 	if stop || len(x.pend[k]) == 0 {
+		if x.digest {
+			x.curObs = x.obs[k]
+		}
 		x.emit(st, e, stop)
 		return
 	}
@@ -272,6 +293,9 @@ func (x *explorer) resolve(k int, st *searchState, e edge, bit uint, stop bool) 
 			e2.fails |= 1 << bit
 		}
 		more, _, stop2 := x.step(next, &st.cfg, ev, int(p.level))
+		if x.digest {
+			x.obs[k+1] = thenObs(x.obs[k], x.stepObs(ev))
+		}
 		// Results are delivered depth first, as a driver does: the actions
 		// a result sets off before the ones invoked after it.
 		x.pend[k+1] = append(append(x.pend[k+1][:0], more...), x.pend[k][1:]...)

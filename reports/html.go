@@ -14,7 +14,7 @@ import (
 	"github.com/simctl/simctl/version"
 )
 
-//go:embed report.html.tmpl
+//go:embed report.html.tmpl mutation.html.tmpl
 var templates embed.FS
 
 // page is parsed once; html/template escapes every string it prints for
@@ -27,7 +27,7 @@ var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap
 	"pct": func(rate float64) string { return strconv.FormatFloat(100*rate, 'f', 1, 64) + "%" },
 	// breakpath lets a path break after each '/' (and nowhere else).
 	"breakpath": breakPath,
-}).ParseFS(templates, "report.html.tmpl"))
+}).ParseFS(templates, "report.html.tmpl", "mutation.html.tmpl"))
 
 // WriteHTML writes report.html for run: one self-contained page (inline
 // CSS and SVG, no scripts, nothing fetched) with an overview, and for each
@@ -62,6 +62,9 @@ type pageView struct {
 	Totals     tally
 	Suites     []suiteView
 	Rows       []overviewRow
+	// Mutation is simctl mutate's section (mutation.go); its page has no
+	// suites of its own.
+	Mutation *mutationView
 }
 
 type tally struct {

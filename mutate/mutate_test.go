@@ -1,0 +1,185 @@
+package mutate_test
+
+import (
+	"path/filepath"
+	"reflect"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/explore"
+	"github.com/simctl/simctl/mutate"
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// The lamp (testdata/lamp) has one mutant or more of every operator, one
+// scenario that kills about half of them, and a counter no guard reads.
+const lamp = "testdata/lamp"
+
+func load(dir string) *spec.Suite {
+	s, err := spec.Load(dir)
+	Expect(err).NotTo(HaveOccurred())
+	return s
+}
+
+func descs(ms []*mutate.Mutant) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, string(m.Op)+" "+m.Pos.String()+" "+m.Desc)
+	}
+	return out
+}
+
+func judgeAll(s *spec.Suite, o mutate.Options) []mutate.Result {
+	r := mutate.NewRunner(s, o)
+	var out []mutate.Result
+	for _, m := range mutate.Enumerate(s.Def, o.Seed) {
+		out = append(out, r.Judge(m))
+	}
+	return out
+}
+
+var opts = mutate.Options{Seed: 1, Generate: 20, ExploreDepth: -1, MaxStates: 10_000, EquivStates: 10_000}
+
+var _ = Describe("Enumerate", func() {
+	var s *spec.Suite
+	BeforeEach(func() { s = load(lamp) })
+
+	It("makes mutants of every operator, each at its spec position", func() {
+		ms := mutate.Enumerate(s.Def, 1)
+		count := map[mutate.Operator]int{}
+		for i, m := range ms {
+			Expect(m.ID).To(Equal(i))
+			Expect(m.Pos.File).To(Equal(filepath.Join(lamp, "machine.yaml")))
+			Expect(m.Pos.Line).To(BeNumerically(">", 0))
+			count[m.Op]++
+		}
+		Expect(count).To(Equal(map[mutate.Operator]int{mutate.Retarget: 5, mutate.DropGuard: 1, mutate.NegateGuard: 1,
+			mutate.DropAction: 10, mutate.Swap: 1, mutate.DropCancel: 2, mutate.RaiseLimit: 2}))
+		Expect(descs(ms)).To(ContainElements(
+			"negate_guard testdata/lamp/machine.yaml:20:18 state on: on dim if not exhausted(dims) -> on: guard negated",
+			"swap testdata/lamp/machine.yaml:20:11 state on: on dim if not exhausted(dims) -> on swapped with the next, on dim -> off (line 23)",
+			`drop_action testdata/lamp/machine.yaml:24:28 state on: on dim -> off: action say "Too dim, off." dropped`,
+			"raise_limit testdata/lamp/machine.yaml:7:3 counter dims: limit 2 raised to 3",
+		))
+	})
+
+	It("is the same for the same seed, and leaves the definition alone", func() {
+		before := descs(mutate.Enumerate(s.Def, 7))
+		for _, m := range mutate.Enumerate(s.Def, 7) {
+			d := m.Apply(s.Def)
+			Expect(reflect.DeepEqual(d, s.Def)).To(BeFalse(), "mutant %d changes nothing", m.ID)
+		}
+		Expect(descs(mutate.Enumerate(s.Def, 7))).To(Equal(before))
+		fresh := load(lamp)
+		Expect(reflect.DeepEqual(fresh.Def, s.Def)).To(BeTrue())
+	})
+})
+
+var _ = Describe("Runner", func() {
+	It("kills, lets survive, proves equivalent, and says which source killed", func() {
+		s := load(lamp)
+		rs := judgeAll(s, opts)
+		sum := mutate.Summarize(rs)
+		Expect(sum).To(HaveLen(1))
+		all := sum[0].All
+		Expect(all.Mutants).To(Equal(22))
+		Expect(all.Killed).To(Equal(11))
+		Expect(all.BySource[mutate.Scripted]).To(Equal(11))
+		Expect(all.Equivalent).To(Equal(1))
+		Expect(all.Survived).To(Equal(10))
+		Expect(all.Score()).To(BeNumerically("~", 11.0/21, 1e-9))
+		for _, r := range rs {
+			if r.Status == mutate.Equivalent {
+				Expect(r.Mutant.Desc).To(Equal("counter unused: limit 5 raised to 6"))
+			}
+			if r.Status == mutate.Killed {
+				Expect(r.Detail).To(Equal("scenario dim fails"))
+			}
+		}
+	})
+
+	It("counts a mutant that does not build as invalid, with the build error", func() {
+		s := load(lamp)
+		r := mutate.NewRunner(s, opts)
+		res := r.Judge(mutate.NewMutant(0, mutate.Retarget, "to nowhere", func(d *engine.Definition) { d.States[0].On[0].Target = "nowhere" }))
+		Expect(res.Status).To(Equal(mutate.Invalid))
+		Expect(res.Detail).To(ContainSubstring(`unknown state "nowhere"`))
+	})
+
+	It("gives the same verdicts whatever order the mutants are judged in", func() {
+		s := load(lamp)
+		want := judgeAll(s, opts)
+		r := mutate.NewRunner(s, opts)
+		ms := mutate.Enumerate(s.Def, 1)
+		for i := len(ms) - 1; i >= 0; i-- {
+			got := r.Judge(ms[i])
+			Expect(got.Status).To(Equal(want[i].Status))
+			Expect(got.Detail).To(Equal(want[i].Detail))
+		}
+	})
+})
+
+var _ = Describe("the digest of a complete search", func() {
+	It("is the same for the same machine and differs for a mutant the scenario kills", func() {
+		s := load(lamp)
+		// A mutant whose search does not complete (the dimmer that counts
+		// for ever) proves nothing either way.
+		dig := func(s *spec.Suite) (uint64, bool) {
+			res, err := explore.Explore(s, s.Variants[0], explore.Options{Depth: 1 << 30, MaxStates: 10_000, Digest: true})
+			Expect(err).NotTo(HaveOccurred())
+			return res.Digest, res.Complete
+		}
+		orig, ok := dig(s)
+		Expect(ok).To(BeTrue())
+		again, _ := dig(load(lamp))
+		Expect(again).To(Equal(orig))
+		complete := 0
+		for _, m := range mutate.Enumerate(s.Def, 1) {
+			ms, err := mutate.Build(s, m.Apply(s.Def))
+			Expect(err).NotTo(HaveOccurred())
+			d, ok := dig(ms)
+			if !ok {
+				continue
+			}
+			complete++
+			if m.Desc == "counter unused: limit 5 raised to 6" {
+				Expect(d).To(Equal(orig))
+				continue
+			}
+			Expect(d).NotTo(Equal(orig), "mutant %d: %s", m.ID, m.Desc)
+		}
+		Expect(complete).To(BeNumerically(">", 15))
+	})
+})
+
+var _ = Describe("Killers", func() {
+	It("writes scenarios that pass on the original and fail on the survivors they kill", func() {
+		s := load(lamp)
+		var surv []*mutate.Mutant
+		for _, r := range judgeAll(s, opts) {
+			if r.Status == mutate.Survived {
+				surv = append(surv, r.Mutant)
+			}
+		}
+		ks := mutate.Killers(s, surv, mutate.KillerOptions{Seed: 1, Generate: 50, MaxStates: 10_000})
+		Expect(ks).NotTo(BeEmpty())
+		byID := map[int]*mutate.Mutant{}
+		for _, m := range surv {
+			byID[m.ID] = m
+		}
+		for _, k := range ks {
+			sc, err := spec.LoadScenario(filepath.Join(lamp, k.Name+spec.ScenarioSuffix), k.Data, s.Machine, s.Tags, map[string]bool{})
+			Expect(err).NotTo(HaveOccurred(), string(k.Data))
+			Expect(sim.RunScenario(s, sc, sim.Options{Seed: 1}).Status).To(Equal(sim.Pass))
+			Expect(k.Kills).NotTo(BeEmpty())
+			for _, id := range k.Kills {
+				ms, err := mutate.Build(s, byID[id].Apply(s.Def))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(sim.RunScenario(ms, sc, sim.Options{Seed: 1}).Status).To(Equal(sim.Fail), "%s on mutant %d", k.Name, id)
+			}
+		}
+	})
+})

@@ -1,0 +1,256 @@
+package mutate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/explore"
+	"github.com/simctl/simctl/generate"
+	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/spec"
+)
+
+// Status is what became of a mutant.
+type Status string
+
+const (
+	// Killed: the suite's verdict on the mutant is worse than on the
+	// original machine.
+	Killed Status = "killed"
+	// Survived: no test told the mutant from the original.
+	Survived Status = "survived"
+	// Equivalent: complete searches of both show the same reachable
+	// behaviour, so no test could tell them apart.
+	Equivalent Status = "equivalent"
+	// Invalid: the mutant does not build (or the engine gave up on it).
+	Invalid Status = "invalid"
+)
+
+// Source is the part of the suite that killed a mutant.
+type Source string
+
+// The sources, in the order they are tried.
+const (
+	Scripted  Source = "scripted"
+	Generated Source = "generated"
+	Explored  Source = "explored"
+)
+
+// Sources lists the sources in the order they are tried.
+var Sources = []Source{Scripted, Generated, Explored}
+
+// Options say how a suite is run against each mutant; the original
+// machine is run the same way.
+type Options struct {
+	Seed int64
+	// Generate is the number of generated conversations per variant (0:
+	// none).
+	Generate int
+	// ExploreDepth is the depth of the exploration (-1: the suite's
+	// explore_depth; 0: none), MaxStates its cap.
+	ExploreDepth int
+	MaxStates    int
+	// EquivStates caps the complete searches of the equivalence test; a
+	// search it stops proves nothing.
+	EquivStates int
+	// Known says whether a generated failure is a known one (its
+	// invariant's note), as simctl run judges it; nil: none is.
+	Known func(s *spec.Suite, f generate.Failure) bool
+}
+
+// Result is the verdict on one mutant.
+type Result struct {
+	Suite  string
+	Mutant *Mutant
+	Status Status
+	Source Source // the source that killed it; empty otherwise
+	// Detail says what killed it (the first failure the original did not
+	// have), why it is invalid, or why it is not proved equivalent.
+	Detail string
+}
+
+// Runner judges the mutants of one suite against its original verdict.
+type Runner struct {
+	s    *spec.Suite
+	o    Options
+	base map[Source]map[string]bool
+
+	once     sync.Once
+	digests  []uint64 // per variant; nil: some search was incomplete
+	digestOK bool
+}
+
+// NewRunner runs suite s on its original machine, whose verdict every
+// mutant is compared with.
+func NewRunner(s *spec.Suite, o Options) *Runner {
+	r := &Runner{s: s, o: o, base: map[Source]map[string]bool{}}
+	for _, src := range Sources {
+		r.base[src] = map[string]bool{}
+		for _, k := range failures(s, o, src) {
+			r.base[src][k] = true
+		}
+	}
+	return r
+}
+
+// Judge builds mutant m of the runner's suite and runs the suite against
+// it, source by source, stopping at the first source that kills it. A
+// survivor is tested for equivalence.
+func (r *Runner) Judge(m *Mutant) (res Result) {
+	res = Result{Suite: r.s.Name, Mutant: m}
+	defer func() {
+		// An engine that panics on a mutant is a bug of simctl, but one
+		// mutant must not take the others down: it is reported.
+		if p := recover(); p != nil {
+			res.Status, res.Source, res.Detail = Invalid, "", fmt.Sprintf("simctl panicked on the mutant: %v", p)
+		}
+	}()
+	ms, err := Build(r.s, m.Apply(r.s.Def))
+	if err != nil {
+		res.Status, res.Detail = Invalid, err.Error()
+		return res
+	}
+	for _, src := range Sources {
+		for _, k := range failures(ms, r.o, src) {
+			if !r.base[src][k] {
+				res.Status, res.Source, res.Detail = Killed, src, k
+				return res
+			}
+		}
+	}
+	res.Status = Survived
+	if ok, why := r.equivalent(ms); ok {
+		res.Status = Equivalent
+	} else {
+		res.Detail = why
+	}
+	return res
+}
+
+// Build makes the suite that runs def in place of s's machine: the same
+// scenarios, NLU, users and variants, each variant's machine rebuilt from
+// def. The mutants change no declaration (no state, slot, intent or
+// timer), so what was resolved against the original machine holds.
+func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
+	ms := *s
+	ms.Def = def
+	ms.Variants = make([]*spec.Variant, len(s.Variants))
+	for i, v := range s.Variants {
+		vdef := *def
+		vdef.Assign = v.Assign
+		m, diags := engine.Build(&vdef)
+		if err := diags.Err(); err != nil {
+			first := err.(*engine.BuildError).First()
+			return nil, fmt.Errorf("%s: %s", first.Pos, first.Msg)
+		}
+		nv := *v
+		nv.Machine = m
+		ms.Variants[i] = &nv
+	}
+	ms.Machine = ms.Variants[0].Machine
+	return &ms, nil
+}
+
+// failures lists, sorted, what the source finds wrong with suite s that
+// fails a run: scenarios that fail, invariants generated conversations
+// break (not known ones), exploration findings (not known ones).
+func failures(s *spec.Suite, o Options, src Source) []string {
+	var out []string
+	switch src {
+	case Scripted:
+		for _, sc := range s.Scenarios {
+			for _, v := range s.VariantsFor(sc) {
+				res := sim.RunScenario(s, sc, sim.Options{Variant: v, Seed: o.Seed})
+				if res.Status == sim.Fail {
+					out = append(out, fmt.Sprintf("scenario %s%s fails", sc.Name, variant(s, v)))
+				}
+			}
+		}
+	case Generated:
+		if o.Generate <= 0 {
+			return nil
+		}
+		for _, v := range s.Variants {
+			_, fails, err := generate.Run(s, v, generate.Options{Seed: o.Seed, To: o.Generate, MaxShrinks: 1})
+			if err != nil {
+				out = append(out, fmt.Sprintf("generated conversations%s: %s", variant(s, v), firstLine(err.Error())))
+				continue
+			}
+			for _, f := range fails {
+				if o.Known == nil || !o.Known(s, f) {
+					out = append(out, fmt.Sprintf("a generated conversation%s breaks %s", variant(s, v), f.Invariant))
+				}
+			}
+		}
+	case Explored:
+		depth := o.ExploreDepth
+		if depth < 0 {
+			depth = s.ExploreDepth
+		}
+		if depth == 0 {
+			return nil
+		}
+		for _, v := range s.Variants {
+			res, err := explore.Explore(s, v, explore.Options{Depth: depth, MaxStates: o.MaxStates})
+			if err != nil {
+				out = append(out, fmt.Sprintf("exploration%s: %s", variant(s, v), firstLine(err.Error())))
+				continue
+			}
+			for _, f := range res.Findings {
+				if f.Known == "" {
+					out = append(out, fmt.Sprintf("exploration%s finds %s", variant(s, v), f.Kind))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// equivalent searches every variant of ms completely and compares the
+// digests of the reachable labelled graphs with the original's.
+func (r *Runner) equivalent(ms *spec.Suite) (bool, string) {
+	r.once.Do(func() { r.digests, r.digestOK = digests(r.s, r.o.EquivStates) })
+	if !r.digestOK {
+		return false, fmt.Sprintf("not proved equivalent: the original's search does not complete within %d configurations", r.o.EquivStates)
+	}
+	d, ok := digests(ms, r.o.EquivStates)
+	if !ok {
+		return false, fmt.Sprintf("not proved equivalent: the mutant's search does not complete within %d configurations", r.o.EquivStates)
+	}
+	for i := range d {
+		if d[i] != r.digests[i] {
+			return false, "reachable behaviour differs from the original's (complete search)"
+		}
+	}
+	return true, ""
+}
+
+// digests returns the digest of a complete search of each variant, and
+// false when one does not complete.
+func digests(s *spec.Suite, maxStates int) ([]uint64, bool) {
+	var out []uint64
+	for _, v := range s.Variants {
+		res, err := explore.Explore(s, v, explore.Options{Depth: 1 << 30, MaxStates: maxStates, Digest: true})
+		if err != nil || !res.Complete {
+			return nil, false
+		}
+		out = append(out, res.Digest)
+	}
+	return out, true
+}
+
+func variant(s *spec.Suite, v *spec.Variant) string {
+	if len(s.Variants) > 1 {
+		return " [" + v.Name + "]"
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
