@@ -30,11 +30,11 @@ var _ = Describe("simctl mutate", func() {
 		html, err := os.ReadFile(filepath.Join(out, "report.html"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(html)).To(ContainSubstring(`<section id="mutation-lamp">`))
-		Expect(string(html)).To(ContainSubstring("machine.yaml:25:48"))
+		Expect(string(html)).To(ContainSubstring("machine.yaml:25:67"))
 	})
 
 	It("exits 1 when a suite scores below --min-score", func() {
-		code, _, _ := run(out, "mutate", lampSuite, "--out", "", "--min-score", "60")
+		code, _, _ := run(out, "mutate", lampSuite, "--out", "", "--min-score", "70")
 		Expect(code).To(Equal(cli.ExitFailed))
 	})
 
