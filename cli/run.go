@@ -291,7 +291,8 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
-		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine)}
+		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: s.Machine, Coverage: eval.NewCoverage(s.Machine),
+			Partial: o.files != nil || len(o.only) > 0}
 		o.wall = prepareLatency(s, rs, o)
 		describeSuite(s, rs) // reporthooks.go
 		var t tally

@@ -31,7 +31,10 @@ type Suite struct {
 	Dir       string
 	Machine   *engine.Machine
 	Scenarios []*sim.ScenarioResult // in scenario file order
-	Coverage  *eval.Coverage        // transition, state and guard counts over all its scenarios
+	// Partial marks a run of part of the suite (chosen scenario files, or
+	// --only tags): what it did not reach says nothing of the notes.
+	Partial  bool
+	Coverage *eval.Coverage // transition, state and guard counts over all its scenarios
 	// Generated holds the metrics of generated conversations, one per
 	// variant; Failures the shrunk conversation of each invariant broken.
 	Generated []generate.Metrics
