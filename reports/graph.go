@@ -167,17 +167,7 @@ func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
 	}
 	for i, e := range edges {
 		t := m.Transition(engine.TransID(i))
-		to := t.Target
-		if t.Internal || to == engine.NoID {
-			to = t.Source
-		}
-		from, toName := `"__any"`, `"__any"`
-		if t.Source != engine.NoID {
-			from = dotQuote(m.StateName(t.Source))
-		}
-		if to != engine.NoID {
-			toName = dotQuote(m.StateName(to))
-		}
+		to, from, toName := dotEnds(m, t)
 		common := []string{"tooltip=" + dotQuote(e.title), "class=" + dotQuote(e.class), "color=" + dotQuote(e.color), "style=" + e.style}
 		var tail string
 		if t.Source != engine.NoID && len(kids[t.Source]) > 0 && !m.InState(to, t.Source) {

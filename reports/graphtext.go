@@ -149,17 +149,7 @@ func writeDOT(w *bufio.Writer, m *engine.Machine, counts []int64) {
 	}
 	for i := range m.NumTransitions() {
 		t := m.Transition(engine.TransID(i))
-		to := t.Target
-		if t.Internal || to == engine.NoID {
-			to = t.Source
-		}
-		from, toName := `"__any"`, `"__any"`
-		if t.Source != engine.NoID {
-			from = dotQuote(m.StateName(t.Source))
-		}
-		if to != engine.NoID {
-			toName = dotQuote(m.StateName(to))
-		}
+		to, from, toName := dotEnds(m, t)
 		attrs := []string{"label=" + dotQuote(transLabel(t, counts))}
 		if t.Source != engine.NoID && len(kids[t.Source]) > 0 && !m.InState(to, t.Source) {
 			attrs = append(attrs, "ltail="+dotQuote("cluster_"+m.StateName(t.Source)))
@@ -355,4 +345,22 @@ func ReadCoverageCounts(r io.Reader, name, suite string, m *engine.Machine) ([]i
 			name, found, suite, m.NumTransitions())
 	}
 	return counts, nil
+}
+
+// dotEnds returns the state t leads to and the quoted DOT node names of
+// its ends: a targetless or internal transition loops on its source, and
+// an override's missing source (or target) is the "(any state)" node.
+func dotEnds(m *engine.Machine, t engine.TransitionInfo) (to engine.StateID, from, toName string) {
+	to = t.Target
+	if t.Internal || to == engine.NoID {
+		to = t.Source
+	}
+	from, toName = `"__any"`, `"__any"`
+	if t.Source != engine.NoID {
+		from = dotQuote(m.StateName(t.Source))
+	}
+	if to != engine.NoID {
+		toName = dotQuote(m.StateName(to))
+	}
+	return to, from, toName
 }
