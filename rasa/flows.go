@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/spec"
 )
 
 var stepKinds = []string{"collect", "action", "set_slots", "link", "call", "noop"}
@@ -343,14 +344,14 @@ func (b *stepBuilder) step(n *yaml.Node, prefix string) (*Step, []inlineSteps, e
 					}
 					inline = append(inline, inlineSteps{branch: i, nodes: l, prefix: fmt.Sprintf("%s_b%d_", s.ID, i+1)})
 				default:
-					return nil, nil, r.errf(then, "expected a step id or a list of steps, got %s", describe(then))
+					return nil, nil, r.errf(then, "expected a step id or a list of steps, got %s", spec.DescribeNode(then))
 				}
 			}
 			if len(s.Next) == 0 {
 				return nil, nil, r.errf(nextNode, "next may not be empty")
 			}
 		default:
-			return nil, nil, r.errf(nextNode, "expected next to be a step id, END or a list of branches, got %s", describe(nextNode))
+			return nil, nil, r.errf(nextNode, "expected next to be a step id, END or a list of branches, got %s", spec.DescribeNode(nextNode))
 		}
 	}
 	return s, inline, nil

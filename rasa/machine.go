@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/spec"
 )
 
 // The intents standing for Rasa's commands (the command generator's
@@ -470,7 +471,7 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 func (t *translator) literal(sl *Slot, v *yaml.Node, pos engine.Pos) (string, error) {
 	v = deref(v)
 	if v.Kind != yaml.ScalarNode {
-		return "", &Error{Pos: pos, Msg: fmt.Sprintf("slot %s: expected a value, got %s", sl.Name, describe(v))}
+		return "", &Error{Pos: pos, Msg: fmt.Sprintf("slot %s: expected a value, got %s", sl.Name, spec.DescribeNode(v))}
 	}
 	if v.Tag == "!!null" {
 		return "", nil

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -176,7 +175,7 @@ func (r *reader) errf(n *yaml.Node, format string, args ...any) error {
 func (r *reader) pairs(n *yaml.Node, what string) ([][2]*yaml.Node, error) {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
-		return nil, r.errf(n, "expected %s (a mapping), got %s", what, describe(n))
+		return nil, r.errf(n, "expected %s (a mapping), got %s", what, spec.DescribeNode(n))
 	}
 	var out [][2]*yaml.Node
 	seen := map[string]bool{}
@@ -197,7 +196,7 @@ func (r *reader) pairs(n *yaml.Node, what string) ([][2]*yaml.Node, error) {
 func (r *reader) list(n *yaml.Node, what string) ([]*yaml.Node, error) {
 	n = deref(n)
 	if n.Kind != yaml.SequenceNode {
-		return nil, r.errf(n, "expected %s (a list), got %s", what, describe(n))
+		return nil, r.errf(n, "expected %s (a list), got %s", what, spec.DescribeNode(n))
 	}
 	out := make([]*yaml.Node, len(n.Content))
 	for i, c := range n.Content {
@@ -209,7 +208,7 @@ func (r *reader) list(n *yaml.Node, what string) ([]*yaml.Node, error) {
 func (r *reader) str(n *yaml.Node, what string) (string, error) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", r.errf(n, "expected %s (text), got %s", what, describe(n))
+		return "", r.errf(n, "expected %s (text), got %s", what, spec.DescribeNode(n))
 	}
 	return n.Value, nil
 }
@@ -224,7 +223,7 @@ func (r *reader) boolean(n *yaml.Node, what string) (bool, error) {
 			return false, nil
 		}
 	}
-	return false, r.errf(n, "expected %s (true or false), got %s", what, describe(n))
+	return false, r.errf(n, "expected %s (true or false), got %s", what, spec.DescribeNode(n))
 }
 
 func deref(n *yaml.Node) *yaml.Node {
@@ -232,21 +231,6 @@ func deref(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
-}
-
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "something else"
 }
 
 // Read loads the project in dir: config.yml, domain.yml or domain/,

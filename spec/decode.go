@@ -256,7 +256,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, depth int) error {
 		return d.decodeStruct(n, v, depth)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			return d.errf(n, "expected a list, got %s", describeNode(n))
+			return d.errf(n, "expected a list, got %s", DescribeNode(n))
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, c := range n.Content {
@@ -315,12 +315,14 @@ func (d *decoder) scalar(n *yaml.Node, want string) (string, error) {
 		n = n.Alias
 	}
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", d.errf(n, "expected %s, got %s", want, describeNode(n))
+		return "", d.errf(n, "expected %s, got %s", want, DescribeNode(n))
 	}
 	return n.Value, nil
 }
 
-func describeNode(n *yaml.Node) string {
+// DescribeNode says what a YAML node is, for "expected X, got Y" errors;
+// a scalar is quoted to at most 80 characters (Quote).
+func DescribeNode(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -347,7 +349,7 @@ type fieldInfo struct {
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, depth int) error {
 	t := v.Type()
 	if n.Kind != yaml.MappingNode {
-		return d.errf(n, "expected a mapping with keys %s, got %s", strings.Join(fieldNames(t), ", "), describeNode(n))
+		return d.errf(n, "expected a mapping with keys %s, got %s", strings.Join(fieldNames(t), ", "), DescribeNode(n))
 	}
 	fields := map[string]fieldInfo{}
 	for i := 0; i < t.NumField(); i++ {
@@ -434,13 +436,13 @@ func (e *Entries[T]) decodeYAML(d *decoder, n *yaml.Node) error {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return d.errf(n, "expected a mapping, got %s", describeNode(n))
+		return d.errf(n, "expected a mapping, got %s", DescribeNode(n))
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return d.errf(k, "expected a name as key, got %s", describeNode(k))
+			return d.errf(k, "expected a name as key, got %s", DescribeNode(k))
 		}
 		if seen[k.Value] {
 			return d.errf(k, "duplicate key %s", Quote(k.Value))
@@ -482,7 +484,7 @@ func (l *StrList) decodeYAML(d *decoder, n *yaml.Node) error {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		return d.errf(n, "expected a name or a list of names, got %s", describeNode(n))
+		return d.errf(n, "expected a name or a list of names, got %s", DescribeNode(n))
 	}
 	for _, c := range n.Content {
 		var s Str

@@ -49,14 +49,14 @@ func (t *latencyMS) decodeYAML(d *decoder, n *yaml.Node) error {
 func (x *distYAML) decodeYAML(d *decoder, n *yaml.Node) error {
 	kinds := strings.Join(latency.DistKinds, ", ")
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
-		return d.errf(n, "expected a distribution: a mapping with one of %s, such as {uniform: [200ms, 500ms]}, got %s", kinds, describeNode(n))
+		return d.errf(n, "expected a distribution: a mapping with one of %s, such as {uniform: [200ms, 500ms]}, got %s", kinds, DescribeNode(n))
 	}
 	k, v := n.Content[0], n.Content[1]
 	dist := &x.Dist
 	dist.Pos = d.pos(k)
 	durations := func() ([]int64, error) {
 		if v.Kind != yaml.SequenceNode {
-			return nil, d.errf(v, "%s: expected a list of durations, got %s", k.Value, describeNode(v))
+			return nil, d.errf(v, "%s: expected a list of durations, got %s", k.Value, DescribeNode(v))
 		}
 		out := make([]int64, len(v.Content))
 		for i, c := range v.Content {

@@ -188,7 +188,7 @@ type noteList []noteYAML
 
 func (l *noteList) decodeYAML(d *decoder, n *yaml.Node) error {
 	if n.Kind != yaml.SequenceNode {
-		return d.errf(n, "expected a list of known findings (each a move: from -> to, or a state:, with the seed: document:line it rests on), got %s", describeNode(n))
+		return d.errf(n, "expected a list of known findings (each a move: from -> to, or a state:, with the seed: document:line it rests on), got %s", DescribeNode(n))
 	}
 	for _, c := range n.Content {
 		var x noteYAML
@@ -302,7 +302,7 @@ type actionList []engine.ActionDef
 
 func (l *actionList) decodeYAML(d *decoder, n *yaml.Node) error {
 	if n.Kind != yaml.SequenceNode {
-		return d.errf(n, "expected a list of actions, got %s", describeNode(n))
+		return d.errf(n, "expected a list of actions, got %s", DescribeNode(n))
 	}
 	for _, item := range n.Content {
 		if err := l.item(d, item); err != nil {
@@ -326,7 +326,7 @@ func (l *actionList) item(d *decoder, n *yaml.Node) error {
 		return nil
 	}
 	if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
-		return d.errf(n, "an action is a one-key mapping such as {say: \"…\"} or a keyword (pop, reset_context), got %s", describeNode(n))
+		return d.errf(n, "an action is a one-key mapping such as {say: \"…\"} or a keyword (pop, reset_context), got %s", DescribeNode(n))
 	}
 	k, v := n.Content[0], n.Content[1]
 	pos = d.pos(k)

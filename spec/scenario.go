@@ -274,7 +274,7 @@ type KnownList []Known
 
 func (l *KnownList) decodeYAML(d *decoder, n *yaml.Node) error {
 	if n.Kind != yaml.SequenceNode {
-		return d.errf(n, "expected a list of invariant names or of mappings with invariant: and its notes, got %s", describeNode(n))
+		return d.errf(n, "expected a list of invariant names or of mappings with invariant: and its notes, got %s", DescribeNode(n))
 	}
 	for _, c := range n.Content {
 		var k Known
