@@ -242,7 +242,7 @@ func addChartExploration(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, res
 	for _, f := range res.Findings {
 		e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Where: "in " + strings.Join(f.Active, " "), Path: len(f.Path), Message: f.Msg})
 		t.findings++
-		fmt.Fprintf(w, "  FAIL  explored finds %s, shortest path %d events (%s): %s\n", f.Kind, len(f.Path), pathText(f.Path), f.Msg)
+		fmt.Fprintf(w, "  FAIL  explored finds %s, shortest path %s (%s): %s\n", f.Kind, count(len(f.Path), "event", "events"), pathText(f.Path), f.Msg)
 		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", c.Dir, len(f.Path))
 	}
 	rs.Explored = append(rs.Explored, e)
@@ -298,7 +298,7 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 		}
 		for _, f := range res.Findings {
 			failed = true
-			fmt.Fprintf(w, "  FAIL  %s: shortest path %d events: %s\n", f.Kind, len(f.Path), f.Msg)
+			fmt.Fprintf(w, "  FAIL  %s: shortest path %s: %s\n", f.Kind, count(len(f.Path), "event", "events"), f.Msg)
 			fmt.Fprintf(w, "        path: %s\n", pathText(f.Path))
 			fmt.Fprintf(w, "        active: %s\n", strings.Join(f.Active, " "))
 		}

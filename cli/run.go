@@ -141,6 +141,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, err
 	}
 	if o.bot.url != "" {
+		if len(o.charts) > 0 {
+			return 0, &usageError{fmt.Sprintf("%s/%s: --bot checks a bot's replies against a YAML machine's; an SCXML suite has no replies to compare", o.charts[0].Dir, spec.ChartFile)}
+		}
 		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
