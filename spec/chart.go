@@ -111,16 +111,30 @@ func LoadChartSuite(dir string) (*ChartSuite, error) {
 		return nil, &Error{Pos: engine.Pos{File: dir}, Msg: err.Error()}
 	}
 	sort.Strings(files)
+	// As Load does, every bad scenario file is an error of its own (lint
+	// lists them all; the other commands print the first).
+	names := map[string]string{}
+	var bad []error
 	for _, f := range files {
 		data, err := ReadFile(f, "scenario file", MaxFileSize)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		sc, err := LoadChartScenario(f, data, m)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
+		if prev, dup := names[sc.Name]; dup {
+			bad = append(bad, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)})
+			continue
+		}
+		names[sc.Name] = f
 		s.Scenarios = append(s.Scenarios, sc)
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
 	}
 	return s, nil
 }
