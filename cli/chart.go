@@ -146,7 +146,7 @@ func generatedChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, o runOpt
 		rs.GeneratedCoverage = sim.ChartCoverage(c.Machine.Chart)
 	}
 	from, to := o.shard.span(o.generate)
-	alphabet := explore.ChartAlphabet(c.Machine.Chart)
+	alphabet := c.Machine.Chart.Alphabet()
 	m, first := sim.GenerateChart(c, alphabet, from, to, uint64(o.seed), chartMaxTurns, rs.GeneratedCoverage)
 	o.prog.add(m.Runs, m.Halted)
 	met := generate.Metrics{Suite: c.Name, Conversations: m.Runs, Successes: m.Done, TurnsToCompletion: m.TurnsToDone,

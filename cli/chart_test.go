@@ -214,6 +214,8 @@ lint: 1 suite, 3 errors, 0 warnings
 		},
 		Entry("an unknown state", "turns:\n  - event: {name: ask}\n    expect: {configuration: [web_searching, nowhere]}\n",
 			`SUITE/bad.scenario.yaml:3:45: unknown state "nowhere"`),
+		Entry("an event no transition handles", "turns:\n  - event: {name: asked}\n",
+			`SUITE/bad.scenario.yaml:2:19: unknown event "asked": no transition's event descriptor matches it (the chart's events: answer, ask, docs.failed, docs.result, research.timeout, web.failed, web.result)`),
 		Entry("an event without a name", "turns:\n  - event: {data: {q: x}}\n",
 			`SUITE/bad.scenario.yaml:2:12: missing required field "name"`),
 		Entry("event and wait in one turn", "turns:\n  - event: {name: ask}\n    wait: 1s\n",

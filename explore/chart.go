@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -80,29 +79,6 @@ type chartNode struct {
 	depth  int
 }
 
-// ChartAlphabet returns the external events the chart's transitions name,
-// sorted: each descriptor as a name ("*" and the platform's done.* and
-// error.* events excluded, as no user sends them).
-func ChartAlphabet(c *statechart.Chart) []string {
-	seen := map[string]bool{}
-	for i := range c.States {
-		for _, t := range c.States[i].Trans {
-			for _, e := range t.Events {
-				if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
-					continue
-				}
-				seen[e] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for e := range seen {
-		out = append(out, e)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Chart explores an SCXML machine breadth-first: from each configuration,
 // every event of the alphabet and, when events are delayed, the clock
 // moving to the next one. A configuration is the session's Key (states,
@@ -115,7 +91,7 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		opt.MaxStates = 100000
 	}
 	c := m.Chart
-	res := ChartResult{Alphabet: ChartAlphabet(c), Complete: true}
+	res := ChartResult{Alphabet: c.Alphabet(), Complete: true}
 	res.Coverage = sim.ChartCoverage(c)
 	var activeEver statechart.Bits
 	index := map[string]int{}

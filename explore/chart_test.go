@@ -142,18 +142,4 @@ var _ = Describe("Chart's interleavings and findings", func() {
 			Kind: "livelock", Active: []string{"ping"}, Msg: "no top-level final state can be reached from here", Path: steps("go"),
 		}}))
 	})
-
-	DescribeTable("the event alphabet is the transitions' descriptors, sorted, without * and the platform's events",
-		func(transitions string, want []string) {
-			m := loadSource(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="null"><state id="s">` +
-				transitions + `</state></scxml>`)
-			Expect(explore.ChartAlphabet(m.Chart)).To(Equal(want))
-		},
-		Entry("one event per descriptor, each once", `<transition event="b a"/><transition event="a"/>`, []string{"a", "b"}),
-		Entry("a trailing .* or . is the descriptor itself", `<transition event="help.* back."/>`, []string{"back", "help"}),
-		Entry("a descriptor and a longer one that it matches are both sent", `<transition event="inform inform.city"/>`, []string{"inform", "inform.city"}),
-		Entry("* matches any event and is no event", `<transition event="*"/><transition event="go"/>`, []string{"go"}),
-		Entry("done.* and error.* come from the platform", `<transition event="done.state.s error.execution error done ok"/>`, []string{"ok"}),
-		Entry("eventless transitions add nothing", `<transition cond="In('s')"/>`, []string{}),
-	)
 })

@@ -226,6 +226,12 @@ func LoadChartScenario(file string, data []byte, m *scxml.Machine) (*ChartScenar
 		if t.Event != nil && t.Event.Name.Value == "" {
 			return nil, &Error{Pos: t.Event.Name.Pos, Msg: "empty event name"}
 		}
+		// As an unknown intent is for a YAML suite: an event no
+		// descriptor matches changes nothing, and is most likely a typo.
+		if t.Event != nil && !m.Chart.Handles(t.Event.Name.Value) {
+			return nil, &Error{Pos: t.Event.Name.Pos, Msg: fmt.Sprintf("unknown event %q: no transition's event descriptor matches it (the chart's events: %s)",
+				t.Event.Name.Value, joinNames(m.Chart.Alphabet()))}
+		}
 		if e := t.Expect; e != nil {
 			if e.Configuration != nil {
 				for _, x := range *e.Configuration {
