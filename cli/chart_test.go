@@ -96,6 +96,15 @@ var _ = Describe("SCXML suites", func() {
 		golden("explore-stuck-scxml.txt", []byte(stdout))
 	})
 
+	It("explore and run say when the state bound, not the depth, stopped a chart's search", func() {
+		code, stdout, _ := run(noOut, "explore", "testdata/charts/stuck", "--max-states", "3")
+		Expect(code).To(Equal(cli.ExitOK), "a bound never causes a finding")
+		Expect(stdout).To(ContainSubstring("  stopped: the search reached 3 configurations (--max-states); depth 2 is only partly explored\n"))
+		code, stdout, _ = run(noOut, "run", "../docs/examples/research", "--max-states", "3", "--out", "")
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring("to depth 2: 6 distinct states, 6 transitions of 10\n         stopped: the search reached 3 configurations"))
+	})
+
 	It("explore --emit-scenarios writes each finding as a scenario that replay plays", func() {
 		dir := GinkgoT().TempDir()
 		code, stdout, _ := run(noOut, "explore", "testdata/charts/stuck", "--emit-scenarios", dir)
@@ -234,6 +243,9 @@ lint: 1 suite, 3 errors, 0 warnings
 		},
 		Entry("mutate", []string{"mutate", "../docs/examples/research", "--out", ""}, "simctl mutate does not read SCXML suites (its mutation operators rewrite machine.yaml's"),
 		Entry("record", []string{"record", "../docs/examples/research", "--nlu-url", "http://127.0.0.1:1/model/parse"}, "simctl record does not read SCXML suites (it records a live NLU's parses"),
+		Entry("run --nlu-noise", []string{"run", "../docs/examples/research", "--nlu-noise", "0.1", "--generate", "5", "--out", ""}, "an SCXML suite has no NLU to add noise to (--nlu-noise)"),
+		Entry("run --nlu-noise-sweep", []string{"run", "../docs/examples/research", "--nlu-noise-sweep", "0,0.1", "--generate", "5", "--out", ""}, "an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)"),
+		Entry("explore --variant", []string{"explore", "../docs/examples/research", "--variant", "completo"}, "--variant: suite research is an SCXML suite, which has no variants"),
 		Entry("run --bot", []string{"run", "../docs/examples/research", "--bot", "http://127.0.0.1:1/webhooks/rest/webhook", "--out", ""}, "--bot checks a bot's replies against a YAML machine's"),
 	)
 

@@ -47,8 +47,11 @@ type ChartFinding struct {
 // ChartResult is the outcome of exploring a chart.
 type ChartResult struct {
 	Generated, Distinct, Depth int
-	// Complete is false when the depth or state bound stopped the search.
+	// Complete is false when the depth or state bound stopped the search;
+	// Capped says it was the state bound (MaxStates), which can leave
+	// the deepest level partly explored.
 	Complete  bool
+	Capped    bool
 	Alphabet  []string
 	Covered   int // transitions taken at least once
 	Total     int // transitions of the chart
@@ -63,8 +66,11 @@ type ChartResult struct {
 // ChartOptions bound a chart exploration.
 type ChartOptions struct {
 	Depth     int // 0: no bound
-	MaxStates int // 0: 100,000
+	MaxStates int // 0: DefaultChartMaxStates
 }
+
+// DefaultChartMaxStates bounds a chart's search when ChartOptions do not.
+const DefaultChartMaxStates = 100000
 
 type chartNode struct {
 	key    string
@@ -88,7 +94,7 @@ type chartNode struct {
 // model at the cost of time linear in the depth.
 func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	if opt.MaxStates <= 0 {
-		opt.MaxStates = 100000
+		opt.MaxStates = DefaultChartMaxStates
 	}
 	c := m.Chart
 	res := ChartResult{Alphabet: c.Alphabet(), Complete: true}
@@ -142,6 +148,7 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		if opt.Depth > 0 && n.depth >= opt.Depth || len(nodes) >= opt.MaxStates {
 			res.Complete = false
+			res.Capped = res.Capped || len(nodes) >= opt.MaxStates
 			continue
 		}
 		n.done = true
