@@ -96,6 +96,16 @@ var _ = Describe("SCXML suites", func() {
 		golden("explore-stuck-scxml.txt", []byte(stdout))
 	})
 
+	It("explore prints what docs/scxml.md shows for the stuck chart", func() {
+		page, err := os.ReadFile("../docs/scxml.md")
+		Expect(err).NotTo(HaveOccurred())
+		_, shown, ok := strings.Cut(string(page), "$ simctl explore cli/testdata/charts/stuck\n")
+		Expect(ok).To(BeTrue())
+		shown, _, _ = strings.Cut(shown, "```")
+		_, stdout, _ := run(noOut, "explore", "testdata/charts/stuck")
+		Expect(stdout).To(Equal(shown))
+	})
+
 	It("explore and run say when the state bound, not the depth, stopped a chart's search", func() {
 		code, stdout, _ := run(noOut, "explore", "testdata/charts/stuck", "--max-states", "3")
 		Expect(code).To(Equal(cli.ExitOK), "a bound never causes a finding")
