@@ -145,9 +145,9 @@ type Result struct {
 	Queue     int // frontier size when the search stopped
 	// Spilled is how many bytes the frontier wrote to disk (0: it stayed
 	// in memory).
-	Spilled int64
-	Complete  bool
-	Stopped   string // why the search stopped early, if it did
+	Spilled  int64
+	Complete bool
+	Stopped  string // why the search stopped early, if it did
 	// Values says how the user acts were reduced to value classes, or why
 	// they were not.
 	Values string

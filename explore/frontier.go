@@ -199,7 +199,9 @@ func (q *queue) take(max int) block {
 
 // readSeg reads the next spilled segment into rd.
 func (q *queue) readSeg() error {
-	fail := func(err error) error { return fmt.Errorf("the search's queue cannot read back what it spilled: %v", err) }
+	fail := func(err error) error {
+		return fmt.Errorf("the search's queue cannot read back what it spilled: %v", err)
+	}
 	var h [8]byte
 	if _, err := io.ReadFull(q.file, h[:]); err != nil {
 		return fail(err)
