@@ -164,7 +164,9 @@ func (ws *workers) expand(b block, depth int, found []Finding, lo, hi int) int {
 	}
 	var next atomic.Int32
 	run := func(w *explorer) {
-		w.res.Findings = found
+		// Its own copy: it adds what it finds, as the merge will have by
+		// then (record).
+		w.res.Findings = append(w.res.Findings[:0], found...)
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= n {
@@ -199,6 +201,7 @@ func (x *explorer) expandChunk(b block, o *chunk, depth int) {
 		if nd.dead && !x.res.has(eval.DeadEnd) {
 			nd.found = int32(len(o.deads))
 			o.deads = append(o.deads, x.deadEnd(cur, ci, depth))
+			x.res.add(o.deads[nd.found])
 		}
 		o.nodes = append(o.nodes, nd)
 	}
@@ -223,6 +226,11 @@ func (x *explorer) record(st *searchState, e edge, stop bool) {
 	}
 	s.f0 = uint32(len(o.findings))
 	o.findings = append(o.findings, x.findings...)
+	// The merge will have found them by the time it takes the chunk's
+	// next successor: the checker need not describe them again.
+	for i := range x.findings {
+		x.res.add(x.findings[i])
+	}
 	s.f1, s.t0 = uint32(len(o.findings)), uint32(len(o.taken))
 	o.taken = append(o.taken, x.taken...)
 	s.t1 = uint32(len(o.taken))
