@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -56,6 +57,7 @@ type runOptions struct {
 	maxStates    int
 	maxStatesSet bool
 	noReduce     bool
+	queueMB      int
 	out          string
 	only         []string
 	verbose      bool
@@ -76,7 +78,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs := newFlags("run")
 	o := runOptions{ctx: ctx, stderr: stderr}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress reports on stderr")
-	fs.IntVar(&o.workers, "workers", 1, "play generated conversations on this many goroutines (same results as 1)")
+	fs.IntVar(&o.workers, "workers", 1, "play generated conversations, and explore, on this many goroutines (same results as 1)")
 	shard := fs.String("shard", "", "run slice i of n of the work and write shard.json for simctl report merge; i counts from 0, as Kubernetes numbers Indexed Jobs (0/4 … 3/4)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
@@ -86,6 +88,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth, else completely; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else this)")
 	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
+	fs.IntVar(&o.queueMB, "queue-mb", int(explore.DefaultQueueMemory>>20), "keep at most this many megabytes of an exploration's queue in memory, the rest in a temporary file in --out (0: no bound)")
 	o.nlu.register(fs, true)
 	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
@@ -110,8 +113,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := o.nlu.check(o.generate); err != nil {
 		return 0, err
 	}
-	if o.workers < 1 || o.workers > MaxWorkers {
-		return 0, &usageError{fmt.Sprintf("--workers takes a number of goroutines from 1 to %d, got %d", MaxWorkers, o.workers)}
+	if err := checkSearch(o.workers, o.queueMB); err != nil {
+		return 0, err
 	}
 	if *shard != "" {
 		var err error
@@ -542,7 +545,8 @@ func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Wr
 		limit = s.ExploreMaxStates
 	}
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce}
+		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce,
+			Workers: o.workers, QueueMemory: queueMemory(o.queueMB), SpillDir: spillDir(o.out)}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
@@ -706,4 +710,14 @@ func violatingNote(fails []generate.Failure, notes *eval.Known) string {
 		return " (breaking " + strings.Join(notKnown, ", ") + ")"
 	}
 	return " (breaking " + strings.Join(notKnown, ", ") + "; known: " + strings.Join(known, ", ") + ")"
+}
+
+// spillDir is where an exploration's queue spills: the output folder when
+// it exists (it is the run's own space), else the system's temporary
+// folder.
+func spillDir(out string) string {
+	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+		return out
+	}
+	return ""
 }
