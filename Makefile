@@ -94,15 +94,20 @@ bot-check: build
 	OUT=$(OUT)/bot-check SIMCTL=$(BIN) sh scripts/bot-check.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
-# conversations through the driver, simctl mutate on bench-soni.
+# conversations through the driver, simctl mutate on bench-soni, the
+# explorer on every seed suite and generated machines on one goroutine and
+# two (BenchmarkExplore, BenchmarkExploreWorkers: distinct and generated
+# configurations per second, bytes per configuration, speed-up).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 # A complete search of ten million configurations (a generated machine of
-# seven counters) within 2 GB: prints the time and the peak resident memory.
-# The soft memory limit makes the collector work before the heap doubles.
+# seven counters) within 2 GB: prints the time, the rates and the peak
+# resident memory. The soft memory limit makes the collector work before
+# the heap doubles. BIG_WORKERS=2: on two goroutines.
+BIG_WORKERS ?= 1
 explore-big:
-	GOMEMLIMIT=1600MiB SIMCTL_BIG=1 $(GO) test -count=1 -timeout 20m -run TestExplore ./explore -args -ginkgo.focus='a big search' -ginkgo.v
+	GOMEMLIMIT=1600MiB SIMCTL_BIG=1 SIMCTL_BIG_WORKERS=$(BIG_WORKERS) $(GO) test -count=1 -timeout 20m -v -run TestExplore ./explore -args -ginkgo.focus='a big search' -ginkgo.v
 
 # The peers of ../shared/peers beside simctl's own RESULT lines. shared/ is
 # read-only, so the peers are built and run from a copy.
