@@ -24,7 +24,7 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
 	./scxml:FuzzSCXML
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance bot-check mutate clean explore-big
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers peers-graph conformance bot-check mutate clean explore-big
 
 all: build
 
@@ -113,6 +113,11 @@ explore-big:
 # read-only, so the peers are built and run from a copy.
 peers: build
 	sh scripts/peers.sh
+
+# The xstate graph peer's getAdjacencyMap and getShortestPaths beside
+# simctl's explorer on the same machines (docs/explore.md, Speed).
+peers-graph:
+	sh scripts/peers-graph.sh
 
 clean:
 	rm -rf bin $(OUT)

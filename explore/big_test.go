@@ -16,7 +16,7 @@ import (
 // A search of ten million configurations, complete, within 2 GB: too long
 // for make test, run by make explore-big (SIMCTL_BIG=1; SIMCTL_BIG_WORKERS,
 // the goroutines, default 1). It prints the time, the rates and the peak
-// resident memory.
+// resident memory. Its queue spills to disk past 8 MB.
 var _ = Describe("a big search", func() {
 	It("explores 10 million configurations completely within 2 GB", func() {
 		if os.Getenv("SIMCTL_BIG") == "" {
@@ -25,7 +25,9 @@ var _ = Describe("a big search", func() {
 		workers, _ := strconv.Atoi(os.Getenv("SIMCTL_BIG_WORKERS"))
 		s := suiteOf(cubeYAML(7, 10))
 		start := time.Now()
-		res := search(s, explore.Options{Depth: 1000, MaxStates: 20_000_000, Workers: workers})
+		// Its widest level, about 500,000 configurations, would stay in
+		// memory under the default budget: a small one makes it spill.
+		res := search(s, explore.Options{Depth: 1000, MaxStates: 20_000_000, Workers: workers, QueueMemory: 8 << 20})
 		secs := time.Since(start).Seconds()
 		rss := peakRSS()
 		line := fmt.Sprintf("cube 7x10, %d worker(s): %d distinct, %d generated, complete %v, %.1f s, %.0f distinct/s, %.0f generated/s, peak RSS %d MB, %.0f bytes per configuration, queue spilled %d MB",
@@ -35,6 +37,7 @@ var _ = Describe("a big search", func() {
 		Expect(res.Complete).To(BeTrue())
 		Expect(res.Distinct).To(Equal(10_000_000))
 		Expect(rss).To(BeNumerically("<", int64(2)<<30))
+		Expect(res.Spilled).To(BeNumerically(">", 0))
 	})
 })
 
