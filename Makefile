@@ -14,7 +14,8 @@ FUZZTIME_SHORT ?= 5s
 # Minimizing each new interesting input may otherwise take a minute of the
 # budget (the seeds are whole machine files).
 FUZZMINIMIZETIME ?= 5s
-# Random machines the reduction property tries in make fuzz (make test: 50).
+# Random machines the reduction and workers properties try in make fuzz
+# (make test: 50).
 REDUCE_CASES ?= 2000
 REDUCE_FORMFILL_DEPTH ?= 4
 # The native Go fuzz targets, as package:Target. Each runs from its seed
@@ -62,8 +63,8 @@ fuzz:
 		echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
-	@echo "fuzz: the reductions against the unreduced search on $(REDUCE_CASES) random machines"
-	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions'
+	@echo "fuzz: the reductions against the unreduced search, and several goroutines against one, on $(REDUCE_CASES) random machines"
+	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines'
 
 fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100 REDUCE_FORMFILL_DEPTH=3
