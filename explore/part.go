@@ -217,8 +217,9 @@ func (x *explorer) makePart(opts Options) *Part {
 		if k+1 < len(g.start) {
 			end = int(g.start[k+1])
 		}
-		for j, t := range g.to[g.start[k]:end] {
-			if g.esc[int(g.start[k])+j] {
+		for _, e := range g.to[g.start[k]:end] {
+			t, esc := edgeTo(e)
+			if esc {
 				pn.Esc = append(pn.Esc, int32(len(pn.To)))
 			}
 			pn.To = append(pn.To, x.fps[t])
