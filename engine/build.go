@@ -526,7 +526,9 @@ func (b *builder) compileStates() {
 			continue
 		}
 		s := &m.states[id]
-		if len(s.children) > 0 {
+		if sd.Parallel {
+			b.declareParallel(id, sd)
+		} else if len(s.children) > 0 {
 			if sd.Final {
 				b.errf(sd.Pos, "final state %q cannot have child states", s.path)
 			}
@@ -558,6 +560,7 @@ func (b *builder) compileStates() {
 			b.declareFork(id, sd.Fork)
 		}
 	}
+	b.parallelRegions()
 	b.forkRegions()
 	for i, sd := range d.States {
 		id := b.stateOf[i]
@@ -612,8 +615,11 @@ func (b *builder) compileStates() {
 					b.errf(td.Pos, "fork %q: a join transition needs a target", s.path)
 					continue
 				}
+				// A join is a transition on the fork's own done.state
+				// event, raised once every branch is in a final state.
+				td.On, td.OnPos = "done.state."+s.path, td.Pos
 				n := len(m.trans)
-				if b.transition(id, td, true); len(m.trans) == n {
+				if b.transition(id, td, false); len(m.trans) == n {
 					continue
 				}
 				fi.join = append(fi.join, TransID(n))
@@ -675,6 +681,49 @@ func (b *builder) domain(source, target StateID) StateID {
 	return NoID
 }
 
+// declareParallel checks a parallel: true state and records its regions:
+// each child is one, entered at its initial path.
+func (b *builder) declareParallel(id StateID, sd StateDef) {
+	m := b.m
+	s := &m.states[id]
+	switch {
+	case sd.Fork != nil:
+		b.errf(sd.Fork.Pos, "state %q: a fork is already a parallel state; give parallel or fork, not both", s.path)
+		return
+	case sd.Final:
+		b.errf(sd.Pos, "parallel state %q cannot be final", s.path)
+		return
+	case sd.Initial != "":
+		b.errf(sd.InitialPos, "parallel state %q starts all its regions, so it cannot have an initial state", s.path)
+		return
+	case len(s.children) == 0:
+		b.errf(sd.Pos, "parallel state %q needs child states: its regions", s.path)
+		return
+	case len(s.children) > MaxBranches:
+		b.errf(sd.Pos, "parallel state %q has %d regions, more than %d", s.path, len(s.children), MaxBranches)
+		return
+	}
+	s.fork = &forkInfo{parallel: true, fixed: len(s.children), inputs: NoID, into: NoID}
+}
+
+// parallelRegions fills in each parallel: true state's region entry paths,
+// once every initial child is known.
+func (b *builder) parallelRegions() {
+	m := b.m
+	for i := range m.states {
+		fi := m.states[i].fork
+		if fi == nil || !fi.parallel {
+			continue
+		}
+		for _, ch := range m.states[i].children {
+			if m.states[ch].final {
+				b.errf(m.states[ch].pos, "state %q is a region of parallel state %q, so it cannot be final (a region ends in a final child)", m.states[ch].path, m.states[i].path)
+			}
+			fi.regions = append(fi.regions, b.enterPath(StateID(i), ch))
+		}
+	}
+}
+
 // declareFork checks a fork definition and records it on its state.
 func (b *builder) declareFork(id StateID, fd *ForkDef) {
 	m := b.m
@@ -718,43 +767,56 @@ func (b *builder) declareFork(id StateID, fd *ForkDef) {
 	s.fork = fi
 }
 
-// forkRegions marks the states each fork's branches run, and rejects
-// nested forks.
+// forkRegions marks the states each parallel state's regions run (a
+// fork's are its children, replicated per branch; a parallel: true state's
+// region i is its child i), the final states that end a region, and
+// rejects nested parallel states.
 func (b *builder) forkRegions() {
 	m := b.m
 	for i := range m.states {
 		m.states[i].forkRoot = NoID
+		m.states[i].region = -1
 	}
 	for i := range m.states {
-		if m.states[i].fork == nil {
+		fi := m.states[i].fork
+		if fi == nil {
 			continue
 		}
 		for _, x := range m.subtree(StateID(i))[1:] {
-			if m.states[x].fork != nil {
-				b.errf(m.states[x].pos, "fork %q is inside fork %q; forks do not nest", m.states[x].path, m.states[i].path)
+			if m.states[x].fork != nil && m.states[x].forkRoot == NoID {
+				b.errf(m.states[x].pos, "parallel state %q is inside parallel state %q; parallel states do not nest", m.states[x].path, m.states[i].path)
 			}
 			m.states[x].forkRoot = StateID(i)
+			p := m.states[x].parent
+			if fi.parallel {
+				for k, ch := range m.states[i].children {
+					if m.InState(x, ch) {
+						m.states[x].region = int8(k)
+					}
+				}
+				m.states[x].endsRegion = m.states[x].final && p != StateID(i) && m.states[p].parent == StateID(i)
+			} else {
+				m.states[x].endsRegion = m.states[x].final && p == StateID(i)
+			}
 		}
 	}
 }
 
-// checkRegion enforces that branch states react only to scheduler steps and
-// to their own actions' results, and stay inside their fork; and that no
-// transition from outside jumps into a branch.
+// checkRegion enforces that only a transition from inside a region targets
+// a state in that region: a region is entered as a whole, with its
+// parallel state (SCXML would enter the other regions' initial states
+// alongside, which a region's target alone cannot say).
 func (b *builder) checkRegion(src StateID, td TransitionDef, t *transition) {
 	m := b.m
-	root := m.states[src].forkRoot
-	if root != NoID {
-		if !t.always && t.trig.kind != DoneEvent && t.trig.kind != FailedEvent {
-			b.errf(td.Pos, "state %q runs in the branches of fork %q: it takes eventless and done:/failed: transitions only", m.states[src].path, m.states[root].path)
-		}
-		if t.target != NoID && m.states[t.target].forkRoot != root {
-			b.errf(td.TargetPos, "a branch of fork %q cannot leave it; end the branch in a final state", m.states[root].path)
-		}
+	if t.target == NoID {
 		return
 	}
-	if t.target != NoID && m.states[t.target].forkRoot != NoID {
-		b.errf(td.TargetPos, "state %q runs in the branches of fork %q; target the fork state instead", m.states[t.target].path, m.states[m.states[t.target].forkRoot].path)
+	root := m.states[t.target].forkRoot
+	if root == NoID {
+		return
+	}
+	if src == NoID || m.states[src].forkRoot != root || m.states[src].region != m.states[t.target].region {
+		b.errf(td.TargetPos, "state %q is inside a region of parallel state %q: only a transition from the same region may target it; target the parallel state instead", m.states[t.target].path, m.states[root].path)
 	}
 }
 
@@ -810,6 +872,21 @@ func (b *builder) trigger(td TransitionDef) trigger {
 	if on == "*" {
 		return trigger{kind: UserEvent, any: true}
 	}
+	if path, ok := strings.CutPrefix(on, "done.state."); ok {
+		// SCXML's done.state.ID: raised when the compound state's final
+		// child is entered, or when every region of the parallel state is
+		// in a final state.
+		x := b.resolveState(path, td.OnPos, "done.state event")
+		if x == NoID {
+			return trigger{}
+		}
+		if len(m.states[x].children) == 0 {
+			b.errf(td.OnPos, "done.state.%s: state %q has no child states, so it is never done", path, m.states[x].path)
+			return trigger{}
+		}
+		m.states[x].heard = true
+		return trigger{kind: doneStateKind, id: uint16(x)}
+	}
 	kind, name, found := strings.Cut(on, ":")
 	if !found {
 		if id, ok := m.intentIDs[on]; ok {
@@ -846,7 +923,7 @@ func (b *builder) trigger(td TransitionDef) trigger {
 		}
 		b.errf(td.OnPos, "unknown action %q", name)
 	default:
-		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION, NAME or ACTION possibly *)", on)
+		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION, NAME or ACTION possibly *, or done.state.STATE)", on)
 	}
 	return trigger{}
 }
@@ -989,9 +1066,10 @@ func (b *builder) tables() {
 	m.doneTab = make([][]TransID, n*ne)
 	m.failTab = make([][]TransID, n*ne)
 	m.alwaysTab = make([][]TransID, n)
+	m.doneStateTab = make([][]TransID, n)
 	bySource := make([][]TransID, n)
 	for i := range m.trans {
-		if m.trans[i].override != "" || m.trans[i].join || m.trans[i].source == NoID {
+		if m.trans[i].override != "" || m.trans[i].source == NoID {
 			continue
 		}
 		s := m.trans[i].source
@@ -1003,12 +1081,10 @@ func (b *builder) tables() {
 				b.addCandidate(s, t)
 			}
 		}
-		if m.states[s].forkRoot == NoID {
-			// Machine-level transitions come after every state's own, in
-			// the main machine only: a fork's branches take none.
-			for _, t := range m.rootTrans {
-				b.addCandidate(s, t)
-			}
+		// Machine-level transitions come after every state's own, as
+		// SCXML's root transitions do.
+		for _, t := range m.rootTrans {
+			b.addCandidate(s, t)
 		}
 	}
 }
@@ -1033,6 +1109,10 @@ func (b *builder) addCandidate(s int, t TransID) {
 		tab, row = m.doneTab, len(m.exts)
 	case FailedEvent:
 		tab, row = m.failTab, len(m.exts)
+	case doneStateKind:
+		// One list per state; the step keeps those of the raised state.
+		m.doneStateTab[s] = append(m.doneStateTab[s], t)
+		return
 	default:
 		return
 	}
@@ -1063,6 +1143,11 @@ func (b *builder) reachability() {
 				for _, s := range fi.start {
 					mark(s)
 				}
+				for _, p := range fi.regions {
+					for _, s := range p {
+						mark(s)
+					}
+				}
 			}
 		}
 	}
@@ -1082,7 +1167,7 @@ func (b *builder) reachability() {
 				}
 				continue
 			}
-			if tr.target != NoID && tr.source == NoID && m.states[s].forkRoot == NoID {
+			if tr.target != NoID && tr.source == NoID {
 				// A machine-level transition leaves from any state.
 				for _, e := range tr.enter {
 					mark(e)

@@ -107,17 +107,23 @@ type StateDef struct {
 	Timeout *TimeoutDef
 	// Failed marks a final state inside a fork as a failed branch ending.
 	Failed bool
-	// Fork makes a compound state start parallel branches on entry.
+	// Fork makes a compound state a parallel state whose one region (its
+	// children) is replicated per branch.
 	Fork *ForkDef
+	// Parallel makes the state an SCXML <parallel>: each child is a region,
+	// and all of them are active at once. It has no Initial.
+	Parallel bool
 }
 
-// ForkDef makes a compound state a fork. On entry it starts branches, each
-// running the state's children from its initial child with its own local
-// context (branch_index, branch_input, its contract); branches advance only
-// when the caller schedules them (a BranchEvent), so the order in which they
-// take turns and finish is the caller's explicit choice. When every branch
-// has reached a final state, the contracts are merged into the Into slot and
-// the first Join transition whose guard holds is taken from the fork state.
+// ForkDef makes a compound state a fork: sugar for a parallel state whose
+// regions are copies of one region, the state's children from its initial
+// child, one per branch, each with its own local context (branch_index,
+// branch_input, its contract). Its regions react to events as any parallel
+// state's do; the caller's only choice is the order in which the results
+// of their actions arrive. When every branch has reached a final state the
+// fork's done.state event is raised: the contracts are merged into the
+// Into slot and the first Join transition (a transition on that event)
+// whose guard holds is taken from the fork state.
 type ForkDef struct {
 	Pos Pos
 	// Branches is a fixed branch count; InputsFrom instead names a text slot

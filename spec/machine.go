@@ -94,6 +94,7 @@ type stateYAML struct {
 	States      Entries[stateYAML] `yaml:"states"`
 	Timeout     *timeoutYAML       `yaml:"timeout"`
 	Fork        *forkYAML          `yaml:"fork"`
+	Parallel    bool               `yaml:"parallel"`
 	Failed      bool               `yaml:"failed"`
 	// Cost marks a validation step for the latency model (validation).
 	Cost Str `yaml:"cost"`
@@ -575,7 +576,7 @@ func flattenStates(def *engine.Definition, parent string, states Entries[stateYA
 		for _, t := range s.Always {
 			sd.Always = append(sd.Always, t.engine("", engine.Pos{}))
 		}
-		sd.Failed = s.Failed
+		sd.Failed, sd.Parallel = s.Failed, s.Parallel
 		if s.Failed {
 			sd.Final = true
 		}
