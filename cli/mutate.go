@@ -42,6 +42,7 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
+	o.SuiteCap = !fs.Changed("max-states")
 	if o.Generate < 0 {
 		return 0, &usageError{"--generate takes a number of conversations, 0 or more"}
 	}

@@ -481,7 +481,7 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 			file := filepath.Join(o.out, reports.FailureFile(f.Name))
 			if gf.Known != "" {
 				t.genKnown++
-				fmt.Fprintf(w, "  KNOWN %s breaks %s, known: %s; shortest: %d turns: %s\n", name, f.Violation.Key(), gf.Known, f.ShrunkTurns, file)
+				fmt.Fprintf(w, "  KNOWN %s breaks %s, known: %s; shortest: %s: %s\n", name, f.Violation.Key(), gf.Known, count(f.ShrunkTurns, "turn", "turns"), file)
 				continue
 			}
 			t.genFail++

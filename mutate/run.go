@@ -50,9 +50,12 @@ type Options struct {
 	// none).
 	Generate int
 	// ExploreDepth is the depth of the exploration (-1: the suite's
-	// explore_depth; 0: none), MaxStates its cap.
+	// explore_depth; 0: none), MaxStates its cap: as in simctl run, a
+	// search that passes it is judged at the deepest level it completed.
+	// With SuiteCap, a suite's explore_max_states replaces MaxStates.
 	ExploreDepth int
 	MaxStates    int
+	SuiteCap     bool
 	// EquivStates caps the complete searches of the equivalence test; a
 	// search it stops proves nothing.
 	EquivStates int
@@ -193,8 +196,20 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 		if depth == 0 {
 			return nil
 		}
+		limit := o.MaxStates
+		if o.SuiteCap && s.ExploreMaxStates > 0 {
+			limit = s.ExploreMaxStates
+		}
 		for _, v := range s.Variants {
-			res, err := explore.Explore(s, v, explore.Options{Depth: depth, MaxStates: o.MaxStates})
+			opts := explore.Options{Depth: depth, MaxStates: limit}
+			res, err := explore.Explore(s, v, opts)
+			if err == nil && res.Stopped != "" && res.Depth > 0 {
+				// As simctl run does: the cap cut a level short, so the
+				// search is judged whole at the deepest level it
+				// completed, not by the part of a level it reached.
+				opts.Depth = res.Depth
+				res, err = explore.Explore(s, v, opts)
+			}
 			if err != nil {
 				out = append(out, fmt.Sprintf("exploration%s: %s", variant(s, v), firstLine(err.Error())))
 				continue
