@@ -108,7 +108,7 @@ func BenchmarkExploreWorkers(b *testing.B) {
 				for w := range 2 {
 					start := time.Now()
 					var err error
-					res, err = explore.Parallel(s, v, explore.Options{Depth: c.depth}, w+1)
+					res, err = explore.Explore(s, v, explore.Options{Depth: c.depth, Workers: w + 1})
 					if err != nil {
 						b.Fatal(err)
 					}

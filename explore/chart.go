@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/scxml"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/statechart"
 )
 
@@ -53,6 +55,10 @@ type ChartResult struct {
 	Total     int // transitions of the chart
 	Findings  []ChartFinding
 	Unreached []string // states never active
+	// Coverage counts, per transition and state (sim.ChartCoverage's
+	// ids), the edges of the search that took or entered it: the start,
+	// then each (configuration, step) tried once.
+	Coverage *eval.Coverage
 }
 
 // ChartOptions bound a chart exploration.
@@ -110,7 +116,7 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	}
 	c := m.Chart
 	res := ChartResult{Alphabet: ChartAlphabet(c), Complete: true}
-	covered := map[*statechart.Transition]bool{}
+	res.Coverage = sim.ChartCoverage(c)
 	var activeEver statechart.Bits
 	index := map[string]int{}
 	var nodes []*chartNode
@@ -132,20 +138,26 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		return len(nodes) - 1
 	}
-	replay := func(path []ChartStep) *statechart.Session {
+	// replay plays path on a fresh session; with count, what its last
+	// step (or the start, for the empty path) takes counts as explored.
+	scratch := sim.ChartCoverage(c)
+	replay := func(path []ChartStep, count bool) *statechart.Session {
 		s := m.NewSession()
-		s.Trace = func(ts []*statechart.Transition) {
-			for _, t := range ts {
-				covered[t] = true
-			}
+		cov := scratch
+		if count && len(path) == 0 {
+			cov = res.Coverage
 		}
+		sim.CountChart(s, cov, nil)
 		s.Start()
-		for _, st := range path {
+		for k, st := range path {
+			if count && k == len(path)-1 {
+				sim.CountChart(s, res.Coverage, nil)
+			}
 			play(s, st)
 		}
 		return s
 	}
-	add(replay(nil), nil)
+	add(replay(nil, true), nil)
 	for i := 0; i < len(nodes); i++ {
 		n := nodes[i]
 		if n.stop {
@@ -161,13 +173,13 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		for _, e := range res.Alphabet {
 			steps = append(steps, ChartStep{Event: e})
 		}
-		if s := replay(n.path); hasDelayed(s) {
+		if s := replay(n.path, false); hasDelayed(s) {
 			due, _ := s.NextDue()
 			steps = append(steps, ChartStep{Wait: true, MS: due - s.Now()})
 		}
 		for _, st := range steps {
 			path := append(append([]ChartStep(nil), n.path...), st)
-			s := replay(path)
+			s := replay(path, true)
 			res.Generated++
 			j := add(s, path)
 			if j != i {
@@ -177,7 +189,11 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	}
 	res.Distinct = len(nodes)
 	res.Total = countTransitions(c)
-	res.Covered = len(covered)
+	for _, n := range res.Coverage.Trans {
+		if n > 0 {
+			res.Covered++
+		}
+	}
 	for i := 1; i < len(c.States); i++ {
 		if k := c.States[i].Kind; k != statechart.HistoryShallow && k != statechart.HistoryDeep && !activeEver.Has(i) {
 			res.Unreached = append(res.Unreached, c.States[i].ID)

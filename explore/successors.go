@@ -94,8 +94,10 @@ type explorer struct {
 	// delivered (kept here so that stepping them does not allocate).
 	ev, result engine.Event
 
-	// For the frontier's encoding (frontier.go): interned texts, and the
-	// path state a decoded configuration gets.
+	// For the frontier's encoding (frontier.go): the search's interned
+	// texts, this explorer's copy of those it has met, and the path state
+	// a decoded configuration gets.
+	texts    *texts
 	strs     []string
 	strID    map[string]uint32
 	last     []engine.StateID
@@ -108,6 +110,12 @@ type explorer struct {
 	srcFP  uint64
 	obs    []uint64
 	curObs uint64
+
+	// A worker of a parallel search (workers.go): the chunk its emit
+	// records successors in (nil: emit takes them), and the
+	// configuration being expanded.
+	out *chunk
+	cur searchState
 
 	// A shard's search (part.go): whether the frontier was split, each
 	// node's fingerprint, and per expanded node its successors and the
@@ -124,7 +132,7 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	alpha, note := alphabet(s, m, reduce)
 	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), known: eval.NewKnown(m),
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
-		strs: []string{""}, strID: map[string]uint32{}}
+		texts: newTexts(), strs: []string{""}, strID: map[string]uint32{}}
 	if reduce {
 		for i := range x.hidden {
 			x.hidden[i] = m.Unobservable(engine.SlotID(i))

@@ -163,6 +163,9 @@ type Transition struct {
 	Targets []int
 	Type    TransitionType
 	Actions []Action
+	// ID is the transition's place in document order (Chart.Transitions),
+	// set by Prepare: its id in coverage and reports.
+	ID int
 	// domain is the transition domain when no target is a history state
 	// (it then never changes), set by Chart.Prepare; static says so.
 	domain int
@@ -271,7 +274,12 @@ type Chart struct {
 	Script    Expr     // the global <script>, or NoExpr
 	index     map[string]int
 	desc      []Bits // desc[i]: the proper descendants of state i
+	trans     []*Transition
 }
+
+// Transitions lists the chart's transitions in document order (state by
+// state, then as written), each at its ID; Prepare fills it in.
+func (c *Chart) Transitions() []*Transition { return c.trans }
 
 // Lookup returns the index of the state with the given id.
 func (c *Chart) Lookup(id string) (int, bool) {
@@ -313,8 +321,11 @@ func (c *Chart) Build() error {
 // of every transition none of whose targets is a history state. Loaders
 // call it once the targets are resolved.
 func (c *Chart) Prepare() {
+	c.trans = c.trans[:0]
 	for i := range c.States {
 		for _, t := range c.States[i].Trans {
+			t.ID = len(c.trans)
+			c.trans = append(c.trans, t)
 			t.static = len(t.Targets) > 0
 			var targets Bits
 			for _, tg := range t.Targets {
