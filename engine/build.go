@@ -13,6 +13,8 @@ type builder struct {
 	// stateOf maps an index of d.States to its state id, or NoID when
 	// declareStates rejected it; ids shift past a rejected state.
 	stateOf []StateID
+	// nHist counts the Config.Hist entries given out.
+	nHist int
 	// tooManyTrans is set once MaxTransitions has been reported.
 	tooManyTrans bool
 }
@@ -63,6 +65,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.xc.use.sink = nil
 	b.compileStates()
 	b.compileRootTransitions()
+	b.m.nHist = b.nHist
 	b.compileOverrides()
 	b.escapes()
 	if !b.failed() {
@@ -562,6 +565,7 @@ func (b *builder) compileStates() {
 	}
 	b.parallelRegions()
 	b.forkRegions()
+	b.statePaths()
 	for i, sd := range d.States {
 		id := b.stateOf[i]
 		if id == NoID {
@@ -609,7 +613,7 @@ func (b *builder) compileStates() {
 		for _, td := range sd.Always {
 			b.transition(id, td, true)
 		}
-		if fi := s.fork; fi != nil {
+		if fi := s.fork; fi != nil && sd.Fork != nil {
 			for _, td := range sd.Fork.Join {
 				if td.Target == "" {
 					b.errf(td.Pos, "fork %q: a join transition needs a target", s.path)
@@ -679,6 +683,76 @@ func (b *builder) domain(source, target StateID) StateID {
 		}
 	}
 	return NoID
+}
+
+// statePaths records each state's path from the top and where entering it
+// by initial children stops, for the transitions that resume a history.
+func (b *builder) statePaths() {
+	m := b.m
+	for i := range m.states {
+		s := &m.states[i]
+		s.histShallow, s.histDeep = -1, -1
+		s.rootPath = b.enterPath(NoID, StateID(i))
+		s.initLeaf = s.rootPath[len(s.rootPath)-1]
+		s.rootPath = s.rootPath[:s.depth+1]
+	}
+}
+
+// history compiles a transition's history: "" or "shallow" or "deep",
+// recorded in a Config.Hist entry of the target's own. A history resumes
+// states of the main machine or of a parallel: true state's region; the
+// branches of a fork share their states, and one entry per state could
+// not hold each branch's.
+func (b *builder) history(t *transition, td TransitionDef) {
+	m := b.m
+	if td.History == "" {
+		return
+	}
+	x := t.target
+	s := &m.states[x]
+	var slot *int8
+	switch td.History {
+	case "shallow":
+		t.history, slot = histShallow, &s.histShallow
+	case "deep":
+		t.history, slot = histDeep, &s.histDeep
+	default:
+		b.errf(td.HistoryPos, "history %q: expected shallow or deep", td.History)
+		return
+	}
+	switch {
+	case len(s.children) == 0:
+		b.errf(td.HistoryPos, "history: state %q has no child states, so it has no history to resume", s.path)
+		return
+	case s.fork != nil:
+		b.errf(td.HistoryPos, "history: %q is a parallel state, whose regions all start again when it is entered; resume a state inside a region instead", s.path)
+		return
+	case s.forkRoot != NoID && !m.states[s.forkRoot].fork.parallel:
+		b.errf(td.HistoryPos, "history: state %q runs in the branches of fork %q, which share one history", s.path, m.states[s.forkRoot].path)
+		return
+	}
+	if t.history == histDeep {
+		for _, y := range m.subtree(x)[1:] {
+			if m.states[y].fork != nil {
+				b.errf(td.HistoryPos, "deep history: state %q holds parallel state %q, whose regions' states one recorded state cannot restore; use shallow history", s.path, m.states[y].path)
+				return
+			}
+		}
+	}
+	for i, y := range t.enter {
+		if y == x {
+			t.histCut = uint8(i + 1)
+		}
+	}
+	if *slot < 0 {
+		if b.nHist >= MaxHistory {
+			b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
+			t.history = histNone
+			return
+		}
+		*slot = int8(b.nHist)
+		b.nHist++
+	}
 }
 
 // declareParallel checks a parallel: true state and records its regions:
@@ -851,11 +925,29 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 		t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
 		if t.target != NoID {
 			t.domain = b.domain(src, t.target)
+			if td.Type == "internal" {
+				// SCXML's type="internal": a target inside the source
+				// leaves the source active.
+				if !m.descends(t.target, src) {
+					b.errf(td.TypePos, "an internal transition of state %q needs a target inside it, not %q", m.states[src].path, m.states[t.target].path)
+				}
+				t.domain = src
+			}
 			t.enter = b.enterPath(t.domain, t.target)
 			t.leaf = t.enter[len(t.enter)-1]
+			b.history(&t, td)
 		}
 	} else if always {
 		b.errf(td.Pos, "eventless transition in state %q needs a target", m.states[src].path)
+	}
+	if td.History != "" && td.Target == "" {
+		b.errf(td.HistoryPos, "history %q needs a target to resume", td.History)
+	}
+	switch {
+	case td.Type != "" && td.Type != "internal" && td.Type != "external":
+		b.errf(td.TypePos, "transition type %q: expected internal or external", td.Type)
+	case td.Type == "internal" && td.Target == "":
+		b.errf(td.TypePos, "an internal transition needs a target (a targetless one exits nothing already)")
 	}
 	t.actions = b.actions(td.Actions)
 	b.checkRegion(src, td, &t)
@@ -1317,6 +1409,10 @@ func (b *builder) compileRootTransitions() {
 			}
 			t.enter = b.enterPath(NoID, t.target)
 			t.leaf = t.enter[len(t.enter)-1]
+			b.history(&t, td)
+		}
+		if td.Type == "internal" {
+			b.errf(td.TypePos, "a machine-level transition cannot be internal: it has no source state to stay in")
 		}
 		t.actions = b.actions(td.Actions)
 		m.rootTrans = append(m.rootTrans, TransID(len(m.trans)))

@@ -31,6 +31,7 @@ const (
 	MaxFlowDepth = 8
 	MaxEntities  = 4
 	MaxBranches  = 8
+	MaxHistory   = 8
 )
 
 // ValueKind says which field of a Value holds its content.
@@ -139,6 +140,10 @@ type Config struct {
 	NBranch  uint8
 	Finished uint8
 	Branches [MaxBranches]Branch
+	// Hist is what the history of a state recorded when the state was last
+	// exited: per shallow or deep history the machine uses, the id of the
+	// child or atomic state that was active, plus one (0: never exited).
+	Hist [MaxHistory]StateID
 }
 
 // Awaiting returns a bit mask of the regions waiting for the result of an
@@ -202,6 +207,9 @@ func (c *Config) Hash() uint64 {
 		mix(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)
 		mixs(b.Input)
 		mixs(b.Result)
+	}
+	for _, h := range c.Hist {
+		mix(uint64(h))
 	}
 	for i := range c.Slots {
 		v := &c.Slots[i]

@@ -164,6 +164,19 @@ type TransitionDef struct {
 	Target    string
 	TargetPos Pos
 	Actions   []ActionDef
+	// History, "shallow" or "deep", makes the transition resume Target
+	// where it was last left, as a transition to an SCXML <history> child
+	// of Target whose default is Target's initial state: "shallow"
+	// re-enters the child of Target that was active, "deep" the atomic
+	// state that was. "" enters Target afresh.
+	History    string
+	HistoryPos Pos
+	// Type is "external" (the default: the source state is exited and
+	// re-entered when Target is inside it) or "internal", which keeps the
+	// source state active and exits and enters only its descendants
+	// (SCXML's type="internal"); Target must then be inside the source.
+	Type    string
+	TypePos Pos
 }
 
 // Expr is an expression in the guard language (expr-lang syntax) with the

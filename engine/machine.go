@@ -41,6 +41,15 @@ type state struct {
 	// heard: some transition takes done.state of this state, so entering
 	// its final child (or finishing its regions) raises that event.
 	heard bool
+	// histShallow and histDeep are the Config.Hist entries recording this
+	// state's shallow and deep history, or -1 when no transition resumes
+	// it so.
+	histShallow, histDeep int8
+	// rootPath lists the state's ancestors from the top, then the state.
+	rootPath []StateID
+	// initLeaf is where entering the state by its initial children stops:
+	// an atomic state, or a parallel state.
+	initLeaf StateID
 }
 
 // forkInfo is a compiled parallel state: declared with parallel: true
@@ -81,7 +90,18 @@ type transition struct {
 	enter    []StateID
 	leaf     StateID
 	actions  []uint32
+	// history is histShallow or histDeep for a transition resuming its
+	// target (histNone otherwise); histCut is then the length of the
+	// prefix of enter that ends with the target.
+	history uint8
+	histCut uint8
 }
+
+const (
+	histNone uint8 = iota
+	histShallow
+	histDeep
+)
 
 // override is a compiled OverrideDef; trans is its own transition.
 type override struct {
@@ -181,6 +201,8 @@ type Machine struct {
 	initial  StateID
 	initPath []StateID
 	maxChain int
+	// nHist is how many Config.Hist entries the machine's histories use.
+	nHist int
 
 	userTab   [][]TransID // [state*len(intents)+intent]
 	timerTab  [][]TransID // [state*len(timers)+timer]
@@ -210,6 +232,10 @@ func (m *Machine) Param(name string) (Value, bool) {
 	v, ok := m.params[name]
 	return v, ok
 }
+
+// NumHistories returns how many entries of Config.Hist the machine uses
+// (the first ones); the others stay 0.
+func (m *Machine) NumHistories() int { return m.nHist }
 
 // IsJoin reports whether transition t is a fork's join.
 func (m *Machine) IsJoin(t TransID) bool { return m.trans[t].join }

@@ -382,6 +382,7 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 				enter = enter[m.states[domain].depth+1:]
 			}
 		}
+		prev := c.State
 		for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
 			if m.states[x].fork != nil {
 				leftRegions = true
@@ -389,9 +390,11 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 					return err
 				}
 			}
+			m.record(c, x, prev, c.State)
 			if err := m.run(e, m.states[x].exit, r); err != nil {
 				return err
 			}
+			prev = x
 		}
 	} else {
 		for k := sel.n - 1; k >= 0; k-- {
@@ -402,10 +405,14 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 			re := e
 			re.br = ch.br
 			tr := &m.trans[ch.t]
-			for x := c.Branches[ch.br-1].State; x != tr.domain && x != NoID; x = m.states[x].parent {
+			leaf := c.Branches[ch.br-1].State
+			prev := leaf
+			for x := leaf; x != tr.domain && x != NoID; x = m.states[x].parent {
+				m.record(c, x, prev, leaf)
 				if err := m.run(re, m.states[x].exit, r); err != nil {
 					return err
 				}
+				prev = x
 			}
 		}
 	}
@@ -432,12 +439,20 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 			c.clearFork()
 		}
 		tr := &m.trans[steps[global].Trans]
+		leaf := tr.leaf
+		var resume []StateID
+		if tr.history != histNone {
+			enter, resume, leaf = m.resume(c, tr)
+		}
 		if err := m.enterMain(e, enter, r); err != nil {
 			return err
 		}
-		c.State = tr.leaf
-		c.Final = m.states[tr.leaf].final && m.states[tr.leaf].parent == NoID
-		steps[global].To = tr.leaf
+		if err := m.enterMain(e, resume, r); err != nil {
+			return err
+		}
+		c.State = leaf
+		c.Final = m.states[leaf].final && m.states[leaf].parent == NoID
+		steps[global].To = leaf
 	} else {
 		for k := 0; k < sel.n; k++ {
 			ch := &sel.s[k]
@@ -448,23 +463,77 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 			re.br = ch.br
 			tr := &m.trans[ch.t]
 			b := &c.Branches[ch.br-1]
-			for _, s := range tr.enter {
-				b.State = s
-				if err := m.run(re, m.states[s].entry, r); err != nil {
-					return err
-				}
-				if m.states[s].final && !m.states[s].endsRegion {
-					m.raise(m.states[s].parent, r)
-				}
+			enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
+			if tr.history != histNone {
+				enter, resume, leaf = m.resume(c, tr)
 			}
-			b.State = tr.leaf
-			steps[k].To = tr.leaf
+			if err := m.enterRegion(re, b, enter, r); err != nil {
+				return err
+			}
+			if err := m.enterRegion(re, b, resume, r); err != nil {
+				return err
+			}
+			b.State = leaf
+			steps[k].To = leaf
 		}
 	}
 	steps[sel.n-1].ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, steps[:sel.n]...)
 	m.regionsEnded(c, r)
 	return nil
+}
+
+// enterRegion enters the states of path in region b, outermost first.
+func (m *Machine) enterRegion(e evalEnv, b *Branch, path []StateID, r *Result) error {
+	for _, s := range path {
+		b.State = s
+		if err := m.run(e, m.states[s].entry, r); err != nil {
+			return err
+		}
+		if m.states[s].final && !m.states[s].endsRegion {
+			m.raise(m.states[s].parent, r)
+		}
+	}
+	return nil
+}
+
+// record keeps, as state x is exited with leaf the atomic state active
+// below it and child its child on the way, what x's histories resume: the
+// child (shallow) and the leaf (deep). SCXML records them before any exit
+// action runs; no exit action can change which states are active, so
+// recording state by state is the same.
+func (m *Machine) record(c *Config, x, child, leaf StateID) {
+	s := &m.states[x]
+	if s.histShallow >= 0 {
+		c.Hist[s.histShallow] = child + 1
+	}
+	if s.histDeep >= 0 {
+		c.Hist[s.histDeep] = leaf + 1
+	}
+}
+
+// resume returns the states transition tr enters when it resumes its
+// target's history, in two parts (down to the target, then the recorded
+// states and, for a shallow history, the initial children below them),
+// and the leaf it ends in. A history with nothing recorded enters the
+// target's initial states, as SCXML's default history transition to the
+// initial child would.
+func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf StateID) {
+	s := &m.states[tr.target]
+	var rec StateID
+	if tr.history == histShallow {
+		rec = c.Hist[s.histShallow]
+	} else {
+		rec = c.Hist[s.histDeep]
+	}
+	if rec == 0 {
+		return tr.enter, nil, tr.leaf
+	}
+	leaf = rec - 1
+	if tr.history == histShallow {
+		leaf = m.states[leaf].initLeaf
+	}
+	return tr.enter[:tr.histCut], m.states[leaf].rootPath[s.depth+1:], leaf
 }
 
 // enterMain enters the states of path in the main machine, outermost
@@ -497,10 +566,14 @@ func (m *Machine) exitRegions(e evalEnv, p StateID, r *Result) error {
 	for i := int(c.NBranch) - 1; i >= 0; i-- {
 		re := e
 		re.br = uint8(i + 1)
-		for x := c.Branches[i].State; x != p && x != NoID; x = m.states[x].parent {
+		leaf := c.Branches[i].State
+		prev := leaf
+		for x := leaf; x != p && x != NoID; x = m.states[x].parent {
+			m.record(c, x, prev, leaf)
 			if err := m.run(re, m.states[x].exit, r); err != nil {
 				return err
 			}
+			prev = x
 		}
 	}
 	return nil
@@ -547,14 +620,8 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 		}
 		re := e
 		re.br = uint8(i + 1)
-		for _, x := range path {
-			b.State = x
-			if err := m.run(re, m.states[x].entry, r); err != nil {
-				return err
-			}
-			if m.states[x].final && !m.states[x].endsRegion {
-				m.raise(m.states[x].parent, r)
-			}
+		if err := m.enterRegion(re, b, path, r); err != nil {
+			return err
 		}
 	}
 	if n == 0 {

@@ -416,6 +416,7 @@ func (x *explorer) copyState(dst, src *searchState) {
 	copy(d.Slots[:x.nSlots], c.Slots[:x.nSlots])
 	d.NBranch, d.Finished = c.NBranch, c.Finished
 	copy(d.Branches[:nb], c.Branches[:nb])
+	d.Hist = c.Hist
 	dst.path = src.path
 }
 

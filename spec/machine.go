@@ -157,6 +157,10 @@ type transYAML struct {
 	Guard       Expr       `yaml:"guard"`
 	Actions     actionList `yaml:"actions"`
 	Description string     `yaml:"description"`
+	// History resumes the target where it was left: shallow or deep.
+	History Str `yaml:"history"`
+	// Type is internal or external (the default).
+	Type Str `yaml:"type"`
 }
 
 type invariantYAML struct {
@@ -609,5 +613,6 @@ func flattenStates(def *engine.Definition, parent string, states Entries[stateYA
 
 func (t transYAML) engine(on string, onPos engine.Pos) engine.TransitionDef {
 	return engine.TransitionDef{Pos: t.Pos, On: on, OnPos: onPos, Guard: t.Guard.engine(),
-		Target: t.Target.Value, TargetPos: t.Target.Pos, Actions: t.Actions}
+		Target: t.Target.Value, TargetPos: t.Target.Pos, Actions: t.Actions,
+		History: t.History.Value, HistoryPos: t.History.Pos, Type: t.Type.Value, TypePos: t.Type.Pos}
 }
