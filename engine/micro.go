@@ -490,8 +490,11 @@ func (m *Machine) enterRegion(e evalEnv, b *Branch, path []StateID, r *Result) e
 		if err := m.run(e, m.states[s].entry, r); err != nil {
 			return err
 		}
-		if m.states[s].final && !m.states[s].endsRegion {
-			m.raise(m.states[s].parent, r)
+		// A final state raises its parent's done.state, a region's
+		// included; a fork's branch ending raises nothing by itself (its
+		// fork's event waits for every branch).
+		if p := m.states[s].parent; m.states[s].final && m.states[p].fork == nil {
+			m.raise(p, r)
 		}
 	}
 	return nil

@@ -36,6 +36,8 @@ states:
         initial: a1
         entry: [{say: "enter r1"}]
         exit: [{say: "exit r1"}]
+        on:
+          done.state.p.r1: {actions: [{say: "r1 done"}]}
         states:
           a1:
             entry: [{say: "enter a1"}]
@@ -197,18 +199,18 @@ var _ = Describe("statechart semantics (SCXML's microstep)", func() {
 				"exit b2", "exit r2", "exit deep", "exit a2", "exit r1", "exit p", "leave"},
 			leaves: []string{"out"},
 		}),
-		Entry("one region in a final state does not finish the parallel state", chartCase{
+		Entry("a region entering its final child raises its own done.state, not the parallel state's", chartCase{
 			yaml: parallelYAML, events: []string{"start", "go", "fin1"},
 			says: []string{"enter p", "enter r1", "enter a1", "enter r2", "enter b1",
 				"exit b1", "exit a1", "go a", "go b", "enter a2", "enter deep", "enter b2",
-				"exit deep", "exit a2", "r1 final"},
+				"exit deep", "exit a2", "r1 final", "r1 done"},
 			leaves: []string{"p.r1.af", "p.r2.b2"},
 		}),
 		Entry("done.state.p is raised once every region is final, and its transition leaves p", chartCase{
 			yaml: parallelYAML, events: []string{"start", "go", "fin1", "fin2"},
 			says: []string{"enter p", "enter r1", "enter a1", "enter r2", "enter b1",
 				"exit b1", "exit a1", "go a", "go b", "enter a2", "enter deep", "enter b2",
-				"exit deep", "exit a2", "r1 final",
+				"exit deep", "exit a2", "r1 final", "r1 done",
 				"exit b2", "r2 final", "exit r2", "exit r1", "exit p", "p done"},
 			leaves: []string{"done"},
 		}),
