@@ -1158,6 +1158,9 @@ func (b *builder) tables() {
 	m.doneTab = make([][]TransID, n*ne)
 	m.failTab = make([][]TransID, n*ne)
 	m.alwaysTab = make([][]TransID, n)
+	for i := range m.trans {
+		m.trans[i].scope = m.scopeOf(TransID(i))
+	}
 	m.doneStateTab = make([][]TransID, n)
 	bySource := make([][]TransID, n)
 	for i := range m.trans {

@@ -95,6 +95,9 @@ type transition struct {
 	// prefix of enter that ends with the target.
 	history uint8
 	histCut uint8
+	// scope is the extent of its exit set (scopeNone, scopeRegion,
+	// scopeAll; see micro.go).
+	scope uint8
 }
 
 const (

@@ -156,7 +156,10 @@ func (s *selection) has(t TransID, ctx uint8) bool {
 // scope classifies the exit set of transition t: a target inside the
 // regions of a parallel state (Build allows one only from the same region)
 // keeps the exit set inside that region.
-func (m *Machine) scope(t TransID) uint8 {
+func (m *Machine) scope(t TransID) uint8 { return m.trans[t].scope }
+
+// scopeOf computes transition t's scope, once, for Build.
+func (m *Machine) scopeOf(t TransID) uint8 {
 	tr := &m.trans[t]
 	switch {
 	case tr.target == NoID:
@@ -238,19 +241,19 @@ func (m *Machine) descends(a, b StateID) bool {
 // once the machine's bound is passed.
 func (m *Machine) settle(e evalEnv, r *Result) error {
 	c := e.c
-	var sel selection
+	sel := &r.sel
 	for n := 0; ; n++ {
 		if c.Final {
 			return nil
 		}
-		m.selectTrans(e, m.alwaysTab, 1, 0, NoID, 0, &sel, r)
+		m.selectTrans(e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
 		if sel.n == 0 {
 			if r.nextInternal >= len(r.internal) {
 				return nil
 			}
 			x := r.internal[r.nextInternal]
 			r.nextInternal++
-			if err := m.selectDone(e, x, &sel, r); err != nil {
+			if err := m.selectDone(e, x, sel, r); err != nil {
 				return err
 			}
 			if sel.n == 0 {
@@ -260,7 +263,7 @@ func (m *Machine) settle(e evalEnv, r *Result) error {
 		if n >= m.maxChain {
 			return m.rtErr(c, m.trans[sel.s[0].t].pos, "eventless transitions did not settle after %d steps (a loop of always: transitions?)", m.maxChain)
 		}
-		if err := m.microstep(e, &sel, r); err != nil {
+		if err := m.microstep(e, sel, r); err != nil {
 			return err
 		}
 	}
@@ -342,7 +345,10 @@ func (m *Machine) raise(x StateID, r *Result) {
 // last's.
 func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 	c := e.c
-	var steps [MaxBranches + 1]TraceStep
+	// The trace steps are written into r.Steps at once (its capacity is
+	// kept from step to step, so this does not allocate) and filled in
+	// as the microstep runs.
+	base := len(r.Steps)
 	global := -1
 	for k := 0; k < sel.n; k++ {
 		ch := &sel.s[k]
@@ -365,8 +371,9 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 				}
 			}
 		}
-		steps[k] = st
+		r.Steps = append(r.Steps, st)
 	}
+	steps := r.Steps[base:]
 	exitLo := uint32(len(r.Actions))
 	// Exits.
 	var domain StateID
@@ -478,7 +485,6 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 		}
 	}
 	steps[sel.n-1].ActHi = uint32(len(r.Actions))
-	r.Steps = append(r.Steps, steps[:sel.n]...)
 	m.regionsEnded(c, r)
 	return nil
 }

@@ -89,6 +89,9 @@ type Result struct {
 	// process.
 	internal     []StateID
 	nextInternal int
+	// sel is the transition set of the microstep being taken: scratch
+	// space kept here so that a step does not clear a new one each time.
+	sel selection
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError

@@ -132,8 +132,8 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	c.Now = ev.At
 	e := evalEnv{m: m, c: c, ev: ev, r: r}
 	r.internal, r.nextInternal = r.internal[:0], 0
-	var sel selection
-	m.selectTrans(e, tab, stride, col, NoID, int(ev.Branch), &sel, r)
+	sel := &r.sel
+	m.selectTrans(e, tab, stride, col, NoID, int(ev.Branch), sel, r)
 	if sel.n == 0 {
 		// No transition takes the event. As SCXML's event loop does after
 		// every external event, matched or not, the eventless transitions
@@ -147,7 +147,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		return err
 	}
 	r.Handled = true
-	if err := m.microstep(e, &sel, r); err != nil {
+	if err := m.microstep(e, sel, r); err != nil {
 		return err
 	}
 	return m.settle(e, r)
