@@ -246,6 +246,19 @@ func (m *Machine) IsJoin(t TransID) bool { return m.trans[t].join }
 // IsFork reports whether state s is a parallel state (a fork is one).
 func (m *Machine) IsFork(s StateID) bool { return m.states[s].fork != nil }
 
+// Regions returns how many distinct regions parallel state p has: one per
+// child of a parallel: true state, one for a fork (its branches all run
+// the same states), 0 when p is not a parallel state.
+func (m *Machine) Regions(p StateID) int {
+	switch fi := m.states[p].fork; {
+	case fi == nil:
+		return 0
+	case fi.parallel:
+		return len(fi.regions)
+	}
+	return 1
+}
+
 // RegionEntry returns the states region i of parallel state p enters when
 // p is entered, outermost first (a fork's regions all enter the same), or
 // nil when p is not a parallel state.
