@@ -127,12 +127,17 @@ func runChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, depth int, o r
 	if o.generate > 0 && !o.interrupted() {
 		generatedChart(w, c, rs, o, t)
 	}
+	if o.measureEngine {
+		// Said rather than left out: the statechart interpreter is not
+		// timed (--measure-engine times engine.Machine's steps).
+		fmt.Fprintf(w, "  engine wall clock: not measured for an SCXML suite\n")
+	}
 	if depth > 0 && (!o.shard.on() || o.shard.i == 0) && !o.interrupted() {
 		opts := explore.ChartOptions{Depth: depth}
 		if o.maxStatesSet {
 			opts.MaxStates = o.maxStates
 		}
-		addChartExploration(w, c, rs, explore.Chart(c.Machine, opts), t, o.width)
+		addChartExploration(w, c, rs, explore.Chart(c.Machine, opts), opts.MaxStates, t, o.width)
 	}
 }
 
@@ -146,7 +151,7 @@ func generatedChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, o runOpt
 		rs.GeneratedCoverage = sim.ChartCoverage(c.Machine.Chart)
 	}
 	from, to := o.shard.span(o.generate)
-	alphabet := explore.ChartAlphabet(c.Machine.Chart)
+	alphabet := c.Machine.Chart.Alphabet()
 	m, first := sim.GenerateChart(c, alphabet, from, to, uint64(o.seed), chartMaxTurns, rs.GeneratedCoverage)
 	o.prog.add(m.Runs, m.Halted)
 	met := generate.Metrics{Suite: c.Name, Conversations: m.Runs, Successes: m.Done, TurnsToCompletion: m.TurnsToDone,
@@ -227,7 +232,7 @@ func playChartStep(s *statechart.Session, st string) {
 
 // addChartExploration adds a chart's search to the report, and prints its
 // line and findings; each finding fails the run (a chart has no notes).
-func addChartExploration(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, res explore.ChartResult, t *tally, width int) {
+func addChartExploration(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, res explore.ChartResult, maxStates int, t *tally, width int) {
 	if rs.ExploredCoverage == nil {
 		rs.ExploredCoverage = sim.ChartCoverage(c.Machine.Chart)
 	}
@@ -239,6 +244,10 @@ func addChartExploration(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, res
 		how = "completely"
 	}
 	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", width+6, "explored", how, count(res.Distinct, "distinct state", "distinct states"), res.Covered, res.Total)
+	if res.Capped {
+		e.Stopped = cappedText(res, maxStates)
+		fmt.Fprintf(w, "         %s\n", e.Stopped)
+	}
 	for _, f := range res.Findings {
 		e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Where: "in " + strings.Join(f.Active, " "), Path: len(f.Path), Message: f.Msg})
 		t.findings++
@@ -246,6 +255,15 @@ func addChartExploration(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, res
 		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", c.Dir, len(f.Path))
 	}
 	rs.Explored = append(rs.Explored, e)
+}
+
+// cappedText says that the state bound stopped a chart's search; limit
+// is the bound (0: the explorer's default).
+func cappedText(res explore.ChartResult, limit int) string {
+	if limit <= 0 {
+		limit = explore.DefaultChartMaxStates
+	}
+	return fmt.Sprintf("stopped: the search reached %d configurations (--max-states); depth %d is only partly explored", limit, res.Depth)
 }
 
 // chartSelected applies --only to a chart scenario's tags.
@@ -287,9 +305,12 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 		fmt.Fprintf(w, "explore %s (SCXML)\n", c.Name)
 		fmt.Fprintf(w, "  %d states generated, %d distinct states, depth %d\n", res.Generated, res.Distinct, res.Depth)
 		fmt.Fprintf(w, "  events: %s\n", strings.Join(res.Alphabet, " "))
-		if res.Complete {
+		switch {
+		case res.Capped:
+			fmt.Fprintf(w, "  %s\n", cappedText(res, maxStates))
+		case res.Complete:
 			fmt.Fprintf(w, "  complete: every reachable configuration was explored\n")
-		} else {
+		default:
 			fmt.Fprintf(w, "  bounded: explored to depth %d\n", res.Depth)
 		}
 		fmt.Fprintf(w, "  transitions covered: %d of %d\n", res.Covered, res.Total)

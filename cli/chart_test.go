@@ -64,6 +64,10 @@ var _ = Describe("SCXML suites", func() {
 		for _, section := range []string{`id="coverage-booking"`, `id="explored-booking"`, `id="graph-booking"`, `id="failures-booking"`, "form (parallel)", "H*"} {
 			Expect(page).To(ContainSubstring(section))
 		}
+		// The form's two regions are clusters of their own, drawn dashed.
+		for _, region := range []string{"city_slot", "date_slot"} {
+			Expect(page).To(MatchRegexp(`class="cluster compound region">\s*<title>cluster_%s</title>\s*<g[^>]*><a><title>[^<]*</title>\s*<path [^>]*stroke-dasharray`, region))
+		}
 		Expect(string(a["coverage.csv"])).To(ContainSubstring("1,booking,transition,9,help -> resume on back help.timeout,"))
 	})
 
@@ -92,6 +96,25 @@ var _ = Describe("SCXML suites", func() {
 		golden("explore-stuck-scxml.txt", []byte(stdout))
 	})
 
+	It("explore prints what docs/scxml.md shows for the stuck chart", func() {
+		page, err := os.ReadFile("../docs/scxml.md")
+		Expect(err).NotTo(HaveOccurred())
+		_, shown, ok := strings.Cut(string(page), "$ simctl explore cli/testdata/charts/stuck\n")
+		Expect(ok).To(BeTrue())
+		shown, _, _ = strings.Cut(shown, "```")
+		_, stdout, _ := run(noOut, "explore", "testdata/charts/stuck")
+		Expect(stdout).To(Equal(shown))
+	})
+
+	It("explore and run say when the state bound, not the depth, stopped a chart's search", func() {
+		code, stdout, _ := run(noOut, "explore", "testdata/charts/stuck", "--max-states", "3")
+		Expect(code).To(Equal(cli.ExitOK), "a bound never causes a finding")
+		Expect(stdout).To(ContainSubstring("  stopped: the search reached 3 configurations (--max-states); depth 2 is only partly explored\n"))
+		code, stdout, _ = run(noOut, "run", "../docs/examples/research", "--max-states", "3", "--out", "")
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring("to depth 2: 6 distinct states, 6 transitions of 10\n         stopped: the search reached 3 configurations"))
+	})
+
 	It("explore --emit-scenarios writes each finding as a scenario that replay plays", func() {
 		dir := GinkgoT().TempDir()
 		code, stdout, _ := run(noOut, "explore", "testdata/charts/stuck", "--emit-scenarios", dir)
@@ -117,10 +140,47 @@ var _ = Describe("SCXML suites", func() {
 		Expect(stdout).To(ContainSubstring("1 scenario in 1 suite: 1 passed"))
 	})
 
-	It("explore passes the same machine without the flaw", func() {
-		code, stdout, _ := run(noOut, "explore", "../docs/examples/research")
+	It("explore and run pass the same machine without the flaw", func() {
+		code, stdout, _ := run(noOut, "explore", "testdata/charts/fixed", "../docs/examples/research")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(strings.Count(stdout, "no dead ends, stuck regions or livelocks")).To(Equal(2), stdout)
+		code, stdout, _ = run(noOut, "run", "testdata/charts/fixed", "--generate", "50", "--out", "")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(ContainSubstring("explored                                       completely: 8 distinct states, 9 transitions of 9\n"))
+	})
+
+	It("lint passes the SCXML suites", func() {
+		code, stdout, stderr := run(noOut, "lint", "../examples/booking-scxml", "../docs/examples/research", "testdata/charts/fixed")
+		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(stdout).To(ContainSubstring("no dead ends, stuck regions or livelocks"))
+		Expect(stdout).To(Equal("lint: 3 suites, 0 errors, 0 warnings\n"))
+	})
+
+	It("lint lists every bad scenario file of an SCXML suite, one line each", func() {
+		dir := GinkgoT().TempDir()
+		src, err := os.ReadFile("../docs/examples/research/machine.scxml")
+		Expect(err).NotTo(HaveOccurred())
+		for name, content := range map[string]string{
+			"machine.scxml":      string(src),
+			"a.scenario.yaml":    "turns:\n  - event: {name: ask}\n    expect: {configuration: [nowhere]}\n",
+			"b.scenario.yaml":    "name: same\nturns:\n  - wait: soon\n",
+			"c.scenario.yaml":    "name: same\nturns:\n  - event: {name: ask}\n",
+			"d.scenario.yaml":    "name: same\nturns:\n  - event: {name: ask}\n",
+			"good.scenario.yaml": "turns:\n  - event: {name: ask}\n    expect: {active: [research]}\n",
+		} {
+			Expect(os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)).To(Succeed())
+		}
+		code, stdout, _ := run(noOut, "lint", dir)
+		Expect(code).To(Equal(cli.ExitBadInput))
+		Expect(strings.ReplaceAll(stdout, dir, "SUITE")).To(Equal(`SUITE/a.scenario.yaml:3:30: error: unknown state "nowhere"
+SUITE/b.scenario.yaml:3:11: error: expected a duration such as 30s, 5m or 1500ms, got "soon"
+SUITE/d.scenario.yaml:1:1: error: duplicate scenario name "same" (also in SUITE/c.scenario.yaml)
+lint: 1 suite, 3 errors, 0 warnings
+`))
+		code, stdout, stderr := run(noOut, "run", dir, "--out", "")
+		Expect(code).To(Equal(cli.ExitBadInput))
+		Expect(stdout).To(BeEmpty())
+		Expect(strings.ReplaceAll(stderr, dir, "SUITE")).To(Equal("simctl: SUITE/a.scenario.yaml:3:30: unknown state \"nowhere\"\n"))
 	})
 
 	It("graph draws a parallel state's regions as clusters (DOT) and subgraphs (Mermaid), dashed", func() {
@@ -173,6 +233,8 @@ var _ = Describe("SCXML suites", func() {
 		},
 		Entry("an unknown state", "turns:\n  - event: {name: ask}\n    expect: {configuration: [web_searching, nowhere]}\n",
 			`SUITE/bad.scenario.yaml:3:45: unknown state "nowhere"`),
+		Entry("an event no transition handles", "turns:\n  - event: {name: asked}\n",
+			`SUITE/bad.scenario.yaml:2:19: unknown event "asked": no transition's event descriptor matches it (the chart's events: answer, ask, docs.failed, docs.result, research.timeout, web.failed, web.result)`),
 		Entry("an event without a name", "turns:\n  - event: {data: {q: x}}\n",
 			`SUITE/bad.scenario.yaml:2:12: missing required field "name"`),
 		Entry("event and wait in one turn", "turns:\n  - event: {name: ask}\n    wait: 1s\n",
@@ -191,6 +253,9 @@ var _ = Describe("SCXML suites", func() {
 		},
 		Entry("mutate", []string{"mutate", "../docs/examples/research", "--out", ""}, "simctl mutate does not read SCXML suites (its mutation operators rewrite machine.yaml's"),
 		Entry("record", []string{"record", "../docs/examples/research", "--nlu-url", "http://127.0.0.1:1/model/parse"}, "simctl record does not read SCXML suites (it records a live NLU's parses"),
+		Entry("run --nlu-noise", []string{"run", "../docs/examples/research", "--nlu-noise", "0.1", "--generate", "5", "--out", ""}, "an SCXML suite has no NLU to add noise to (--nlu-noise)"),
+		Entry("run --nlu-noise-sweep", []string{"run", "../docs/examples/research", "--nlu-noise-sweep", "0,0.1", "--generate", "5", "--out", ""}, "an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)"),
+		Entry("explore --variant", []string{"explore", "../docs/examples/research", "--variant", "completo"}, "--variant: suite research is an SCXML suite, which has no variants"),
 		Entry("run --bot", []string{"run", "../docs/examples/research", "--bot", "http://127.0.0.1:1/webhooks/rest/webhook", "--out", ""}, "--bot checks a bot's replies against a YAML machine's"),
 	)
 

@@ -182,6 +182,9 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		if err == nil && len(charts) > 0 && (len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil) {
 			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)", charts[0].Dir, spec.ChartFile)}
 		}
+		if err == nil && len(charts) > 0 && o.nlu.noise > 0 {
+			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise)", charts[0].Dir, spec.ChartFile)}
+		}
 		return suites, err
 	}
 	if files != len(paths) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -48,8 +47,11 @@ type ChartFinding struct {
 // ChartResult is the outcome of exploring a chart.
 type ChartResult struct {
 	Generated, Distinct, Depth int
-	// Complete is false when the depth or state bound stopped the search.
+	// Complete is false when the depth or state bound stopped the search;
+	// Capped says it was the state bound (MaxStates), which can leave
+	// the deepest level partly explored.
 	Complete  bool
+	Capped    bool
 	Alphabet  []string
 	Covered   int // transitions taken at least once
 	Total     int // transitions of the chart
@@ -64,8 +66,11 @@ type ChartResult struct {
 // ChartOptions bound a chart exploration.
 type ChartOptions struct {
 	Depth     int // 0: no bound
-	MaxStates int // 0: 100,000
+	MaxStates int // 0: DefaultChartMaxStates
 }
+
+// DefaultChartMaxStates bounds a chart's search when ChartOptions do not.
+const DefaultChartMaxStates = 100000
 
 type chartNode struct {
 	key    string
@@ -80,29 +85,6 @@ type chartNode struct {
 	depth  int
 }
 
-// ChartAlphabet returns the external events the chart's transitions name,
-// sorted: each descriptor as a name ("*" and the platform's done.* and
-// error.* events excluded, as no user sends them).
-func ChartAlphabet(c *statechart.Chart) []string {
-	seen := map[string]bool{}
-	for i := range c.States {
-		for _, t := range c.States[i].Trans {
-			for _, e := range t.Events {
-				if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
-					continue
-				}
-				seen[e] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for e := range seen {
-		out = append(out, e)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Chart explores an SCXML machine breadth-first: from each configuration,
 // every event of the alphabet and, when events are delayed, the clock
 // moving to the next one. A configuration is the session's Key (states,
@@ -112,10 +94,10 @@ func ChartAlphabet(c *statechart.Chart) []string {
 // model at the cost of time linear in the depth.
 func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	if opt.MaxStates <= 0 {
-		opt.MaxStates = 100000
+		opt.MaxStates = DefaultChartMaxStates
 	}
 	c := m.Chart
-	res := ChartResult{Alphabet: ChartAlphabet(c), Complete: true}
+	res := ChartResult{Alphabet: c.Alphabet(), Complete: true}
 	res.Coverage = sim.ChartCoverage(c)
 	var activeEver statechart.Bits
 	index := map[string]int{}
@@ -166,6 +148,7 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		if opt.Depth > 0 && n.depth >= opt.Depth || len(nodes) >= opt.MaxStates {
 			res.Complete = false
+			res.Capped = res.Capped || len(nodes) >= opt.MaxStates
 			continue
 		}
 		n.done = true

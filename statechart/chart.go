@@ -19,6 +19,8 @@ package statechart
 import (
 	"fmt"
 	"math/bits"
+	"sort"
+	"strings"
 )
 
 // Pos is a position in a source file.
@@ -280,6 +282,39 @@ type Chart struct {
 // Transitions lists the chart's transitions in document order (state by
 // state, then as written), each at its ID; Prepare fills it in.
 func (c *Chart) Transitions() []*Transition { return c.trans }
+
+// Alphabet returns the external events the chart's transitions name,
+// sorted: each event descriptor as a name, except "*" and the platform's
+// done.* and error.* events, which no user sends. It is what simctl
+// explores and generates from.
+func (c *Chart) Alphabet() []string {
+	seen := map[string]bool{}
+	for _, t := range c.trans {
+		for _, e := range t.Events {
+			if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
+				continue
+			}
+			seen[e] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for e := range seen {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Handles reports whether some transition's event descriptors match an
+// event of this name, so that sending it can change something.
+func (c *Chart) Handles(name string) bool {
+	for _, t := range c.trans {
+		if nameMatch(t.Events, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // Lookup returns the index of the state with the given id.
 func (c *Chart) Lookup(id string) (int, bool) {
