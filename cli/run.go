@@ -88,7 +88,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth, else completely; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else this)")
 	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
-	fs.IntVar(&o.queueMB, "queue-mb", int(explore.DefaultQueueMemory>>20), "keep at most this many megabytes of an exploration's queue in memory, the rest in a temporary file in --out (0: no bound)")
+	fs.IntVar(&o.queueMB, "queue-mb", int(explore.DefaultQueueMemory>>20), "keep at most this many megabytes of an exploration's queue in memory, the rest in a temporary file in --out if it exists, else in $TMPDIR (0: no bound)")
 	o.nlu.register(fs, true)
 	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")

@@ -307,6 +307,9 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	res.Spilled = frontier.disk + next.disk
 	res.Distinct = x.distinct
 	res.Complete = full && !x.stopped
+	// The visited set is done with: the livelock analysis below needs
+	// its room (a tenth of the peak on a search of ten million).
+	x.visited, ws = nil, nil
 	res.livelocks(&x.edges, opts.Depth)
 	if opts.Parts > 0 {
 		res.part = x.makePart(opts)
