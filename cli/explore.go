@@ -46,6 +46,9 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if *variant != "" && len(charts) > 0 {
+		return 0, &usageError{fmt.Sprintf("--variant: suite %s is an SCXML suite, which has no variants", charts[0].Name)}
+	}
 	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
 	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit)

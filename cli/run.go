@@ -21,13 +21,14 @@ import (
 // loadSuites discovers and loads every suite under paths. The first bad
 // file stops the load: nothing runs and nothing is written. A signal
 // (ctx cancelled) stops it between files with errInterrupted. SCXML suites
-// are refused (the commands that read them call loadAll).
-func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
+// are refused, in one line naming command cmd (the commands that read them
+// call loadAll).
+func loadSuites(ctx context.Context, cmd string, paths []string) ([]*spec.Suite, error) {
 	suites, charts, err := loadAll(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
-	if err := noCharts("record", charts); err != nil {
+	if err := noCharts(cmd, charts); err != nil {
 		return nil, err
 	}
 	return suites, nil
@@ -143,6 +144,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, err
 	}
 	if o.bot.url != "" {
+		if len(o.charts) > 0 {
+			return 0, &usageError{fmt.Sprintf("%s/%s: --bot checks a bot's replies against a YAML machine's; an SCXML suite has no replies to compare", o.charts[0].Dir, spec.ChartFile)}
+		}
 		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
@@ -175,8 +179,11 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	if files == 0 {
 		suites, charts, err := loadAll(o.ctx, paths)
 		o.charts = charts
-		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0) {
-			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
+		if err == nil && len(charts) > 0 && (len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil) {
+			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)", charts[0].Dir, spec.ChartFile)}
+		}
+		if err == nil && len(charts) > 0 && o.nlu.noise > 0 {
+			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise)", charts[0].Dir, spec.ChartFile)}
 		}
 		return suites, err
 	}
@@ -272,6 +279,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		for _, s := range suites {
 			total += (to - from) * len(s.Variants)
 		}
+		total += (to - from) * len(o.charts)
 		o.prog = newProgress(o.stderr, int64(total), o.quiet)
 	}
 	if o.files != nil {
@@ -280,17 +288,6 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	}
 	o.width = nameWidth(suites, o)
 	var total tally
-	if len(o.charts) > 0 {
-		depth := o.exploreDepth
-		if depth < 0 {
-			depth = spec.DefaultExploreDepth
-		}
-		if o.files != nil {
-			// A replay of chosen files explores nothing.
-			depth = 0
-		}
-		total = runCharts(w, o.charts, depth, o)
-	}
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
@@ -364,6 +361,31 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
 	}
+	// SCXML suites follow, each giving the report the same reports.Suite
+	// (chart.go).
+	for _, c := range o.charts {
+		if o.interrupted() {
+			run.Incomplete = true
+			break
+		}
+		rs := chartReport(c)
+		var t tally
+		runChart(w, c, rs, o.exploreDepth, o, &t)
+		for _, r := range rs.Scenarios {
+			for _, tag := range r.Tags {
+				if tags[tag] == nil {
+					tags[tag] = &[2]int{}
+				}
+				tags[tag][1]++
+				if r.Status != sim.Fail {
+					tags[tag][0]++
+				}
+			}
+		}
+		fmt.Fprintf(w, "%s: %s\n\n", c.Name, t)
+		total.merge(t)
+		run.Suites = append(run.Suites, rs)
+	}
 	o.prog.finish(o.interrupted())
 	if o.interrupted() {
 		run.Incomplete = true
@@ -373,7 +395,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			return 0, err
 		}
 		if o.shard.on() {
-			if err := writeShard(o.out, o, o.exploreDepth, suites, run, exploreParts); err != nil {
+			if err := writeShard(o.out, o, o.exploreDepth, suites, o.charts, run, exploreParts); err != nil {
 				return 0, err
 			}
 		}

@@ -288,6 +288,9 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 			b = le.AppendUint64(b, math.Float64bits(v.Num))
 		}
 	}
+	for i := 0; i < x.m.NumHistories(); i++ {
+		b = le.AppendUint16(b, uint16(c.Hist[i]))
+	}
 	for i := 0; i < int(c.NBranch); i++ {
 		br := &c.Branches[i]
 		b = le.AppendUint16(b, uint16(br.State))
@@ -348,6 +351,10 @@ func (x *explorer) decode(b []byte, st *searchState) {
 			v.Num = math.Float64frombits(le.Uint64(b))
 			b = b[8:]
 		}
+	}
+	for i := 0; i < x.m.NumHistories(); i++ {
+		c.Hist[i] = engine.StateID(le.Uint16(b))
+		b = b[2:]
 	}
 	for i := 0; i < int(c.NBranch); i++ {
 		br := &c.Branches[i]

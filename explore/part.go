@@ -639,7 +639,7 @@ func startInvokes(m *engine.Machine) []pending {
 	}
 	var out []pending
 	for i := range r.Effects {
-		if e := &r.Effects[i]; e.Kind == engine.EffInvoke {
+		if e := &r.Effects[i]; e.Kind == engine.EffInvoke && e.Branch == 0 {
 			out = append(out, pending{ext: e.Ext, branch: e.Branch, level: 1})
 		}
 	}
