@@ -14,7 +14,8 @@ FUZZTIME_SHORT ?= 5s
 # Minimizing each new interesting input may otherwise take a minute of the
 # budget (the seeds are whole machine files).
 FUZZMINIMIZETIME ?= 5s
-# Random machines the reduction property tries in make fuzz (make test: 50).
+# Random machines the reduction and workers properties try in make fuzz
+# (make test: 50).
 REDUCE_CASES ?= 2000
 REDUCE_FORMFILL_DEPTH ?= 4
 # The native Go fuzz targets, as package:Target. Each runs from its seed
@@ -24,7 +25,7 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
 	./scxml:FuzzSCXML
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers conformance bot-check mutate clean explore-big
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers peers-graph conformance bot-check mutate clean explore-big
 
 all: build
 
@@ -44,7 +45,7 @@ vet:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted"; exit 1; fi
 
 test: vet
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
 
 # Mutation testing of every bundled suite (docs/mutate.md): mutants.csv and
@@ -62,8 +63,8 @@ fuzz:
 		echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
-	@echo "fuzz: the reductions against the unreduced search on $(REDUCE_CASES) random machines"
-	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions'
+	@echo "fuzz: the reductions against the unreduced search, and several goroutines against one, on $(REDUCE_CASES) random machines"
+	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines'
 
 fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100 REDUCE_FORMFILL_DEPTH=3
@@ -94,20 +95,30 @@ bot-check: build
 	OUT=$(OUT)/bot-check SIMCTL=$(BIN) sh scripts/bot-check.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
-# conversations through the driver, simctl mutate on bench-soni.
+# conversations through the driver, simctl mutate on bench-soni, the
+# explorer on every seed suite and generated machines on one goroutine and
+# two (BenchmarkExplore, BenchmarkExploreWorkers: distinct and generated
+# configurations per second, bytes per configuration, speed-up).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
 # A complete search of ten million configurations (a generated machine of
-# seven counters) within 2 GB: prints the time and the peak resident memory.
-# The soft memory limit makes the collector work before the heap doubles.
+# seven counters) within 2 GB: prints the time, the rates and the peak
+# resident memory. The soft memory limit makes the collector work before
+# the heap doubles. BIG_WORKERS=2: on two goroutines.
+BIG_WORKERS ?= 1
 explore-big:
-	GOMEMLIMIT=1600MiB SIMCTL_BIG=1 $(GO) test -count=1 -timeout 20m -run TestExplore ./explore -args -ginkgo.focus='a big search' -ginkgo.v
+	GOMEMLIMIT=1600MiB SIMCTL_BIG=1 SIMCTL_BIG_WORKERS=$(BIG_WORKERS) $(GO) test -count=1 -timeout 20m -v -run TestExplore ./explore -args -ginkgo.focus='a big search' -ginkgo.v
 
 # The peers of ../shared/peers beside simctl's own RESULT lines. shared/ is
 # read-only, so the peers are built and run from a copy.
 peers: build
 	sh scripts/peers.sh
+
+# The xstate graph peer's getAdjacencyMap and getShortestPaths beside
+# simctl's explorer on the same machines (docs/explore.md, Speed).
+peers-graph:
+	sh scripts/peers-graph.sh
 
 clean:
 	rm -rf bin $(OUT)

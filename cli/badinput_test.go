@@ -122,7 +122,7 @@ var _ = Describe("bad input", func() {
 		Entry("unknown field (a typo of target)", badCase{
 			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "{target: talking", "{tagret: talking")}),
 			args:  []string{"SUITE"},
-			want:  `simctl: SUITE/machine.yaml:12:15: unknown field "tagret" (expected one of: target, guard, actions, description)`,
+			want:  `simctl: SUITE/machine.yaml:12:15: unknown field "tagret" (expected one of: target, guard, actions, description, history, type)`,
 		}),
 		Entry("unknown target state", badCase{
 			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: gone")}),

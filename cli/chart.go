@@ -1,19 +1,27 @@
 package cli
 
-// SCXML suites (machine.scxml) on the command line: lint, run, explore and
-// graph read them; the other commands say that they do not. A chart runs on
-// package statechart (the SCXML recommendation's algorithm), not on
-// engine, so reports, generation, shards and coverage CSVs cover YAML suites
-// only for now.
+// SCXML suites (machine.scxml) on the command line: lint, run (its reports,
+// shards and report merge included), replay, explore and graph read them;
+// record and mutate say that they do not. A chart runs on package
+// statechart (the SCXML recommendation's algorithm), not on engine; its
+// results take the shapes of a YAML suite's (sim.ScenarioResult,
+// eval.Coverage, reports.Suite), so the reports are written by one code
+// path.
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/explore"
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/reports"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
@@ -69,66 +77,211 @@ func noCharts(cmd string, charts []*spec.ChartSuite) error {
 	if len(charts) == 0 {
 		return nil
 	}
-	return &usageError{fmt.Sprintf("%s/%s: simctl %s does not read SCXML suites yet (lint, run, explore and graph do)", charts[0].Dir, spec.ChartFile, cmd)}
+	return &usageError{fmt.Sprintf("%s/%s: simctl %s does not read SCXML suites (%s; lint, run, replay, explore, graph and report merge do)", charts[0].Dir, spec.ChartFile, cmd, noChartsWhy[cmd])}
+}
+
+// noChartsWhy says why a command does not read SCXML suites.
+var noChartsWhy = map[string]string{
+	"record": "it records a live NLU's parses of utterances, and a chart's scenarios send events by name, with no utterance to parse",
+	"mutate": "its mutation operators rewrite machine.yaml's transitions, guards, actions and timers",
 }
 
 // chartMaxTurns bounds a generated run of a chart.
 const chartMaxTurns = 20
 
-// runCharts plays every chart suite's scenarios, then --generate runs of
-// its event alphabet, and explores it to depth, printing as run does for
-// YAML suites; it returns the tally.
-func runCharts(w io.Writer, charts []*spec.ChartSuite, depth int, o runOptions) tally {
-	var total tally
-	for _, c := range charts {
-		var t tally
-		fmt.Fprintf(w, "suite %s (%s, SCXML)\n", c.Name, c.Dir)
-		covered := map[string]bool{}
-		for _, sc := range c.Scenarios {
-			if !chartSelected(sc, o.only) {
-				continue
-			}
-			r := sim.RunChartScenario(c, sc, o.verbose)
-			for _, x := range r.Taken {
-				covered[x] = true
-			}
-			t.add(r.Status)
-			label := "PASS"
-			if r.Status != sim.Pass {
-				label = "FAIL"
-			}
-			fmt.Fprintf(w, "  %s  %-40s %3d %-5s %4d %s\n", label, r.Scenario, r.Turns, plural(r.Turns, "turn", "turns"),
-				r.Transitions, plural(r.Transitions, "transition", "transitions"))
-			for _, f := range r.Failures {
-				fmt.Fprintf(w, "         %s\n", f)
-			}
-			for _, l := range r.Trace {
-				fmt.Fprintf(w, "         %s\n", l)
-			}
-		}
-		if len(c.Scenarios) > 0 {
-			fmt.Fprintf(w, "  coverage: %d of %d transitions taken by the scenarios\n", len(covered), sim.ChartTransitions(c))
-		}
-		if o.generate > 0 {
-			g := sim.GenerateChart(c, explore.ChartAlphabet(c.Machine.Chart), o.generate, uint64(o.seed), chartMaxTurns)
-			fmt.Fprintf(w, "  generated %d runs of at most %d events: %d reached a final state, %.1f events per run, %d of %d transitions taken\n",
-				g.Runs, chartMaxTurns, g.Done, float64(g.Turns)/float64(max(g.Runs, 1)), g.Covered, g.Total)
-			if g.Halted > 0 {
-				t.fail++
-				fmt.Fprintf(w, "  FAIL  generated: %d runs halted (%s); the first: %s\n", g.Halted, g.HaltMsg, strings.Join(g.FirstHalt, ", "))
-			}
-		}
-		if depth > 0 {
-			res := explore.Chart(c.Machine, explore.ChartOptions{Depth: depth})
-			for _, f := range res.Findings {
-				t.fail++
-				fmt.Fprintf(w, "  FAIL  explore: %s: shortest path %d events (%s): %s\n", f.Kind, len(f.Path), pathText(f.Path), f.Msg)
-			}
-		}
-		fmt.Fprintf(w, "%s: %s\n\n", c.Name, t)
-		total.merge(t)
+// chartReport makes the report of a chart suite: the same reports.Suite
+// a YAML suite gets, its counts by sim.ChartCoverage's ids.
+func chartReport(c *spec.ChartSuite) *reports.Suite {
+	rs := &reports.Suite{Name: c.Name, Dir: c.Dir, Chart: c.Machine.Chart, Coverage: sim.ChartCoverage(c.Machine.Chart),
+		Tags: []string{}, Variants: []string{""}}
+	return rs
+}
+
+// runChart plays chart suite c's selected scenarios (this shard's), then
+// its share of --generate runs of the event alphabet, and explores it to
+// depth (shard 0 only: the search of a chart is not split), printing as
+// run does for YAML suites and adding everything to rs.
+func runChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, depth int, o runOptions, t *tally) {
+	fmt.Fprintf(w, "suite %s (%s, SCXML)\n", c.Name, c.Dir)
+	if depth < 0 {
+		depth = spec.DefaultExploreDepth
 	}
-	return total
+	rs.Partial = o.files != nil || len(o.only) > 0
+	for _, sc := range c.Scenarios {
+		if !chartSelected(sc, o.only) || !o.shard.owns(c.Name, "", sc.Name) {
+			continue
+		}
+		if o.interrupted() {
+			return
+		}
+		r := sim.RunChartScenario(c, sc, rs.Coverage, o.verbose)
+		if r.Status == sim.Fail && !o.verbose {
+			// A failing scenario carries its trace into the reports, as a
+			// YAML suite's does (keepTrace); the replay counts nothing.
+			r.Trace = sim.RunChartScenario(c, sc, nil, true).Trace
+		}
+		rs.Scenarios = append(rs.Scenarios, r)
+		t.add(r.Status)
+		printScenario(w, r, o.verbose, false, o.width)
+	}
+	if o.generate > 0 && !o.interrupted() {
+		generatedChart(w, c, rs, o, t)
+	}
+	if o.measureEngine {
+		// Said rather than left out: the statechart interpreter is not
+		// timed (--measure-engine times engine.Machine's steps).
+		fmt.Fprintf(w, "  engine wall clock: not measured for an SCXML suite\n")
+	}
+	if depth > 0 && (!o.shard.on() || o.shard.i == 0) && !o.interrupted() {
+		opts := explore.ChartOptions{Depth: depth, Stop: o.interrupted}
+		if o.maxStatesSet {
+			opts.MaxStates = o.maxStates
+		}
+		addChartExploration(w, c, rs, explore.Chart(c.Machine, opts), opts.MaxStates, t, o.width)
+	}
+}
+
+// generatedChart plays this shard's runs of the chart's event alphabet
+// (run k from its own stream of (seed, k)) and adds them to the report: a
+// run reaching a top-level final state is a success, one whose macrostep
+// does not settle breaks halted, and the first such run, shrunk, becomes
+// a scenario in failures/.
+func generatedChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, o runOptions, t *tally) {
+	if rs.GeneratedCoverage == nil {
+		rs.GeneratedCoverage = sim.ChartCoverage(c.Machine.Chart)
+	}
+	from, to := o.shard.span(o.generate)
+	alphabet := c.Machine.Chart.Alphabet()
+	// Batches of runs, so that progress shows and an interruption stops
+	// the runs within a fraction of a second.
+	var m sim.ChartMetrics
+	var first *sim.ChartRun
+	for k := from; k < to && !o.interrupted(); k += chartBatch {
+		bm, bf := sim.GenerateChart(c, alphabet, k, min(k+chartBatch, to), uint64(o.seed), chartMaxTurns, rs.GeneratedCoverage)
+		m.Runs, m.Done, m.Halted, m.Turns, m.TurnsToDone = m.Runs+bm.Runs, m.Done+bm.Done, m.Halted+bm.Halted, m.Turns+bm.Turns, m.TurnsToDone+bm.TurnsToDone
+		if first == nil {
+			first = bf
+		}
+		o.prog.add(bm.Runs, bm.Halted)
+	}
+	met := generate.Metrics{Suite: c.Name, Conversations: m.Runs, Successes: m.Done, TurnsToCompletion: m.TurnsToDone,
+		Turns: m.Turns, Violating: m.Halted, Violations: m.Halted, SuccessBy: chartSuccess}
+	rs.Generated = append(rs.Generated, met)
+	note := ""
+	if m.Halted > 0 {
+		note = " (breaking halted)"
+	}
+	fmt.Fprintf(w, "  %-*s %d runs of at most %d events: %s %.1f%%, %.1f events per run, %d violating%s\n",
+		o.width+6, "generated", m.Runs, chartMaxTurns, chartSuccess, pct(m.Done, m.Runs), mean(m.Turns, m.Runs), m.Halted, note)
+	if first == nil {
+		return
+	}
+	f := chartFailure(c, first, o)
+	rs.Failures = append(rs.Failures, reports.GenFailure{Failure: f})
+	t.genFail++
+	file := filepath.Join(o.out, reports.FailureFile(f.Name))
+	fmt.Fprintf(w, "  FAIL  generated breaks halted at run %d, shrunk from %d to %d events\n", f.Index, f.Turns, f.ShrunkTurns)
+	fmt.Fprintf(w, "         %s\n", f.Violation)
+	fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
+}
+
+// chartBatch is how many generated runs of a chart are played between
+// two looks at progress and interruption: a few milliseconds' worth.
+const chartBatch = 64
+
+// chartSuccess is what a successful generated run of a chart did.
+const chartSuccess = "final state reached"
+
+// chartFailure shrinks a halted run (dropping each step that the halt
+// does not need, last first) and writes it as a scenario of the suite,
+// named relative to the failures folder, that simctl replay plays.
+func chartFailure(c *spec.ChartSuite, run *sim.ChartRun, o runOptions) generate.Failure {
+	steps := slices.Clone(run.Steps)
+	halts := func(steps []string) bool {
+		s := c.Machine.NewSession()
+		s.Start()
+		for _, st := range steps {
+			playChartStep(s, st)
+			if s.Halted() != "" {
+				return true
+			}
+		}
+		return false
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if try := slices.Delete(slices.Clone(steps), i, i+1); halts(try) {
+			steps = try
+		}
+	}
+	f := generate.Failure{Suite: c.Name, Invariant: "halted", Index: run.Index, Turns: len(run.Steps), ShrunkTurns: len(steps),
+		Violation: eval.Violation{Invariant: "halted", Turn: len(steps), Trans: engine.NoID, Msg: run.Msg}}
+	f.Name = fmt.Sprintf("gen-%s-halted-%d", c.Name, run.Index)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Generated by simctl run --generate (seed %d, run %d), shrunk from %d to %d events.\n", o.seed, f.Index, f.Turns, f.ShrunkTurns)
+	fmt.Fprintf(&b, "# Replay: simctl replay <this file>\n")
+	fmt.Fprintf(&b, "name: %s\n", f.Name)
+	fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(relSuite(c.Dir, o.out)))
+	fmt.Fprintf(&b, "description: %s\n", strconv.Quote(fmt.Sprintf("breaks halted at event %d: %s", f.Violation.Turn, f.Violation.Msg)))
+	b.WriteString("tags: [generated]\nturns:\n")
+	for _, st := range steps {
+		if ms, ok := strings.CutPrefix(st, "wait "); ok {
+			fmt.Fprintf(&b, "  - wait: %s\n", ms)
+		} else {
+			fmt.Fprintf(&b, "  - event: {name: %s}\n", strconv.Quote(st))
+		}
+	}
+	f.Scenario = []byte(b.String())
+	return f
+}
+
+// playChartStep plays a generated step: an event name, or "wait Nms".
+func playChartStep(s *statechart.Session, st string) {
+	if ms, ok := strings.CutPrefix(st, "wait "); ok {
+		n, _ := strconv.ParseInt(strings.TrimSuffix(ms, "ms"), 10, 64)
+		s.Advance(n)
+		return
+	}
+	s.Send(statechart.Event{Name: st})
+}
+
+// addChartExploration adds a chart's search to the report, and prints its
+// line and findings; each finding fails the run (a chart has no notes).
+func addChartExploration(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, res explore.ChartResult, maxStates int, t *tally, width int) {
+	if rs.ExploredCoverage == nil {
+		rs.ExploredCoverage = sim.ChartCoverage(c.Machine.Chart)
+	}
+	rs.ExploredCoverage.Add(res.Coverage)
+	e := reports.Exploration{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Complete: res.Complete,
+		Covered: res.Covered, Transitions: res.Total}
+	how := fmt.Sprintf("to depth %d", res.Depth)
+	if res.Complete {
+		how = "completely"
+	}
+	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", width+6, "explored", how, count(res.Distinct, "distinct state", "distinct states"), res.Covered, res.Total)
+	switch {
+	case res.Interrupted:
+		e.Stopped = explore.Interrupted
+		fmt.Fprintf(w, "         %s\n", e.Stopped)
+	case res.Capped:
+		e.Stopped = cappedText(res, maxStates)
+		fmt.Fprintf(w, "         %s\n", e.Stopped)
+	}
+	for _, f := range res.Findings {
+		e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Where: "in " + strings.Join(f.Active, " "), Path: len(f.Path), Message: f.Msg})
+		t.findings++
+		fmt.Fprintf(w, "  FAIL  explored finds %s, shortest path %s (%s): %s\n", f.Kind, count(len(f.Path), "event", "events"), pathText(f.Path), f.Msg)
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", c.Dir, len(f.Path))
+	}
+	rs.Explored = append(rs.Explored, e)
+}
+
+// cappedText says that the state bound stopped a chart's search; limit
+// is the bound (0: the explorer's default).
+func cappedText(res explore.ChartResult, limit int) string {
+	if limit <= 0 {
+		limit = explore.DefaultChartMaxStates
+	}
+	return fmt.Sprintf("stopped: the search reached %d configurations (--max-states); depth %d is only partly explored", limit, res.Depth)
 }
 
 // chartSelected applies --only to a chart scenario's tags.
@@ -160,19 +313,27 @@ func pathText(p []explore.ChartStep) string {
 // exploreCharts explores each chart suite and prints the search and its
 // findings; it reports whether any was found, and writes a scenario per
 // finding to emit when it is not empty.
-func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int, emit string) (bool, error) {
+func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int, emit string, stop func() bool) (bool, error) {
 	failed := false
 	var names, dirs []string
 	var results []explore.ChartResult
 	for _, c := range charts {
-		res := explore.Chart(c.Machine, explore.ChartOptions{Depth: depth, MaxStates: maxStates})
+		if stop() {
+			break
+		}
+		res := explore.Chart(c.Machine, explore.ChartOptions{Depth: depth, MaxStates: maxStates, Stop: stop})
 		names, dirs, results = append(names, c.Name), append(dirs, c.Dir), append(results, res)
 		fmt.Fprintf(w, "explore %s (SCXML)\n", c.Name)
 		fmt.Fprintf(w, "  %d states generated, %d distinct states, depth %d\n", res.Generated, res.Distinct, res.Depth)
 		fmt.Fprintf(w, "  events: %s\n", strings.Join(res.Alphabet, " "))
-		if res.Complete {
+		switch {
+		case res.Interrupted:
+			fmt.Fprintf(w, "  %s\n", explore.Interrupted)
+		case res.Capped:
+			fmt.Fprintf(w, "  %s\n", cappedText(res, maxStates))
+		case res.Complete:
 			fmt.Fprintf(w, "  complete: every reachable configuration was explored\n")
-		} else {
+		default:
 			fmt.Fprintf(w, "  bounded: explored to depth %d\n", res.Depth)
 		}
 		fmt.Fprintf(w, "  transitions covered: %d of %d\n", res.Covered, res.Total)
@@ -181,7 +342,7 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 		}
 		for _, f := range res.Findings {
 			failed = true
-			fmt.Fprintf(w, "  FAIL  %s: shortest path %d events: %s\n", f.Kind, len(f.Path), f.Msg)
+			fmt.Fprintf(w, "  FAIL  %s: shortest path %s: %s\n", f.Kind, count(len(f.Path), "event", "events"), f.Msg)
 			fmt.Fprintf(w, "        path: %s\n", pathText(f.Path))
 			fmt.Fprintf(w, "        active: %s\n", strings.Join(f.Active, " "))
 		}
@@ -189,7 +350,7 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 			fmt.Fprintf(w, "  no dead ends, stuck regions or livelocks\n")
 		}
 	}
-	if emit != "" && len(charts) > 0 {
+	if emit != "" && len(charts) > 0 && !stop() {
 		n, err := explore.EmitChartScenarios(emit, names, dirs, results)
 		if err != nil {
 			return failed, err
@@ -197,111 +358,4 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 		fmt.Fprintf(w, "wrote %d scenarios of SCXML findings to %s\n", n, emit)
 	}
 	return failed, nil
-}
-
-// chartGraph writes a chart as DOT (also for svg, which graphCmd lays out)
-// or Mermaid: compound and parallel
-// states as clusters (a parallel state's regions as dashed clusters side
-// by side), transitions as edges labelled with their events.
-func chartGraph(w io.Writer, c *spec.ChartSuite, format string) {
-	ch := c.Machine.Chart
-	var b strings.Builder
-	isCluster := func(i int) bool {
-		k := ch.States[i].Kind
-		return len(ch.States[i].Children) > 0 && (k == statechart.Compound || k == statechart.Parallel)
-	}
-	// leafOf picks a node to hang a cluster's edges on (DOT edges join
-	// nodes; Mermaid's join states directly).
-	var leafOf func(i int) int
-	leafOf = func(i int) int {
-		if !isCluster(i) {
-			return i
-		}
-		return leafOf(ch.States[i].Children[0])
-	}
-	label := func(t *statechart.Transition) string {
-		l := strings.Join(t.Events, " ")
-		if t.Cond != statechart.NoExpr {
-			l += " [" + ch.Exprs[t.Cond].Src + "]"
-		}
-		return l
-	}
-	if format == reports.FormatMermaid {
-		b.WriteString("stateDiagram-v2\n")
-		var walk func(i int, indent string)
-		walk = func(i int, indent string) {
-			st := &ch.States[i]
-			for k, x := range st.Children {
-				cs := &ch.States[x]
-				switch {
-				case cs.Kind == statechart.HistoryShallow || cs.Kind == statechart.HistoryDeep:
-					continue
-				case isCluster(x):
-					fmt.Fprintf(&b, "%sstate %s {\n", indent, cs.ID)
-					walk(x, indent+"  ")
-					fmt.Fprintf(&b, "%s}\n", indent)
-				case cs.Kind == statechart.Final:
-					fmt.Fprintf(&b, "%s%s --> [*]\n", indent, cs.ID)
-				}
-				if st.Kind == statechart.Parallel && k < len(st.Children)-1 {
-					fmt.Fprintf(&b, "%s--\n", indent)
-				}
-			}
-			if st.Initial != nil && st.Kind != statechart.Parallel {
-				for _, tg := range st.Initial.Targets {
-					fmt.Fprintf(&b, "%s[*] --> %s\n", indent, ch.States[tg].ID)
-				}
-			}
-		}
-		walk(0, "  ")
-		for i := range ch.States {
-			for _, t := range ch.States[i].Trans {
-				for _, tg := range t.Targets {
-					fmt.Fprintf(&b, "  %s --> %s: %s\n", ch.States[i].ID, ch.States[tg].ID, label(t))
-				}
-			}
-		}
-		io.WriteString(w, b.String())
-		return
-	}
-	fmt.Fprintf(&b, "digraph %q {\n  compound=true;\n  node [shape=box, style=rounded];\n", c.Name)
-	var walk func(i int, indent string)
-	walk = func(i int, indent string) {
-		for _, x := range ch.States[i].Children {
-			cs := &ch.States[x]
-			switch {
-			case cs.Kind == statechart.HistoryShallow || cs.Kind == statechart.HistoryDeep:
-				fmt.Fprintf(&b, "%s%q [label=\"H%s\", shape=circle];\n", indent, cs.ID, map[bool]string{true: "*", false: ""}[cs.Kind == statechart.HistoryDeep])
-			case isCluster(x):
-				style := "rounded"
-				if ch.States[i].Kind == statechart.Parallel {
-					style = "dashed"
-				}
-				fmt.Fprintf(&b, "%ssubgraph %q {\n%s  label=%q; style=%s;\n", indent, "cluster_"+cs.ID, indent, cs.ID+map[bool]string{true: " (parallel)", false: ""}[cs.Kind == statechart.Parallel], style)
-				walk(x, indent+"  ")
-				fmt.Fprintf(&b, "%s}\n", indent)
-			case cs.Kind == statechart.Final:
-				fmt.Fprintf(&b, "%s%q [shape=doublecircle];\n", indent, cs.ID)
-			default:
-				fmt.Fprintf(&b, "%s%q;\n", indent, cs.ID)
-			}
-		}
-	}
-	walk(0, "  ")
-	for i := range ch.States {
-		for _, t := range ch.States[i].Trans {
-			for _, tg := range t.Targets {
-				attrs := fmt.Sprintf("label=%q", label(t))
-				if isCluster(i) {
-					attrs += fmt.Sprintf(", ltail=%q", "cluster_"+ch.States[i].ID)
-				}
-				if isCluster(tg) {
-					attrs += fmt.Sprintf(", lhead=%q", "cluster_"+ch.States[tg].ID)
-				}
-				fmt.Fprintf(&b, "  %q -> %q [%s];\n", ch.States[leafOf(i)].ID, ch.States[leafOf(tg)].ID, attrs)
-			}
-		}
-	}
-	b.WriteString("}\n")
-	io.WriteString(w, b.String())
 }

@@ -28,6 +28,8 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	variant := fs.String("variant", "", "explore only this variant of each suite (default: every variant)")
 	quiet := fs.BoolP("quiet", "q", false, "print each search's totals and findings only, not what it never reached")
 	noReduce := fs.Bool("no-reduce", false, "offer every user act and keep every slot in the state (no value classes; slow, for checking the reductions)")
+	workers := fs.Int("workers", 1, "expand each level on this many goroutines (same results as 1)")
+	queueMB := fs.Int("queue-mb", int(explore.DefaultQueueMemory>>20), "keep at most this many megabytes of the queue in memory, the rest in a temporary file in $TMPDIR (0: no bound)")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
@@ -37,13 +39,19 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err := checkMaxStates(*maxStates); err != nil {
 		return 0, err
 	}
+	if err := checkSearch(*workers, *queueMB); err != nil {
+		return 0, err
+	}
 	suites, charts, err := loadAll(ctx, fs.Args())
 	if err != nil {
 		return 0, err
 	}
+	if *variant != "" && len(charts) > 0 {
+		return 0, &usageError{fmt.Sprintf("--variant: suite %s is an SCXML suite, which has no variants", charts[0].Name)}
+	}
 	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
-	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit)
+	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit, stop)
 	if err != nil {
 		return 0, err
 	}
@@ -73,7 +81,8 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 				continue
 			}
 			start := time.Now()
-			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop, NoReduce: *noReduce})
+			res, err := explore.Explore(s, v, explore.Options{Depth: *depth, MaxStates: *maxStates, Stop: stop, NoReduce: *noReduce,
+				Workers: *workers, QueueMemory: queueMemory(*queueMB)})
 			if err != nil {
 				return 0, err
 			}
@@ -120,6 +129,9 @@ func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 	}
 	fmt.Fprintf(w, "  %s\n", r.Values)
 	fmt.Fprintf(w, "  fingerprints: 64-bit, probability of a collision %.1g\n", r.Collision())
+	if r.Spilled > 0 {
+		fmt.Fprintf(w, "  queue: %.0f MB spilled to disk (--queue-mb)\n", float64(r.Spilled)/(1<<20))
+	}
 	cov, total := r.Covered()
 	fmt.Fprintf(w, "  transitions covered: %d of %d\n", cov, total)
 	if !quiet {

@@ -36,38 +36,30 @@ func graphCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(charts) == 1 && len(suites) == 0 {
-		if *coverage != "" {
-			return 0, &usageError{"--coverage is not read for SCXML suites yet"}
-		}
-		var b strings.Builder
-		chartGraph(&b, charts[0], *format)
-		out := []byte(b.String())
-		if *format == reports.FormatSVG {
-			if out, err = reports.LayoutSVG(out); err != nil {
-				return 0, fmt.Errorf("laying out the graph: %w", err)
-			}
-		}
-		_, err = w.Write(out)
-		return ExitOK, err
-	}
 	if len(suites)+len(charts) != 1 {
 		return 0, &usageError{fmt.Sprintf("%s holds %d suites; graph takes one suite folder", fs.Arg(0), len(suites)+len(charts))}
 	}
-	s := suites[0]
+	// A YAML suite's machine or an SCXML suite's chart, drawn alike.
+	var name string
+	var m reports.Shape
+	if len(charts) == 1 {
+		name, m = charts[0].Name, reports.ChartShape(charts[0].Machine.Chart)
+	} else {
+		name, m = suites[0].Name, suites[0].Machine
+	}
 	var counts []int64
 	if *coverage != "" {
 		data, err := spec.ReadFile(*coverage, "coverage file", maxCoverageSize)
 		if err != nil {
 			return 0, fmt.Errorf("--coverage: %w", err)
 		}
-		if counts, err = reports.ReadCoverageCounts(bytes.NewReader(data), *coverage, s.Name, s.Machine); err != nil {
+		if counts, err = reports.ReadCoverageCounts(bytes.NewReader(data), *coverage, name, m); err != nil {
 			return 0, fmt.Errorf("--coverage: %w", err)
 		}
 	}
 	// Render in memory, so that an error leaves stdout empty.
 	var b strings.Builder
-	if err := reports.WriteGraph(&b, *format, s.Machine, counts); err != nil {
+	if err := reports.WriteGraph(&b, *format, m, counts); err != nil {
 		return 0, err
 	}
 	_, err = io.WriteString(w, b.String())

@@ -10,9 +10,11 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -213,6 +215,27 @@ var _ = Describe("signals", func() {
 		Expect(p.stdout.String()).To(ContainSubstring("explore formfill"))
 		Expect(p.stdout.String()).To(ContainSubstring("  interrupted: the search stopped before its bound; what it found so far is incomplete\n"))
 		Expect(p.stdout.String()).To(HaveSuffix("interrupted: the searches above are incomplete; no scenarios were written\n"))
+	})
+
+	It("leave no spilled queue behind: simctl explore --workers 2 --queue-mb 1, interrupted", func() {
+		if _, err := os.Stat("/proc/self/fd"); err != nil {
+			Skip("needs Linux's /proc to see the process's open files")
+		}
+		simctlBinary() // built before TMPDIR changes
+		tmp := GinkgoT().TempDir()
+		GinkgoT().Setenv("TMPDIR", tmp)
+		p := start(60*time.Second, "explore", "../scenarios/formfill", "--depth", "12", "--workers", "2", "--queue-mb", "1")
+		// Wait until the queue has spilled: the process holds its file
+		// open, removed as soon as it was created.
+		fds := fmt.Sprintf("/proc/%d/fd", p.cmd.Process.Pid)
+		Eventually(func() []string { return openFiles(fds, "simctl-queue-") }, 30*time.Second, 20*time.Millisecond).
+			Should(ConsistOf(MatchRegexp(`^` + regexp.QuoteMeta(tmp) + `/simctl-queue-\d+ \(deleted\)$`)))
+		Expect(filepath.Glob(filepath.Join(tmp, "simctl-queue-*"))).To(BeEmpty())
+		Expect(p.cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
+		code := p.wait(10 * time.Second)
+		Expect(code).To(Equal(cli.ExitInterrupted), "stderr: %s", p.stderr.String())
+		Expect(p.stdout.String()).To(MatchRegexp(`queue: \d+ MB spilled to disk`))
+		Expect(filepath.Glob(filepath.Join(tmp, "simctl-queue-*"))).To(BeEmpty())
 	})
 
 	// It took 40 s to honour SIGINT.
@@ -426,6 +449,9 @@ var _ = Describe("flags shared by commands", func() {
 		// It printed "about -2562047h47m16s left".
 		Entry("run --generate 9223372036854775807", []string{"run", "SUITE", "--generate", "9223372036854775807"}, "--generate takes a number of conversations from 0 to 1000000000, got 9223372036854775807"),
 		Entry("record --generate 9223372036854775807", []string{"record", "SUITE", "--nlu-url", "http://localhost:5005/model/parse", "--generate", "9223372036854775807"}, "--generate takes a number of conversations from 0 to 1000000000, got 9223372036854775807"),
+		Entry("explore --workers 0", []string{"explore", "SUITE", "--workers", "0"}, "--workers takes a number of goroutines from 1 to 1024, got 0"),
+		Entry("explore --queue-mb -1", []string{"explore", "SUITE", "--queue-mb", "-1"}, "--queue-mb takes a number of megabytes from 0 to 1048576, got -1"),
+		Entry("run --queue-mb 2000000", []string{"run", "SUITE", "--queue-mb", "2000000"}, "--queue-mb takes a number of megabytes from 0 to 1048576, got 2000000"),
 		Entry("run --workers 100000000", []string{"run", "SUITE", "--workers", "100000000"}, "--workers takes a number of goroutines from 1 to 1024, got 100000000"),
 		// Accepted, or the sweep failed after its table with "json: unsupported value: NaN".
 		Entry("run --nlu-noise NaN", []string{"run", "SUITE", "--generate", "5", "--nlu-noise", "NaN"}, "--nlu-noise takes an error rate from 0 to 1, got NaN"),
@@ -434,3 +460,16 @@ var _ = Describe("flags shared by commands", func() {
 		Entry("run --nlu-noise-sweep 0,-Inf", []string{"run", "SUITE", "--generate", "5", "--nlu-noise-sweep", "0,-Inf"}, `--nlu-noise-sweep takes error rates from 0 to 1, got "-Inf"`),
 	)
 })
+
+// openFiles lists the targets of the links in a /proc/PID/fd folder that
+// contain name (none once the process has ended).
+func openFiles(dir, name string) []string {
+	ents, _ := os.ReadDir(dir)
+	var files []string
+	for _, e := range ents {
+		if t, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && strings.Contains(t, name) {
+			files = append(files, t)
+		}
+	}
+	return files
+}

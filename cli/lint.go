@@ -35,13 +35,7 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 	for _, dir := range dirs {
 		if spec.IsChartSuite(dir) {
 			if _, err := spec.LoadChartSuite(dir); err != nil {
-				nerr++
-				var se *spec.Error
-				if errors.As(err, &se) {
-					fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
-				} else {
-					fmt.Fprintf(w, "%s: error: %s\n", dir, err)
-				}
+				nerr += printLoadErrors(w, dir, err)
 			}
 			continue
 		}
@@ -66,20 +60,7 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 		}
 		s, err := spec.Load(dir)
 		if err != nil {
-			// Load joins the errors of every bad scenario file.
-			errs := []error{err}
-			if j, ok := err.(interface{ Unwrap() []error }); ok {
-				errs = j.Unwrap()
-			}
-			for _, err := range errs {
-				nerr++
-				var se *spec.Error
-				if errors.As(err, &se) {
-					fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
-				} else {
-					fmt.Fprintf(w, "%s: error: %s\n", dir, oneLine(err.Error()))
-				}
-			}
+			nerr += printLoadErrors(w, dir, err)
 			continue
 		}
 		stale, err := staleNotes(s)
@@ -96,6 +77,25 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 		return ExitBadInput, nil
 	}
 	return ExitOK, nil
+}
+
+// printLoadErrors prints the error of loading a suite, one line per bad
+// file (Load and LoadChartSuite join the errors of every bad scenario
+// file), and returns how many it printed.
+func printLoadErrors(w io.Writer, dir string, err error) int {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, err := range errs {
+		var se *spec.Error
+		if errors.As(err, &se) {
+			fmt.Fprintf(w, "%s: error: %s\n", se.Pos, se.Msg)
+		} else {
+			fmt.Fprintf(w, "%s: error: %s\n", dir, oneLine(err.Error()))
+		}
+	}
+	return len(errs)
 }
 
 // staleNotes returns a warning for each note of s's machine.yaml that

@@ -15,6 +15,7 @@ import (
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/reports"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -65,6 +66,19 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 	o := runOptions{seed: first.Seed, generate: first.Generate, out: *out}
 	var total tally
 	for k, ss0 := range first.Suites {
+		if spec.IsChartSuite(ss0.Dir) {
+			rs, t, err := mergeChart(ss0.Dir, shards, k, *out)
+			if err != nil {
+				return 0, err
+			}
+			if !*quiet {
+				fmt.Fprintf(w, "%s: %s\n", rs.Name, t)
+			}
+			total.merge(t)
+			run.Suites = append(run.Suites, rs)
+			run.Incomplete = run.Incomplete || anyIncomplete(shards)
+			continue
+		}
 		s, err := spec.Load(ss0.Dir)
 		if err != nil {
 			return 0, err
@@ -87,20 +101,15 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 				}
 			}
 		}
-		sort.SliceStable(scs, func(i, j int) bool {
-			if scs[i].Index != scs[j].Index {
-				return scs[i].Index < scs[j].Index
-			}
-			return scs[i].Variant < scs[j].Variant
-		})
-		for _, sc := range scs {
-			rs.Scenarios = append(rs.Scenarios, sc.Result)
-			t.add(sc.Result.Status)
-		}
+		addScenarios(rs, scs, &t)
 		if err := mergeExplored(s, rs, shards, k, &t); err != nil {
 			return 0, err
 		}
-		mergeGenerated(s, rs, shards, k, *out, &t)
+		var variants []string
+		for _, v := range s.Variants {
+			variants = append(variants, v.Name)
+		}
+		mergeGenerated(s.Dir, variants, rs, shards, k, *out, &t)
 		latencyReport(s, rs, o, io.Discard, &t)
 		if !*quiet {
 			fmt.Fprintf(w, "%s: %s\n", s.Name, t)
@@ -122,6 +131,59 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 		return ExitFailed, nil
 	}
 	return ExitOK, nil
+}
+
+// addScenarios adds the shards' scenario results to rs in the order one
+// process runs them: by scenario file, then by variant.
+func addScenarios(rs *reports.Suite, scs []shardScenario, t *tally) {
+	sort.SliceStable(scs, func(i, j int) bool {
+		if scs[i].Index != scs[j].Index {
+			return scs[i].Index < scs[j].Index
+		}
+		return scs[i].Variant < scs[j].Variant
+	})
+	for _, sc := range scs {
+		rs.Scenarios = append(rs.Scenarios, sc.Result)
+		t.add(sc.Result.Status)
+	}
+}
+
+// mergeChart merges the shards' results of SCXML suite k (in dir): the
+// scenarios and generated runs each shard played, and the exploration,
+// which shard 0 ran whole.
+func mergeChart(dir string, shards []*shardResult, k int, out string) (*reports.Suite, tally, error) {
+	var t tally
+	c, err := spec.LoadChartSuite(dir)
+	if err != nil {
+		return nil, t, err
+	}
+	rs := chartReport(c)
+	var scs []shardScenario
+	for _, sh := range shards {
+		ss := sh.Suites[k]
+		scs = append(scs, ss.Scenarios...)
+		rs.Coverage.Add(ss.Coverage)
+		if ss.GeneratedCoverage != nil {
+			if rs.GeneratedCoverage == nil {
+				rs.GeneratedCoverage = sim.ChartCoverage(c.Machine.Chart)
+			}
+			rs.GeneratedCoverage.Add(ss.GeneratedCoverage)
+		}
+		if ss.ExploredCoverage != nil {
+			rs.ExploredCoverage = ss.ExploredCoverage
+		}
+		for _, e := range ss.Explored {
+			rs.Explored = append(rs.Explored, e)
+			for _, f := range e.Findings {
+				if f.Known == "" {
+					t.findings++
+				}
+			}
+		}
+	}
+	addScenarios(rs, scs, &t)
+	mergeGenerated(c.Dir, []string{""}, rs, shards, k, out, &t)
+	return rs, t, nil
 }
 
 // mergeExplored rebuilds each variant's search from the shards' parts.
@@ -168,12 +230,12 @@ var suiteLine = regexp.MustCompile(`(?m)^suite: ".*"$`)
 // mergeGenerated sums the generated metrics of every shard, variant by
 // variant, and keeps for each invariant the failure of the lowest
 // conversation index, as one pass over the whole stream finds it.
-func mergeGenerated(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k int, out string, t *tally) {
-	for _, v := range s.Variants {
+func mergeGenerated(dir string, variants []string, rs *reports.Suite, shards []*shardResult, k int, out string, t *tally) {
+	for _, v := range variants {
 		found := false
 		for _, sh := range shards {
 			for _, m := range sh.Suites[k].Generated {
-				if m.Variant != v.Name {
+				if m.Variant != v {
 					continue
 				}
 				if !found {
@@ -187,7 +249,7 @@ func mergeGenerated(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k i
 		var fails []reports.GenFailure
 		for _, sh := range shards {
 			for _, f := range sh.Suites[k].Failures {
-				if f.Variant == v.Name {
+				if f.Variant == v {
 					fails = append(fails, f)
 				}
 			}
@@ -207,7 +269,7 @@ func mergeGenerated(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k i
 			seen[key] = true
 			// The scenario names its suite relative to where it is
 			// written: here, the merged failures folder.
-			f.Scenario = suiteLine.ReplaceAll(f.Scenario, []byte("suite: "+strconv.Quote(relSuite(s.Dir, out))))
+			f.Scenario = suiteLine.ReplaceAll(f.Scenario, []byte("suite: "+strconv.Quote(relSuite(dir, out))))
 			rs.Failures = append(rs.Failures, f)
 			if f.Known == "" {
 				t.genFail++

@@ -59,7 +59,7 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 			return 0, err
 		}
 	}
-	suites, err := loadSuites(ctx, fs.Args())
+	suites, err := loadSuites(ctx, "mutate", fs.Args())
 	if err != nil {
 		return 0, err
 	}

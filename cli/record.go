@@ -59,7 +59,7 @@ func recordCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := o.check(); err != nil {
 		return 0, err
 	}
-	suites, err := loadSuites(ctx, fs.Args())
+	suites, err := loadSuites(ctx, "record", fs.Args())
 	if err != nil {
 		return 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,13 +21,14 @@ import (
 // loadSuites discovers and loads every suite under paths. The first bad
 // file stops the load: nothing runs and nothing is written. A signal
 // (ctx cancelled) stops it between files with errInterrupted. SCXML suites
-// are refused (the commands that read them call loadAll).
-func loadSuites(ctx context.Context, paths []string) ([]*spec.Suite, error) {
+// are refused, in one line naming command cmd (the commands that read them
+// call loadAll).
+func loadSuites(ctx context.Context, cmd string, paths []string) ([]*spec.Suite, error) {
 	suites, charts, err := loadAll(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
-	if err := noCharts("record", charts); err != nil {
+	if err := noCharts(cmd, charts); err != nil {
 		return nil, err
 	}
 	return suites, nil
@@ -55,6 +57,7 @@ type runOptions struct {
 	maxStates    int
 	maxStatesSet bool
 	noReduce     bool
+	queueMB      int
 	out          string
 	only         []string
 	verbose      bool
@@ -75,7 +78,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs := newFlags("run")
 	o := runOptions{ctx: ctx, stderr: stderr}
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress reports on stderr")
-	fs.IntVar(&o.workers, "workers", 1, "play generated conversations on this many goroutines (same results as 1)")
+	fs.IntVar(&o.workers, "workers", 1, "play generated conversations, and explore, on this many goroutines (same results as 1)")
 	shard := fs.String("shard", "", "run slice i of n of the work and write shard.json for simctl report merge; i counts from 0, as Kubernetes numbers Indexed Jobs (0/4 … 3/4)")
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the run's random source")
 	fs.StringVar(&o.out, "out", "out", "folder for report.html and the CSV files")
@@ -85,6 +88,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	fs.IntVar(&o.exploreDepth, "explore-depth", -1, "explore each suite to this depth (default: its explore_depth, else completely; 0: no exploration)")
 	fs.IntVar(&o.maxStates, "max-states", runMaxStates, "cap each exploration at this many distinct configurations, then keep the deepest level completed (default: the suite's explore_max_states, else this)")
 	fs.BoolVar(&o.noReduce, "no-reduce", false, "explore without value classes, every slot kept in the state (slow)")
+	fs.IntVar(&o.queueMB, "queue-mb", int(explore.DefaultQueueMemory>>20), "keep at most this many megabytes of an exploration's queue in memory, the rest in a temporary file in --out if it exists, else in $TMPDIR (0: no bound)")
 	o.nlu.register(fs, true)
 	o.bot.register(fs)
 	fs.BoolVar(&o.measureEngine, "measure-engine", false, "also time the engine's steps with the wall clock and report ns/step (not reproducible)")
@@ -109,8 +113,8 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err := o.nlu.check(o.generate); err != nil {
 		return 0, err
 	}
-	if o.workers < 1 || o.workers > MaxWorkers {
-		return 0, &usageError{fmt.Sprintf("--workers takes a number of goroutines from 1 to %d, got %d", MaxWorkers, o.workers)}
+	if err := checkSearch(o.workers, o.queueMB); err != nil {
+		return 0, err
 	}
 	if *shard != "" {
 		var err error
@@ -140,6 +144,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		return 0, err
 	}
 	if o.bot.url != "" {
+		if len(o.charts) > 0 {
+			return 0, &usageError{fmt.Sprintf("%s/%s: --bot checks a bot's replies against a YAML machine's; an SCXML suite has no replies to compare", o.charts[0].Dir, spec.ChartFile)}
+		}
 		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
@@ -172,8 +179,11 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 	if files == 0 {
 		suites, charts, err := loadAll(o.ctx, paths)
 		o.charts = charts
-		if err == nil && len(charts) > 0 && (o.shard.on() || len(o.nlu.sweep) > 0) {
-			err = &usageError{fmt.Sprintf("%s/%s: SCXML suites run their scenarios, generated runs and exploration only (no --shard or noise sweep yet)", charts[0].Dir, spec.ChartFile)}
+		if err == nil && len(charts) > 0 && (len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil) {
+			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)", charts[0].Dir, spec.ChartFile)}
+		}
+		if err == nil && len(charts) > 0 && o.nlu.noise > 0 {
+			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise)", charts[0].Dir, spec.ChartFile)}
 		}
 		return suites, err
 	}
@@ -269,6 +279,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		for _, s := range suites {
 			total += (to - from) * len(s.Variants)
 		}
+		total += (to - from) * len(o.charts)
 		o.prog = newProgress(o.stderr, int64(total), o.quiet)
 	}
 	if o.files != nil {
@@ -277,17 +288,6 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	}
 	o.width = nameWidth(suites, o)
 	var total tally
-	if len(o.charts) > 0 {
-		depth := o.exploreDepth
-		if depth < 0 {
-			depth = spec.DefaultExploreDepth
-		}
-		if o.files != nil {
-			// A replay of chosen files explores nothing.
-			depth = 0
-		}
-		total = runCharts(w, o.charts, depth, o)
-	}
 	tags := map[string]*[2]int{}       // tag -> passing, total
 	var exploreParts [][]*explore.Part // per suite, per variant
 	for _, s := range suites {
@@ -361,6 +361,31 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
 	}
+	// SCXML suites follow, each giving the report the same reports.Suite
+	// (chart.go).
+	for _, c := range o.charts {
+		if o.interrupted() {
+			run.Incomplete = true
+			break
+		}
+		rs := chartReport(c)
+		var t tally
+		runChart(w, c, rs, o.exploreDepth, o, &t)
+		for _, r := range rs.Scenarios {
+			for _, tag := range r.Tags {
+				if tags[tag] == nil {
+					tags[tag] = &[2]int{}
+				}
+				tags[tag][1]++
+				if r.Status != sim.Fail {
+					tags[tag][0]++
+				}
+			}
+		}
+		fmt.Fprintf(w, "%s: %s\n\n", c.Name, t)
+		total.merge(t)
+		run.Suites = append(run.Suites, rs)
+	}
 	o.prog.finish(o.interrupted())
 	if o.interrupted() {
 		run.Incomplete = true
@@ -370,7 +395,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			return 0, err
 		}
 		if o.shard.on() {
-			if err := writeShard(o.out, o, o.exploreDepth, suites, run, exploreParts); err != nil {
+			if err := writeShard(o.out, o, o.exploreDepth, suites, o.charts, run, exploreParts); err != nil {
 				return 0, err
 			}
 		}
@@ -520,7 +545,8 @@ func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Wr
 		limit = s.ExploreMaxStates
 	}
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce}
+		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce,
+			Workers: o.workers, QueueMemory: queueMemory(o.queueMB), SpillDir: spillDir(o.out)}
 		if o.shard.on() {
 			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
 		}
@@ -684,4 +710,14 @@ func violatingNote(fails []generate.Failure, notes *eval.Known) string {
 		return " (breaking " + strings.Join(notKnown, ", ") + ")"
 	}
 	return " (breaking " + strings.Join(notKnown, ", ") + "; known: " + strings.Join(known, ", ") + ")"
+}
+
+// spillDir is where an exploration's queue spills: the output folder when
+// it exists (it is the run's own space), else the system's temporary
+// folder.
+func spillDir(out string) string {
+	if fi, err := os.Stat(out); out != "" && err == nil && fi.IsDir() {
+		return out
+	}
+	return ""
 }

@@ -39,6 +39,29 @@ func checkDepth(flag string, n int) error {
 	return nil
 }
 
+// MaxQueueMB bounds --queue-mb (a terabyte).
+const MaxQueueMB = 1 << 20
+
+// checkSearch checks the flags of a search that simctl run and simctl
+// explore share: --workers and --queue-mb.
+func checkSearch(workers, queueMB int) error {
+	if workers < 1 || workers > MaxWorkers {
+		return &usageError{fmt.Sprintf("--workers takes a number of goroutines from 1 to %d, got %d", MaxWorkers, workers)}
+	}
+	if queueMB < 0 || queueMB > MaxQueueMB {
+		return &usageError{fmt.Sprintf("--queue-mb takes a number of megabytes from 0 to %d, got %d", MaxQueueMB, queueMB)}
+	}
+	return nil
+}
+
+// queueMemory is --queue-mb as explore.Options.QueueMemory: 0, no bound.
+func queueMemory(mb int) int64 {
+	if mb == 0 {
+		return -1
+	}
+	return int64(mb) << 20
+}
+
 func checkMaxStates(n int) error {
 	if n < 1 {
 		return &usageError{fmt.Sprintf("--max-states takes a number of configurations, 1 or more, got %d", n)}

@@ -13,6 +13,8 @@ type builder struct {
 	// stateOf maps an index of d.States to its state id, or NoID when
 	// declareStates rejected it; ids shift past a rejected state.
 	stateOf []StateID
+	// nHist counts the Config.Hist entries given out.
+	nHist int
 	// tooManyTrans is set once MaxTransitions has been reported.
 	tooManyTrans bool
 }
@@ -63,6 +65,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.xc.use.sink = nil
 	b.compileStates()
 	b.compileRootTransitions()
+	b.m.nHist = b.nHist
 	b.compileOverrides()
 	b.escapes()
 	if !b.failed() {
@@ -526,7 +529,9 @@ func (b *builder) compileStates() {
 			continue
 		}
 		s := &m.states[id]
-		if len(s.children) > 0 {
+		if sd.Parallel {
+			b.declareParallel(id, sd)
+		} else if len(s.children) > 0 {
 			if sd.Final {
 				b.errf(sd.Pos, "final state %q cannot have child states", s.path)
 			}
@@ -558,7 +563,9 @@ func (b *builder) compileStates() {
 			b.declareFork(id, sd.Fork)
 		}
 	}
+	b.parallelRegions()
 	b.forkRegions()
+	b.statePaths()
 	for i, sd := range d.States {
 		id := b.stateOf[i]
 		if id == NoID {
@@ -606,14 +613,17 @@ func (b *builder) compileStates() {
 		for _, td := range sd.Always {
 			b.transition(id, td, true)
 		}
-		if fi := s.fork; fi != nil {
+		if fi := s.fork; fi != nil && sd.Fork != nil {
 			for _, td := range sd.Fork.Join {
 				if td.Target == "" {
 					b.errf(td.Pos, "fork %q: a join transition needs a target", s.path)
 					continue
 				}
+				// A join is a transition on the fork's own done.state
+				// event, raised once every branch is in a final state.
+				td.On, td.OnPos = "done.state."+s.path, td.Pos
 				n := len(m.trans)
-				if b.transition(id, td, true); len(m.trans) == n {
+				if b.transition(id, td, false); len(m.trans) == n {
 					continue
 				}
 				fi.join = append(fi.join, TransID(n))
@@ -675,6 +685,119 @@ func (b *builder) domain(source, target StateID) StateID {
 	return NoID
 }
 
+// statePaths records each state's path from the top and where entering it
+// by initial children stops, for the transitions that resume a history.
+func (b *builder) statePaths() {
+	m := b.m
+	for i := range m.states {
+		s := &m.states[i]
+		s.histShallow, s.histDeep = -1, -1
+		s.rootPath = b.enterPath(NoID, StateID(i))
+		s.initLeaf = s.rootPath[len(s.rootPath)-1]
+		s.rootPath = s.rootPath[:s.depth+1]
+	}
+}
+
+// history compiles a transition's history: "" or "shallow" or "deep",
+// recorded in a Config.Hist entry of the target's own. A history resumes
+// states of the main machine or of a parallel: true state's region; the
+// branches of a fork share their states, and one entry per state could
+// not hold each branch's.
+func (b *builder) history(t *transition, td TransitionDef) {
+	m := b.m
+	if td.History == "" {
+		return
+	}
+	x := t.target
+	s := &m.states[x]
+	var slot *int8
+	switch td.History {
+	case "shallow":
+		t.history, slot = histShallow, &s.histShallow
+	case "deep":
+		t.history, slot = histDeep, &s.histDeep
+	default:
+		b.errf(td.HistoryPos, "history %q: expected shallow or deep", td.History)
+		return
+	}
+	switch {
+	case len(s.children) == 0:
+		b.errf(td.HistoryPos, "history: state %q has no child states, so it has no history to resume", s.path)
+		return
+	case s.fork != nil:
+		b.errf(td.HistoryPos, "history: %q is a parallel state, whose regions all start again when it is entered; resume a state inside a region instead", s.path)
+		return
+	case s.forkRoot != NoID && !m.states[s.forkRoot].fork.parallel:
+		b.errf(td.HistoryPos, "history: state %q runs in the branches of fork %q, which share one history", s.path, m.states[s.forkRoot].path)
+		return
+	}
+	if t.history == histDeep {
+		for _, y := range m.subtree(x)[1:] {
+			if m.states[y].fork != nil {
+				b.errf(td.HistoryPos, "deep history: state %q holds parallel state %q, whose regions' states one recorded state cannot restore; use shallow history", s.path, m.states[y].path)
+				return
+			}
+		}
+	}
+	for i, y := range t.enter {
+		if y == x {
+			t.histCut = uint8(i + 1)
+		}
+	}
+	if *slot < 0 {
+		if b.nHist >= MaxHistory {
+			b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
+			t.history = histNone
+			return
+		}
+		*slot = int8(b.nHist)
+		b.nHist++
+	}
+}
+
+// declareParallel checks a parallel: true state and records its regions:
+// each child is one, entered at its initial path.
+func (b *builder) declareParallel(id StateID, sd StateDef) {
+	m := b.m
+	s := &m.states[id]
+	switch {
+	case sd.Fork != nil:
+		b.errf(sd.Fork.Pos, "state %q: a fork is already a parallel state; give parallel or fork, not both", s.path)
+		return
+	case sd.Final:
+		b.errf(sd.Pos, "parallel state %q cannot be final", s.path)
+		return
+	case sd.Initial != "":
+		b.errf(sd.InitialPos, "parallel state %q starts all its regions, so it cannot have an initial state", s.path)
+		return
+	case len(s.children) == 0:
+		b.errf(sd.Pos, "parallel state %q needs child states: its regions", s.path)
+		return
+	case len(s.children) > MaxBranches:
+		b.errf(sd.Pos, "parallel state %q has %d regions, more than %d", s.path, len(s.children), MaxBranches)
+		return
+	}
+	s.fork = &forkInfo{parallel: true, fixed: len(s.children), inputs: NoID, into: NoID}
+}
+
+// parallelRegions fills in each parallel: true state's region entry paths,
+// once every initial child is known.
+func (b *builder) parallelRegions() {
+	m := b.m
+	for i := range m.states {
+		fi := m.states[i].fork
+		if fi == nil || !fi.parallel {
+			continue
+		}
+		for _, ch := range m.states[i].children {
+			if m.states[ch].final {
+				b.errf(m.states[ch].pos, "state %q is a region of parallel state %q, so it cannot be final (a region ends in a final child)", m.states[ch].path, m.states[i].path)
+			}
+			fi.regions = append(fi.regions, b.enterPath(StateID(i), ch))
+		}
+	}
+}
+
 // declareFork checks a fork definition and records it on its state.
 func (b *builder) declareFork(id StateID, fd *ForkDef) {
 	m := b.m
@@ -718,43 +841,56 @@ func (b *builder) declareFork(id StateID, fd *ForkDef) {
 	s.fork = fi
 }
 
-// forkRegions marks the states each fork's branches run, and rejects
-// nested forks.
+// forkRegions marks the states each parallel state's regions run (a
+// fork's are its children, replicated per branch; a parallel: true state's
+// region i is its child i), the final states that end a region, and
+// rejects nested parallel states.
 func (b *builder) forkRegions() {
 	m := b.m
 	for i := range m.states {
 		m.states[i].forkRoot = NoID
+		m.states[i].region = -1
 	}
 	for i := range m.states {
-		if m.states[i].fork == nil {
+		fi := m.states[i].fork
+		if fi == nil {
 			continue
 		}
 		for _, x := range m.subtree(StateID(i))[1:] {
-			if m.states[x].fork != nil {
-				b.errf(m.states[x].pos, "fork %q is inside fork %q; forks do not nest", m.states[x].path, m.states[i].path)
+			if m.states[x].fork != nil && m.states[x].forkRoot == NoID {
+				b.errf(m.states[x].pos, "parallel state %q is inside parallel state %q; parallel states do not nest", m.states[x].path, m.states[i].path)
 			}
 			m.states[x].forkRoot = StateID(i)
+			p := m.states[x].parent
+			if fi.parallel {
+				for k, ch := range m.states[i].children {
+					if m.InState(x, ch) {
+						m.states[x].region = int8(k)
+					}
+				}
+				m.states[x].endsRegion = m.states[x].final && p != StateID(i) && m.states[p].parent == StateID(i)
+			} else {
+				m.states[x].endsRegion = m.states[x].final && p == StateID(i)
+			}
 		}
 	}
 }
 
-// checkRegion enforces that branch states react only to scheduler steps and
-// to their own actions' results, and stay inside their fork; and that no
-// transition from outside jumps into a branch.
+// checkRegion enforces that only a transition from inside a region targets
+// a state in that region: a region is entered as a whole, with its
+// parallel state (SCXML would enter the other regions' initial states
+// alongside, which a region's target alone cannot say).
 func (b *builder) checkRegion(src StateID, td TransitionDef, t *transition) {
 	m := b.m
-	root := m.states[src].forkRoot
-	if root != NoID {
-		if !t.always && t.trig.kind != DoneEvent && t.trig.kind != FailedEvent {
-			b.errf(td.Pos, "state %q runs in the branches of fork %q: it takes eventless and done:/failed: transitions only", m.states[src].path, m.states[root].path)
-		}
-		if t.target != NoID && m.states[t.target].forkRoot != root {
-			b.errf(td.TargetPos, "a branch of fork %q cannot leave it; end the branch in a final state", m.states[root].path)
-		}
+	if t.target == NoID {
 		return
 	}
-	if t.target != NoID && m.states[t.target].forkRoot != NoID {
-		b.errf(td.TargetPos, "state %q runs in the branches of fork %q; target the fork state instead", m.states[t.target].path, m.states[m.states[t.target].forkRoot].path)
+	root := m.states[t.target].forkRoot
+	if root == NoID {
+		return
+	}
+	if src == NoID || m.states[src].forkRoot != root || m.states[src].region != m.states[t.target].region {
+		b.errf(td.TargetPos, "state %q is inside a region of parallel state %q: only a transition from the same region may target it; target the parallel state instead", m.states[t.target].path, m.states[root].path)
 	}
 }
 
@@ -789,11 +925,29 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 		t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
 		if t.target != NoID {
 			t.domain = b.domain(src, t.target)
+			if td.Type == "internal" {
+				// SCXML's type="internal": a target inside the source
+				// leaves the source active.
+				if !m.descends(t.target, src) {
+					b.errf(td.TypePos, "an internal transition of state %q needs a target inside it, not %q", m.states[src].path, m.states[t.target].path)
+				}
+				t.domain = src
+			}
 			t.enter = b.enterPath(t.domain, t.target)
 			t.leaf = t.enter[len(t.enter)-1]
+			b.history(&t, td)
 		}
 	} else if always {
 		b.errf(td.Pos, "eventless transition in state %q needs a target", m.states[src].path)
+	}
+	if td.History != "" && td.Target == "" {
+		b.errf(td.HistoryPos, "history %q needs a target to resume", td.History)
+	}
+	switch {
+	case td.Type != "" && td.Type != "internal" && td.Type != "external":
+		b.errf(td.TypePos, "transition type %q: expected internal or external", td.Type)
+	case td.Type == "internal" && td.Target == "":
+		b.errf(td.TypePos, "an internal transition needs a target (a targetless one exits nothing already)")
 	}
 	t.actions = b.actions(td.Actions)
 	b.checkRegion(src, td, &t)
@@ -809,6 +963,21 @@ func (b *builder) trigger(td TransitionDef) trigger {
 	}
 	if on == "*" {
 		return trigger{kind: UserEvent, any: true}
+	}
+	if path, ok := strings.CutPrefix(on, "done.state."); ok {
+		// SCXML's done.state.ID: raised when the compound state's final
+		// child is entered, or when every region of the parallel state is
+		// in a final state.
+		x := b.resolveState(path, td.OnPos, "done.state event")
+		if x == NoID {
+			return trigger{}
+		}
+		if len(m.states[x].children) == 0 {
+			b.errf(td.OnPos, "done.state.%s: state %q has no child states, so it is never done", path, m.states[x].path)
+			return trigger{}
+		}
+		m.states[x].heard = true
+		return trigger{kind: doneStateKind, id: uint16(x)}
 	}
 	kind, name, found := strings.Cut(on, ":")
 	if !found {
@@ -846,7 +1015,7 @@ func (b *builder) trigger(td TransitionDef) trigger {
 		}
 		b.errf(td.OnPos, "unknown action %q", name)
 	default:
-		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION, NAME or ACTION possibly *)", on)
+		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION, NAME or ACTION possibly *, or done.state.STATE)", on)
 	}
 	return trigger{}
 }
@@ -989,9 +1158,13 @@ func (b *builder) tables() {
 	m.doneTab = make([][]TransID, n*ne)
 	m.failTab = make([][]TransID, n*ne)
 	m.alwaysTab = make([][]TransID, n)
+	for i := range m.trans {
+		m.trans[i].scope = m.scopeOf(TransID(i))
+	}
+	m.doneStateTab = make([][]TransID, n)
 	bySource := make([][]TransID, n)
 	for i := range m.trans {
-		if m.trans[i].override != "" || m.trans[i].join || m.trans[i].source == NoID {
+		if m.trans[i].override != "" || m.trans[i].source == NoID {
 			continue
 		}
 		s := m.trans[i].source
@@ -1003,12 +1176,10 @@ func (b *builder) tables() {
 				b.addCandidate(s, t)
 			}
 		}
-		if m.states[s].forkRoot == NoID {
-			// Machine-level transitions come after every state's own, in
-			// the main machine only: a fork's branches take none.
-			for _, t := range m.rootTrans {
-				b.addCandidate(s, t)
-			}
+		// Machine-level transitions come after every state's own, as
+		// SCXML's root transitions do.
+		for _, t := range m.rootTrans {
+			b.addCandidate(s, t)
 		}
 	}
 }
@@ -1033,6 +1204,10 @@ func (b *builder) addCandidate(s int, t TransID) {
 		tab, row = m.doneTab, len(m.exts)
 	case FailedEvent:
 		tab, row = m.failTab, len(m.exts)
+	case doneStateKind:
+		// One list per state; the step keeps those of the raised state.
+		m.doneStateTab[s] = append(m.doneStateTab[s], t)
+		return
 	default:
 		return
 	}
@@ -1063,6 +1238,11 @@ func (b *builder) reachability() {
 				for _, s := range fi.start {
 					mark(s)
 				}
+				for _, p := range fi.regions {
+					for _, s := range p {
+						mark(s)
+					}
+				}
 			}
 		}
 	}
@@ -1082,7 +1262,7 @@ func (b *builder) reachability() {
 				}
 				continue
 			}
-			if tr.target != NoID && tr.source == NoID && m.states[s].forkRoot == NoID {
+			if tr.target != NoID && tr.source == NoID {
 				// A machine-level transition leaves from any state.
 				for _, e := range tr.enter {
 					mark(e)
@@ -1232,6 +1412,10 @@ func (b *builder) compileRootTransitions() {
 			}
 			t.enter = b.enterPath(NoID, t.target)
 			t.leaf = t.enter[len(t.enter)-1]
+			b.history(&t, td)
+		}
+		if td.Type == "internal" {
+			b.errf(td.TypePos, "a machine-level transition cannot be internal: it has no source state to stay in")
 		}
 		t.actions = b.actions(td.Actions)
 		m.rootTrans = append(m.rootTrans, TransID(len(m.trans)))

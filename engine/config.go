@@ -31,6 +31,7 @@ const (
 	MaxFlowDepth = 8
 	MaxEntities  = 4
 	MaxBranches  = 8
+	MaxHistory   = 8
 )
 
 // ValueKind says which field of a Value holds its content.
@@ -91,7 +92,7 @@ type Timer struct {
 	Active   bool
 }
 
-// BranchStatus is where a fork branch is.
+// BranchStatus is where a region of the active parallel state is.
 type BranchStatus uint8
 
 const (
@@ -100,13 +101,15 @@ const (
 	BranchFailed
 )
 
-// Branch is one fork branch: its own leaf state, the external action it
-// waits for (NoID when none), and its local context.
+// Branch is one region of the active parallel state (a fork's branch is
+// one): its active leaf state, the external action whose result it awaits
+// (NoID when none), and its local context. Status is BranchDone or
+// BranchFailed while the region is in a final state.
 type Branch struct {
 	State   StateID
 	Pending ExtID
 	Status  BranchStatus
-	// Order is the position in which the branch finished (1 = first).
+	// Order is the position in which the region finished (1 = first).
 	Order  uint8
 	Input  string
 	Result string
@@ -117,7 +120,9 @@ type Branch struct {
 type Config struct {
 	// Now is the virtual time in milliseconds of the last event.
 	Now int64
-	// State is the active leaf state; its ancestors are implied.
+	// State is the active leaf state of the main machine; its ancestors
+	// are implied. While a parallel state is active, State is that parallel
+	// state and its regions' leaves are in Branches.
 	State StateID
 	// Waiting is the slot the machine is asking for, or NoID.
 	Waiting SlotID
@@ -130,20 +135,23 @@ type Config struct {
 	Counters  [MaxCounters]int32
 	Timers    [MaxTimers]Timer
 	Slots     [MaxSlots]Value
-	// NBranch is the number of branches of the active fork (0: none);
-	// Finished counts those that reached a final state.
+	// NBranch is the number of regions of the active parallel state (0:
+	// none); Finished counts those in a final state.
 	NBranch  uint8
 	Finished uint8
 	Branches [MaxBranches]Branch
+	// Hist is what the history of a state recorded when the state was last
+	// exited: per shallow or deep history the machine uses, the id of the
+	// child or atomic state that was active, plus one (0: never exited).
+	Hist [MaxHistory]StateID
 }
 
-// Runnable returns a bit mask of the branches a BranchEvent may advance:
-// running, and not waiting for an external action.
-func (c *Config) Runnable() uint32 {
+// Awaiting returns a bit mask of the regions waiting for the result of an
+// action they invoked: the results a caller may deliver next, in any order.
+func (c *Config) Awaiting() uint32 {
 	var mask uint32
 	for i := 0; i < int(c.NBranch); i++ {
-		b := &c.Branches[i]
-		if b.Status == BranchRunning && b.Pending == NoID {
+		if c.Branches[i].Pending != NoID {
 			mask |= 1 << i
 		}
 	}
@@ -200,6 +208,9 @@ func (c *Config) Hash() uint64 {
 		mixs(b.Input)
 		mixs(b.Result)
 	}
+	for _, h := range c.Hist {
+		mix(uint64(h))
+	}
 	for i := range c.Slots {
 		v := &c.Slots[i]
 		mix(uint64(v.Kind))
@@ -223,11 +234,15 @@ const (
 	DoneEvent
 	// FailedEvent reports that an external action failed.
 	FailedEvent
-	// BranchEvent lets fork branch Branch-1 take one step.
-	BranchEvent
 )
 
-var eventKindNames = [...]string{"user", "timer", "done", "failed", "branch"}
+// doneStateKind is the trigger kind of done.state.<path> transitions: an
+// internal event the engine raises itself (a compound state's final child
+// was entered, or every region of a parallel state is final); no caller
+// sends it.
+const doneStateKind EventKind = 100
+
+var eventKindNames = [...]string{"user", "timer", "done", "failed"}
 
 func (k EventKind) String() string { return eventKindNames[k] }
 
@@ -244,8 +259,9 @@ type Event struct {
 	Intent IntentID // UserEvent
 	Timer  TimerID  // TimerEvent
 	Ext    ExtID    // DoneEvent, FailedEvent
-	// Branch is 0 for the main machine, i+1 for fork branch i (BranchEvent,
-	// and the result of an action a branch invoked).
+	// Branch is 0 for the main machine, i+1 for the result of an action
+	// that region i of the active parallel state invoked: only that region
+	// sees it.
 	Branch     uint8
 	At         int64
 	Confidence float64

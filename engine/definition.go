@@ -107,17 +107,23 @@ type StateDef struct {
 	Timeout *TimeoutDef
 	// Failed marks a final state inside a fork as a failed branch ending.
 	Failed bool
-	// Fork makes a compound state start parallel branches on entry.
+	// Fork makes a compound state a parallel state whose one region (its
+	// children) is replicated per branch.
 	Fork *ForkDef
+	// Parallel makes the state an SCXML <parallel>: each child is a region,
+	// and all of them are active at once. It has no Initial.
+	Parallel bool
 }
 
-// ForkDef makes a compound state a fork. On entry it starts branches, each
-// running the state's children from its initial child with its own local
-// context (branch_index, branch_input, its contract); branches advance only
-// when the caller schedules them (a BranchEvent), so the order in which they
-// take turns and finish is the caller's explicit choice. When every branch
-// has reached a final state, the contracts are merged into the Into slot and
-// the first Join transition whose guard holds is taken from the fork state.
+// ForkDef makes a compound state a fork: sugar for a parallel state whose
+// regions are copies of one region, the state's children from its initial
+// child, one per branch, each with its own local context (branch_index,
+// branch_input, its contract). Its regions react to events as any parallel
+// state's do; the caller's only choice is the order in which the results
+// of their actions arrive. When every branch has reached a final state the
+// fork's done.state event is raised: the contracts are merged into the
+// Into slot and the first Join transition (a transition on that event)
+// whose guard holds is taken from the fork state.
 type ForkDef struct {
 	Pos Pos
 	// Branches is a fixed branch count; InputsFrom instead names a text slot
@@ -158,6 +164,19 @@ type TransitionDef struct {
 	Target    string
 	TargetPos Pos
 	Actions   []ActionDef
+	// History, "shallow" or "deep", makes the transition resume Target
+	// where it was last left, as a transition to an SCXML <history> child
+	// of Target whose default is Target's initial state: "shallow"
+	// re-enters the child of Target that was active, "deep" the atomic
+	// state that was. "" enters Target afresh.
+	History    string
+	HistoryPos Pos
+	// Type is "external" (the default: the source state is exited and
+	// re-entered when Target is inside it) or "internal", which keeps the
+	// source state active and exits and enters only its descendants
+	// (SCXML's type="internal"); Target must then be inside the source.
+	Type    string
+	TypePos Pos
 }
 
 // Expr is an expression in the guard language (expr-lang syntax) with the

@@ -651,7 +651,7 @@ func mergeOf(m *engine.Machine, d *engine.Definition) (bool, engine.SlotID) {
 // toBranch reports whether ev is addressed to a fork branch, so that
 // another schedule may replace it.
 func toBranch(ev engine.Event) bool {
-	return ev.Kind == engine.BranchEvent || ev.Branch > 0
+	return ev.Branch > 0
 }
 
 // hashLaw: over the configurations two runs of a case reach (two branch
@@ -761,8 +761,6 @@ func coverage() *featureCounts {
 				}
 			case ev.Kind == engine.TimerEvent:
 				counts["timer events ignored"]++
-			case ev.Kind == engine.BranchEvent:
-				counts["branch steps"]++
 			case ev.Branch > 0:
 				counts["branch action results"]++
 			case turn.Handled:
@@ -803,7 +801,6 @@ func coverage() *featureCounts {
 		{name: "timers cancelled", min: 20},
 		{name: "action results handled", min: 10},
 		{name: "machines with a fork", min: 20},
-		{name: "branch steps", min: 50},
 		{name: "branch action results", min: 5},
 		{name: "joins", min: 10},
 		{name: "joins of 2+ branches", min: 5},

@@ -30,16 +30,39 @@ type state struct {
 	exit     []uint32
 	failed   bool
 	fork     *forkInfo
-	forkRoot StateID // the fork whose branches run this state, or NoID
+	forkRoot StateID // the parallel state whose regions run this state, or NoID
+	// region is, inside a parallel state declared with parallel: true, the
+	// index of the region (child) this state is in; -1 elsewhere (a fork's
+	// regions all run the same states).
+	region int8
+	// endsRegion marks a final state whose entry ends its region: a child
+	// of a fork, or of a region of a parallel state.
+	endsRegion bool
+	// heard: some transition takes done.state of this state, so entering
+	// its final child (or finishing its regions) raises that event.
+	heard bool
+	// histShallow and histDeep are the Config.Hist entries recording this
+	// state's shallow and deep history, or -1 when no transition resumes
+	// it so.
+	histShallow, histDeep int8
+	// rootPath lists the state's ancestors from the top, then the state.
+	rootPath []StateID
+	// initLeaf is where entering the state by its initial children stops:
+	// an atomic state, or a parallel state.
+	initLeaf StateID
 }
 
-// forkInfo is a compiled ForkDef.
+// forkInfo is a compiled parallel state: declared with parallel: true
+// (regions holds each child's entry path), or a fork, sugar for a parallel
+// state whose one region (its children) is replicated per input.
 type forkInfo struct {
+	parallel bool
+	regions  [][]StateID // parallel: true: entry path below the state, by region
 	fixed    int
 	inputs   SlotID // NoID: fixed count
 	into     SlotID // NoID: contracts are not merged into a slot
 	byFinish bool
-	start    []StateID // a branch's entry path below the fork state
+	start    []StateID // a fork's region's entry path below the fork state
 	join     []TransID
 }
 
@@ -60,14 +83,28 @@ type transition struct {
 	guardSrc string
 	reads    uint64 // the slots its guard reads (values.go's bits)
 	override string // name of the override this transition stands for, or ""
-	join     bool   // a fork's join transition, taken when its branches finish
+	join     bool   // a fork's join transition, taken on its done.state event
 	rootPath []StateID
 	target   StateID // NoID: targetless (actions only, no exit or entry)
 	domain   StateID // NoID: the root
 	enter    []StateID
 	leaf     StateID
 	actions  []uint32
+	// history is histShallow or histDeep for a transition resuming its
+	// target (histNone otherwise); histCut is then the length of the
+	// prefix of enter that ends with the target.
+	history uint8
+	histCut uint8
+	// scope is the extent of its exit set (scopeNone, scopeRegion,
+	// scopeAll; see micro.go).
+	scope uint8
 }
+
+const (
+	histNone uint8 = iota
+	histShallow
+	histDeep
+)
 
 // override is a compiled OverrideDef; trans is its own transition.
 type override struct {
@@ -167,12 +204,17 @@ type Machine struct {
 	initial  StateID
 	initPath []StateID
 	maxChain int
+	// nHist is how many Config.Hist entries the machine's histories use.
+	nHist int
 
 	userTab   [][]TransID // [state*len(intents)+intent]
 	timerTab  [][]TransID // [state*len(timers)+timer]
 	doneTab   [][]TransID // [state*len(exts)+ext]
 	failTab   [][]TransID
 	alwaysTab [][]TransID // [state]
+	// doneStateTab lists the done.state.* transitions of a state and its
+	// ancestors, in priority order.
+	doneStateTab [][]TransID // [state]
 
 	invariants []Invariant
 	// builtinNotes are the notes of built-in invariants, by name.
@@ -194,11 +236,45 @@ func (m *Machine) Param(name string) (Value, bool) {
 	return v, ok
 }
 
+// NumHistories returns how many entries of Config.Hist the machine uses
+// (the first ones); the others stay 0.
+func (m *Machine) NumHistories() int { return m.nHist }
+
 // IsJoin reports whether transition t is a fork's join.
 func (m *Machine) IsJoin(t TransID) bool { return m.trans[t].join }
 
-// IsFork reports whether state s is a fork state.
+// IsFork reports whether state s is a parallel state (a fork is one).
 func (m *Machine) IsFork(s StateID) bool { return m.states[s].fork != nil }
+
+// Regions returns how many distinct regions parallel state p has: one per
+// child of a parallel: true state, one for a fork (its branches all run
+// the same states), 0 when p is not a parallel state.
+func (m *Machine) Regions(p StateID) int {
+	switch fi := m.states[p].fork; {
+	case fi == nil:
+		return 0
+	case fi.parallel:
+		return len(fi.regions)
+	}
+	return 1
+}
+
+// RegionEntry returns the states region i of parallel state p enters when
+// p is entered, outermost first (a fork's regions all enter the same), or
+// nil when p is not a parallel state.
+func (m *Machine) RegionEntry(p StateID, i int) []StateID {
+	fi := m.states[p].fork
+	switch {
+	case fi == nil:
+		return nil
+	case fi.parallel:
+		if i < len(fi.regions) {
+			return fi.regions[i]
+		}
+		return nil
+	}
+	return fi.start
+}
 
 // IsOverride reports whether transition t is an override's.
 func (m *Machine) IsOverride(t TransID) bool { return m.trans[t].override != "" }
@@ -323,6 +399,9 @@ func (m *Machine) triggerName(tr *transition) string {
 	}
 	if tr.join {
 		return "join"
+	}
+	if tr.trig.kind == doneStateKind {
+		return "done.state." + m.states[tr.trig.id].path
 	}
 	if tr.always {
 		return "always"
@@ -636,8 +715,8 @@ func errf(pos Pos, format string, args ...any) *Error {
 }
 
 // DeadEnd reports whether c is a dead end: not final, yet no event could
-// move it: no timer pending, no fork branch able to step or waiting for an
-// action, and no user intent with a transition whose guard holds (guards are
+// move it: no timer pending, no region awaiting an action's result, and no
+// user intent with a transition whose guard holds (guards are
 // tried with an event carrying just the intent, so a guard that needs
 // entities may make this report a dead end that a fuller event would leave).
 func (m *Machine) DeadEnd(c *Config) bool {
@@ -647,18 +726,20 @@ func (m *Machine) DeadEnd(c *Config) bool {
 	if _, ok := m.NextTimer(c); ok {
 		return false
 	}
-	for i := 0; i < int(c.NBranch); i++ {
-		if c.Branches[i].Status == BranchRunning {
-			return false
-		}
+	if c.Awaiting() != 0 {
+		return false
 	}
 	ni := len(m.intents)
-	for i := 0; i < ni; i++ {
-		ev := Event{Kind: UserEvent, Intent: IntentID(i), Confidence: 1, Timer: NoID, Ext: NoID}
-		e := evalEnv{m: m, c: c, ev: &ev}
-		for _, t := range m.userTab[int(c.State)*ni+i] {
-			if g := m.trans[t].guard; g == nil || g(e) {
-				return false
+	var atoms [MaxBranches + 1]atom
+	for _, a := range m.atoms(c, 0, &atoms) {
+		for i := 0; i < ni; i++ {
+			ev := Event{Kind: UserEvent, Intent: IntentID(i), Confidence: 1, Timer: NoID, Ext: NoID}
+			e := evalEnv{m: m, c: c, ev: &ev}
+			for _, t := range m.userTab[int(a.leaf)*ni+i] {
+				e.br = m.context(t, a.br)
+				if g := m.trans[t].guard; g == nil || g(e) {
+					return false
+				}
 			}
 		}
 	}

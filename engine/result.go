@@ -24,7 +24,7 @@ func (k EffectKind) String() string { return effectKindNames[k] }
 // Text is a window into Result.Text; read it with Result.EffectText.
 type Effect struct {
 	Kind     EffectKind
-	Branch   uint8 // 0: main machine; i+1: fork branch i (route the result back to it)
+	Branch   uint8 // 0: main machine; i+1: region i of the parallel state (route the result back to it)
 	Ext      ExtID
 	Timer    TimerID
 	Template uint16
@@ -48,15 +48,16 @@ type TraceStep struct {
 	Trans    TransID
 	// Overrode is the transition an override replaced, or NoID.
 	Overrode TransID
-	// Branch is 0 for the main machine, i+1 for a step of fork branch i
-	// (From and To are then the branch's states).
+	// Branch is 0 for the main machine, i+1 for a transition inside region
+	// i of the active parallel state (From and To are then the region's
+	// states).
 	Branch           uint8
 	GuardLo, GuardHi uint32
 	ActLo, ActHi     uint32
 }
 
-// Join records a fork's join: how many branches it had, how many had
-// finished, and how many contracts were merged.
+// Join records a fork's join (its done.state event): how many branches it
+// had, how many had finished, and how many contracts were merged.
 type Join struct {
 	Fork      StateID
 	Trans     TransID
@@ -83,6 +84,14 @@ type Result struct {
 	// is false, the same event with any other payload steps alike: an
 	// explorer need not try the others.
 	ReadEvent bool
+	// internal is the internal event queue of the step: the states whose
+	// done.state event was raised, in order; nextInternal is the next to
+	// process.
+	internal     []StateID
+	nextInternal int
+	// sel is the transition set of the microstep being taken: scratch
+	// space kept here so that a step does not clear a new one each time.
+	sel selection
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -96,6 +105,7 @@ func (r *Result) reset() {
 	r.Effects = r.Effects[:0]
 	r.Joins = r.Joins[:0]
 	r.Text = r.Text[:0]
+	r.internal, r.nextInternal = r.internal[:0], 0
 }
 
 // EffectText returns the text of a say or escalate effect.

@@ -29,46 +29,12 @@ func (m *Machine) rtErr(c *Config, pos Pos, format string, args ...any) *Runtime
 // step (Start, invariants): no intent, no timer, no action.
 var noEvent = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID}
 
-// start puts c into the machine's initial configuration at virtual time at:
-// it enters the initial states, runs their entry actions, then follows
-// eventless transitions. The entry is recorded as a trace step with
-// Trans == NoID and From == NoID.
-func (m *Machine) start(c *Config, at int64, r *Result) error {
-	*c = Config{Now: at, State: NoID, Waiting: NoID, LastSay: NoID}
-	for i := range c.Flows {
-		c.Flows[i] = NoID
-	}
-	r.reset()
-	r.Handled = true
-	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
-	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
-	for _, s := range m.initPath {
-		c.State = s
-		if err := m.run(e, m.states[s].entry, r); err != nil {
-			return err
-		}
-		if m.states[s].fork != nil {
-			if err := m.startFork(e, s, r); err != nil {
-				return err
-			}
-		}
-	}
-	c.State = m.initial
-	c.Final = m.states[m.initial].final && m.states[m.initial].parent == NoID
-	step.ActHi = uint32(len(r.Actions))
-	r.Steps = append(r.Steps, step)
-	if err := m.joinIfDone(e, r); err != nil {
-		return err
-	}
-	return m.settle(e, r)
-}
-
 // step advances c by one event, in place. Copy c first to keep the
 // configuration before the step. r is reset and then filled with the trace
 // and effects; r.Handled is false when no transition took the event and
 // none of the eventless transitions then selected again did, which leaves c
 // unchanged apart from the clock and what the event itself consumes or
-// delivers: a timer that fell due is no longer pending, a fork branch's
+// delivers: a timer that fell due is no longer pending, a region's
 // awaited result is consumed, and an action's outputs land in their slots.
 //
 // A timer event must carry the timer's deadline as At; a timer that is not
@@ -98,13 +64,14 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 			return m.rtErr(c, Pos{}, "event at %dms skips timer %s due at %dms (fire due timers first)", ev.At, m.timers[t.ID].name, t.Deadline)
 		}
 	}
-	var cands []TransID
+	var tab [][]TransID
+	var stride, col int
 	switch ev.Kind {
 	case UserEvent:
 		if int(ev.Intent) >= len(m.intents) {
 			return m.rtErr(c, Pos{}, "unknown intent id %d", ev.Intent)
 		}
-		cands = m.userTab[int(c.State)*len(m.intents)+int(ev.Intent)]
+		tab, stride, col = m.userTab, len(m.intents), int(ev.Intent)
 	case TimerEvent:
 		if int(ev.Timer) >= len(m.timers) {
 			return m.rtErr(c, Pos{}, "unknown timer id %d", ev.Timer)
@@ -118,21 +85,36 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 			return m.rtErr(c, Pos{}, "timer %s fired at %dms, but its deadline is %dms", m.timers[ev.Timer].name, ev.At, c.Timers[i].Deadline)
 		}
 		c.Timers[i] = Timer{}
-		cands = m.timerTab[int(c.State)*len(m.timers)+int(ev.Timer)]
-	case BranchEvent:
-		return m.stepBranch(c, ev, r)
+		tab, stride, col = m.timerTab, len(m.timers), int(ev.Timer)
 	case DoneEvent, FailedEvent:
 		if int(ev.Ext) >= len(m.exts) {
 			return m.rtErr(c, Pos{}, "unknown action id %d", ev.Ext)
 		}
 		if ev.Branch > 0 {
-			return m.stepBranch(c, ev, r)
+			i := int(ev.Branch) - 1
+			if i >= int(c.NBranch) {
+				// The result of an action invoked by a region of a parallel
+				// state that has since been left: like the event of a
+				// cancelled timer, it is ignored.
+				c.Now = ev.At
+				return nil
+			}
+			b := &c.Branches[i]
+			if b.Pending != ev.Ext {
+				return m.rtErr(c, Pos{}, "region %d did not invoke %s", i, m.exts[ev.Ext].name)
+			}
+			b.Pending = NoID
+			if b.Status != BranchRunning {
+				// A region that invoked the action as it ended takes no
+				// further transition: its result is consumed.
+				c.Now = ev.At
+				return nil
+			}
 		}
-		tab := m.doneTab
+		tab, stride, col = m.doneTab, len(m.exts), int(ev.Ext)
 		if ev.Kind == FailedEvent {
 			tab = m.failTab
 		}
-		cands = tab[int(c.State)*len(m.exts)+int(ev.Ext)]
 		if ev.Kind == DoneEvent {
 			if err := m.checkOutputs(c, ev); err != nil {
 				return err
@@ -149,9 +131,10 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	}
 	c.Now = ev.At
 	e := evalEnv{m: m, c: c, ev: ev, r: r}
-	lo := uint32(len(r.Guards))
-	t := m.pick(e, cands, r)
-	if t == NoID {
+	r.internal, r.nextInternal = r.internal[:0], 0
+	sel := &r.sel
+	m.selectTrans(e, tab, stride, col, NoID, int(ev.Branch), sel, r)
+	if sel.n == 0 {
 		// No transition takes the event. As SCXML's event loop does after
 		// every external event, matched or not, the eventless transitions
 		// are selected again: what the event delivered (an action's
@@ -164,7 +147,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		return err
 	}
 	r.Handled = true
-	if err := m.fire(e, t, lo, r); err != nil {
+	if err := m.microstep(e, sel, r); err != nil {
 		return err
 	}
 	return m.settle(e, r)
@@ -185,124 +168,6 @@ func (m *Machine) pick(e evalEnv, cands []TransID, r *Result) TransID {
 		}
 	}
 	return NoID
-}
-
-// settle follows eventless transitions until none is enabled, or reports a
-// runaway chain once the machine's bound is passed.
-func (m *Machine) settle(e evalEnv, r *Result) error {
-	for n := 0; !e.c.Final; n++ {
-		lo := uint32(len(r.Guards))
-		t := m.pick(e, m.alwaysTab[e.c.State], r)
-		if t == NoID {
-			return nil
-		}
-		if n >= m.maxChain {
-			return m.rtErr(e.c, m.trans[t].pos, "eventless transitions did not settle after %d steps (a loop of always: transitions?)", m.maxChain)
-		}
-		if err := m.fire(e, t, lo, r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fire takes transition t: exit actions from the leaf up to the domain,
-// the transition's actions, then entry actions down to the new leaf.
-func (m *Machine) fire(e evalEnv, t TransID, guardLo uint32, r *Result) error {
-	c := e.c
-	tr := &m.trans[t]
-	step := TraceStep{From: c.State, To: c.State, Trans: t, Overrode: NoID, GuardLo: guardLo}
-	if tr.target != NoID && len(m.overrides) > 0 {
-		if o := m.intercept(e, tr, r); o != NoID {
-			step.Trans, step.Overrode = o, t
-			tr = &m.trans[o]
-		}
-	}
-	step.GuardHi, step.ActLo = uint32(len(r.Guards)), uint32(len(r.Actions))
-	if tr.target == NoID {
-		if err := m.run(e, tr.actions, r); err != nil {
-			return err
-		}
-		step.ActHi = uint32(len(r.Actions))
-		r.Steps = append(r.Steps, step)
-		return nil
-	}
-	domain, enter := tr.domain, tr.enter
-	if tr.override != "" {
-		domain = m.domainOf(c.State, tr.target)
-		enter = tr.rootPath
-		if domain != NoID {
-			enter = enter[m.states[domain].depth+1:]
-		}
-	}
-	leftFork := false
-	for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
-		if m.states[x].fork != nil {
-			leftFork = true
-			if err := m.exitBranches(e, x, r); err != nil {
-				return err
-			}
-		}
-		if err := m.run(e, m.states[x].exit, r); err != nil {
-			return err
-		}
-	}
-	if err := m.run(e, tr.actions, r); err != nil {
-		return err
-	}
-	if leftFork {
-		// Leaving a fork abandons its branches: a join was taken, or a
-		// transition (a cancel) left the fork state. They are dropped only
-		// now, so that the fork's exit actions and the transition's own
-		// (a join saying how many failed) still read their outcome.
-		c.clearFork()
-	}
-	for _, s := range enter {
-		c.State = s
-		if err := m.run(e, m.states[s].entry, r); err != nil {
-			return err
-		}
-		if m.states[s].fork != nil {
-			if err := m.startFork(e, s, r); err != nil {
-				return err
-			}
-		}
-	}
-	c.State = tr.leaf
-	c.Final = m.states[tr.leaf].final && m.states[tr.leaf].parent == NoID
-	step.To = tr.leaf
-	step.ActHi = uint32(len(r.Actions))
-	r.Steps = append(r.Steps, step)
-	return m.joinIfDone(e, r)
-}
-
-// exitBranches runs, as fork state f is left, the exit actions of the
-// states its branches are in (running or finished), deepest first: each
-// branch from its leaf up to f, and at equal depth branch by branch. SCXML
-// exits a parallel state's active descendants before the state itself.
-func (m *Machine) exitBranches(e evalEnv, f StateID, r *Result) error {
-	c := e.c
-	deepest := 0
-	for i := 0; i < int(c.NBranch); i++ {
-		deepest = max(deepest, int(m.states[c.Branches[i].State].depth))
-	}
-	for d := deepest; d > int(m.states[f].depth); d-- {
-		for i := 0; i < int(c.NBranch); i++ {
-			x := c.Branches[i].State
-			for x != NoID && int(m.states[x].depth) > d {
-				x = m.states[x].parent
-			}
-			if x == NoID || int(m.states[x].depth) != d || len(m.states[x].exit) == 0 {
-				continue
-			}
-			be := e
-			be.br = uint8(i + 1)
-			if err := m.run(be, m.states[x].exit, r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // checkOutputs refuses an action result whose output is a number that is
@@ -330,55 +195,6 @@ func (c *Config) clearFork() {
 	c.NBranch, c.Finished = 0, 0
 }
 
-// startFork starts the branches of fork state s: one per fixed count, or
-// one per "|"-separated part of the inputs slot, each entering the fork's
-// initial path with its own context.
-func (m *Machine) startFork(e evalEnv, s StateID, r *Result) error {
-	c, fi := e.c, m.states[s].fork
-	c.clearFork()
-	n := fi.fixed
-	inputs := ""
-	if fi.inputs != NoID {
-		inputs = c.Slots[fi.inputs].Str
-		n = 0
-		if inputs != "" {
-			n = 1
-			for i := 0; i < len(inputs); i++ {
-				if inputs[i] == '|' {
-					n++
-				}
-			}
-		}
-	}
-	if n > MaxBranches {
-		return m.rtErr(c, fi.startPos(m), "fork %s: %d branches, more than %d", m.states[s].path, n, MaxBranches)
-	}
-	c.NBranch = uint8(n)
-	for i := 0; i < n; i++ {
-		b := &c.Branches[i]
-		*b = Branch{Status: BranchRunning, Pending: NoID}
-		if fi.inputs != NoID {
-			part := inputs
-			if j := indexByte(inputs, '|'); j >= 0 {
-				part, inputs = inputs[:j], inputs[j+1:]
-			}
-			b.Input = part
-		}
-		be := e
-		be.br = uint8(i + 1)
-		for _, x := range fi.start {
-			b.State = x
-			if err := m.run(be, m.states[x].entry, r); err != nil {
-				return err
-			}
-		}
-		m.branchEnded(c, i)
-	}
-	return nil
-}
-
-func (fi *forkInfo) startPos(m *Machine) Pos { return m.states[fi.start[0]].pos }
-
 func indexByte(s string, c byte) int {
 	for i := 0; i < len(s); i++ {
 		if s[i] == c {
@@ -386,173 +202,6 @@ func indexByte(s string, c byte) int {
 		}
 	}
 	return -1
-}
-
-// branchEnded marks branch i finished when its leaf is final.
-func (m *Machine) branchEnded(c *Config, i int) {
-	b := &c.Branches[i]
-	if b.Status != BranchRunning || !m.states[b.State].final {
-		return
-	}
-	b.Status = BranchDone
-	if m.states[b.State].failed {
-		b.Status = BranchFailed
-	}
-	c.Finished++
-	b.Order = c.Finished
-}
-
-// stepBranch advances fork branch ev.Branch-1 by one transition: an
-// eventless one for a BranchEvent, or the handler of its action's result.
-func (m *Machine) stepBranch(c *Config, ev *Event, r *Result) error {
-	i := int(ev.Branch) - 1
-	if i >= int(c.NBranch) && ev.Kind != BranchEvent {
-		// The result of an action invoked by a branch of a fork that has
-		// since joined or been left: like the event of a cancelled timer,
-		// it is ignored.
-		c.Now = ev.At
-		return nil
-	}
-	if i < 0 || i >= int(c.NBranch) {
-		return m.rtErr(c, Pos{}, "no fork branch %d is running", i)
-	}
-	b := &c.Branches[i]
-	var cands []TransID
-	switch ev.Kind {
-	case BranchEvent:
-		if b.Status != BranchRunning || b.Pending != NoID {
-			return m.rtErr(c, Pos{}, "fork branch %d cannot step (finished, or waiting for an action)", i)
-		}
-		cands = m.alwaysTab[b.State]
-	default:
-		if b.Pending != ev.Ext {
-			return m.rtErr(c, Pos{}, "fork branch %d did not invoke %s", i, m.exts[ev.Ext].name)
-		}
-		b.Pending = NoID
-		if b.Status != BranchRunning {
-			// A branch that invoked the action as it ended takes no
-			// further transition: its result is consumed.
-			c.Now = ev.At
-			return nil
-		}
-		tab := m.doneTab
-		if ev.Kind == FailedEvent {
-			tab = m.failTab
-		}
-		cands = tab[int(b.State)*len(m.exts)+int(ev.Ext)]
-		if ev.Kind == DoneEvent {
-			if err := m.checkOutputs(c, ev); err != nil {
-				return err
-			}
-			for k := 0; k < int(ev.NEnt); k++ {
-				if s := m.entitySlot(ev.Entities[k].ID); s != NoID {
-					c.Slots[s] = emptyText(ev.Entities[k].Value)
-				}
-			}
-		}
-	}
-	c.Now = ev.At
-	e := evalEnv{m: m, c: c, ev: ev, br: uint8(i + 1), r: r}
-	root := m.states[b.State].forkRoot
-	lo := uint32(len(r.Guards))
-	t := TransID(NoID)
-	for _, ct := range cands {
-		tr := &m.trans[ct]
-		// Only the branch's own states, not the fork state and above.
-		if m.states[tr.source].forkRoot != root {
-			continue
-		}
-		if tr.guard != nil {
-			pass := tr.guard(e)
-			r.Guards = append(r.Guards, GuardOutcome{Trans: ct, Pass: pass})
-			if !pass {
-				continue
-			}
-		}
-		t = ct
-		break
-	}
-	if t == NoID {
-		return nil
-	}
-	r.Handled = true
-	tr := &m.trans[t]
-	step := TraceStep{From: b.State, To: b.State, Trans: t, Overrode: NoID, Branch: uint8(i + 1), GuardLo: lo, GuardHi: uint32(len(r.Guards)), ActLo: uint32(len(r.Actions))}
-	if tr.target != NoID {
-		for x := b.State; x != tr.domain && x != NoID; x = m.states[x].parent {
-			if err := m.run(e, m.states[x].exit, r); err != nil {
-				return err
-			}
-		}
-	}
-	if err := m.run(e, tr.actions, r); err != nil {
-		return err
-	}
-	if tr.target != NoID {
-		for _, s := range tr.enter {
-			b.State = s
-			if err := m.run(e, m.states[s].entry, r); err != nil {
-				return err
-			}
-		}
-		b.State = tr.leaf
-		step.To = tr.leaf
-	}
-	step.ActHi = uint32(len(r.Actions))
-	r.Steps = append(r.Steps, step)
-	m.branchEnded(c, i)
-	main := evalEnv{m: m, c: c, ev: ev, r: r}
-	if err := m.joinIfDone(main, r); err != nil {
-		return err
-	}
-	return m.settle(main, r)
-}
-
-// joinIfDone joins the active fork once every branch has finished: it
-// merges the contracts into the fork's slot, records the join, and takes
-// the first join transition whose guard holds.
-func (m *Machine) joinIfDone(e evalEnv, r *Result) error {
-	c := e.c
-	fi := m.states[c.State].fork
-	if fi == nil || c.Finished != c.NBranch {
-		return nil
-	}
-	if len(r.Joins) >= m.maxChain {
-		// A join that re-enters a fork whose branches end at once would
-		// otherwise recurse without bound.
-		return m.rtErr(c, m.states[c.State].pos, "forks did not settle after %d joins in one step (a join re-entering a fork whose branches end at once?)", m.maxChain)
-	}
-	j := Join{Fork: c.State, Trans: NoID, Branches: int(c.NBranch), Finished: int(c.Finished)}
-	var merged []byte
-	for k := 1; k <= int(c.NBranch); k++ {
-		for i := 0; i < int(c.NBranch); i++ {
-			b := &c.Branches[i]
-			if (fi.byFinish && int(b.Order) != k) || (!fi.byFinish && i != k-1) {
-				continue
-			}
-			j.Delivered++
-			if b.Status == BranchFailed {
-				j.Failed++
-			}
-			if b.Result != "" {
-				if len(merged) > 0 {
-					merged = append(merged, '\n')
-				}
-				merged = append(merged, b.Result...)
-			}
-		}
-	}
-	if fi.into != NoID {
-		c.Slots[fi.into] = emptyText(TextValue(string(merged)))
-	}
-	lo := uint32(len(r.Guards))
-	t := m.pick(e, fi.join, r)
-	if t == NoID {
-		return m.rtErr(c, m.states[c.State].pos, "fork %s joined, but no join transition applies", m.states[c.State].path)
-	}
-	j.Trans = t
-	r.Joins = append(r.Joins, j)
-	return m.fire(e, t, lo, r)
 }
 
 // intercept returns the first override that applies to transition tr from
@@ -676,6 +325,9 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 			r.Effects = append(r.Effects, Effect{Kind: kind, Action: ai, Template: uint16(ai), TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
 		case ActInvoke:
 			if e.br > 0 {
+				// A region awaits one result at a time: invoking again
+				// drops the one it awaited, as SCXML cancels an
+				// invocation whose state is left.
 				c.Branches[e.br-1].Pending = a.ext
 			}
 			r.Effects = append(r.Effects, Effect{Kind: EffInvoke, Action: ai, Ext: a.ext, Timer: NoID, Branch: e.br})

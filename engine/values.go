@@ -150,7 +150,7 @@ func (b *builder) finishValues(u *valueUse) {
 	for _, v := range m.params {
 		u.lits[v.String()] = true
 	}
-	for k := UserEvent; k <= BranchEvent; k++ {
+	for k := UserEvent; k <= FailedEvent; k++ {
 		u.lits[k.String()] = true
 	}
 	// The slots that can be waited for.

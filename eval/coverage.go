@@ -16,6 +16,9 @@ type Coverage struct {
 	// held a new, non-empty value.
 	Intents []int64
 	Slots   []int64
+	// m, when set, is the machine, whose parallel states' regions are
+	// entered with them.
+	m *engine.Machine
 }
 
 // NewCoverage returns zeroed counters sized for m.
@@ -23,7 +26,7 @@ func NewCoverage(m *engine.Machine) *Coverage {
 	n := m.NumTransitions()
 	return &Coverage{Trans: make([]int64, n), States: make([]int64, m.NumStates()),
 		GuardTrue: make([]int64, n), GuardFalse: make([]int64, n),
-		Intents: make([]int64, len(m.Intents())), Slots: make([]int64, len(m.Slots()))}
+		Intents: make([]int64, len(m.Intents())), Slots: make([]int64, len(m.Slots())), m: m}
 }
 
 // Observe implements sim.Observer.
@@ -39,6 +42,15 @@ func (c *Coverage) ObserveN(st *Step, n int64) {
 		}
 		if s.To != engine.NoID {
 			c.States[s.To] += n
+			if c.m != nil {
+				// Entering a parallel state enters a leaf in each of its
+				// regions, which no trace step of its own names.
+				for i := 0; i < c.m.Regions(s.To); i++ {
+					if p := c.m.RegionEntry(s.To, i); len(p) > 0 {
+						c.States[p[len(p)-1]] += n
+					}
+				}
+			}
 		}
 	}
 	for _, g := range r.Guards {
@@ -76,4 +88,12 @@ func add(dst, src []int64) {
 	for i := range min(len(dst), len(src)) {
 		dst[i] += src[i]
 	}
+}
+
+// NewCoverageSized returns zeroed counters for a machine of nt
+// transitions and ns states without intents or slots: an SCXML chart's
+// (sim.ChartCoverage numbers them).
+func NewCoverageSized(nt, ns int) *Coverage {
+	return &Coverage{Trans: make([]int64, nt), States: make([]int64, ns),
+		GuardTrue: make([]int64, nt), GuardFalse: make([]int64, nt), Intents: []int64{}, Slots: []int64{}}
 }

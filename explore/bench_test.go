@@ -1,9 +1,13 @@
 package explore_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,9 +16,9 @@ import (
 )
 
 // benchCase is one search to time: a seed suite's folder or a generated
-// machine, the variant, and the depth (for the seed suites, one whose
-// search takes about a second; the generated machines are searched to
-// the end).
+// machine, the variant, and the depth (1000: to the end; formfill's
+// complete search takes 15 to 30 s, too long to repeat, so it is bounded
+// where it takes about a second).
 type benchCase struct {
 	name    string
 	dir     string
@@ -24,50 +28,107 @@ type benchCase struct {
 }
 
 var benchCases = []benchCase{
-	{name: "soni", dir: seedSuite("soni"), depth: 6},
+	{name: "soni", dir: seedSuite("soni"), depth: 1000},
 	{name: "bench-soni", dir: seedSuite("bench-soni"), depth: 1000},
-	{name: "thea", dir: seedSuite("thea"), depth: 5},
-	{name: "formfill", dir: seedSuite("formfill"), depth: 4},
+	{name: "thea", dir: seedSuite("thea"), depth: 1000},
 	{name: "hfsm", dir: seedSuite("hfsm"), depth: 1000},
+	{name: "formfill:depth6", dir: seedSuite("formfill"), depth: 6},
+	// The machines of the xstate graph peer (machines_test.go).
 	{name: "chain:50", yaml: chainYAML(50), depth: 1000},
 	{name: "chain:200", yaml: chainYAML(200), depth: 1000},
 	{name: "grid:5x10", yaml: gridYAML(5, 10), depth: 1000},
 	{name: "grid:4x50", yaml: gridYAML(4, 50), depth: 1000},
-	{name: "counters:100x100", yaml: countersYAML(100), depth: 1000},
+	{name: "grid:10x20", yaml: gridYAML(10, 20), depth: 1000},
+	// Wide enough for the workers and the memory figures to mean
+	// something: 90,000 and 1,000,000 configurations.
+	{name: "counters:300x300", yaml: countersYAML(300), depth: 1000},
+	{name: "cube:6x10", yaml: cubeYAML(6, 10), depth: 1000},
 }
 
-// BenchmarkExplore reports, for each search, the distinct configurations
-// it finds and how many it finds per second on one core (states/s), and
-// the successors it computes per second (generated/s).
+// BenchmarkExplore searches each case on one goroutine and on two
+// (Options.Workers) and reports per search: the distinct configurations
+// (distinct) and successors computed (generated), each per second of
+// wall time (distinct/s, generated/s), the bytes allocated per distinct
+// configuration (alloc-B/config), and the peak of the live heap during
+// the search, less the live heap before it, per distinct configuration
+// (peak-B/config: what holding a configuration costs; for searches of a
+// few thousand configurations the machine's own tables dominate it).
 //
-//	go test -run '^$' -bench Explore -cpu 1 ./explore
+//	go test -run '^$' -bench 'Explore$' ./explore
 func BenchmarkExplore(b *testing.B) {
 	for _, c := range benchCases {
+		s := benchSuite(b, c)
+		v := s.Variants[c.variant]
+		for _, w := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", c.name, w), func(b *testing.B) {
+				opts := explore.Options{Depth: c.depth, Workers: w}
+				// Untimed: the peak of the live heap, with the collector
+				// made to run often enough to see it.
+				var res *explore.Result
+				peak := peakLive(func() { res = benchSearch(b, s, v, opts) })
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for b.Loop() {
+					res = benchSearch(b, s, v, opts)
+				}
+				runtime.ReadMemStats(&after)
+				secs := b.Elapsed().Seconds() / float64(b.N)
+				d := float64(res.Distinct)
+				b.ReportMetric(d, "distinct")
+				b.ReportMetric(float64(res.Generated), "generated")
+				b.ReportMetric(d/secs, "distinct/s")
+				b.ReportMetric(float64(res.Generated)/secs, "generated/s")
+				b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/d, "alloc-B/config")
+				b.ReportMetric(float64(peak)/d, "peak-B/config")
+			})
+		}
+	}
+}
+
+// BenchmarkExploreWorkers times each search on one goroutine and on two,
+// in turn, and reports the speed-up (wall time of one over wall time of
+// two). On a machine with two idle cores it shows what a second core
+// buys; with the cores shared, less: run it several times and take the
+// best.
+//
+//	go test -run '^$' -bench ExploreWorkers -benchtime 3x ./explore
+func BenchmarkExploreWorkers(b *testing.B) {
+	for _, c := range []benchCase{
+		{name: "soni", dir: seedSuite("soni"), depth: 1000},
+		{name: "thea", dir: seedSuite("thea"), depth: 1000},
+		{name: "formfill:depth6", dir: seedSuite("formfill"), depth: 6},
+		{name: "counters:300x300", yaml: countersYAML(300), depth: 1000},
+		{name: "cube:6x10", yaml: cubeYAML(6, 10), depth: 1000},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := benchSuite(b, c)
 			v := s.Variants[c.variant]
+			var secs [2]float64
 			var res *explore.Result
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			start := time.Now()
 			for b.Loop() {
-				var err error
-				res, err = explore.Explore(s, v, explore.Options{Depth: c.depth})
-				if err != nil {
-					b.Fatal(err)
+				for w := range 2 {
+					res = benchSearch(b, s, v, explore.Options{Depth: c.depth, Workers: w + 1})
+					secs[w] += res.Seconds
 				}
 			}
-			per := time.Since(start).Seconds() / float64(b.N)
-			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(res.Distinct), "distinct")
-			b.ReportMetric(float64(res.Distinct)/per, "states/s")
-			b.ReportMetric(float64(res.Generated)/per, "generated/s")
-			b.ReportMetric(per*1000, "ms/search")
-			// Bytes allocated per distinct configuration (an upper bound on
-			// what each keeps: the search frees its scratch as it goes).
-			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(res.Distinct), "B/config")
+			b.ReportMetric(secs[0]/float64(b.N)*1000, "ms/1-worker")
+			b.ReportMetric(secs[1]/float64(b.N)*1000, "ms/2-workers")
+			b.ReportMetric(secs[0]/secs[1], "speed-up")
 		})
 	}
+}
+
+// benchSearch explores v and sets Result.Seconds.
+func benchSearch(b *testing.B, s *spec.Suite, v *spec.Variant, opts explore.Options) *explore.Result {
+	b.Helper()
+	start := time.Now()
+	res, err := explore.Explore(s, v, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res
 }
 
 func benchSuite(b *testing.B, c benchCase) *spec.Suite {
@@ -86,39 +147,45 @@ func benchSuite(b *testing.B, c benchCase) *spec.Suite {
 	return s
 }
 
-// BenchmarkExploreWorkers times one search on one goroutine and on two
-// (explore.Parallel) and reports the speed-up (wall time of one over wall
-// time of two). On a machine with two idle cores it shows what a second
-// core buys; with the cores shared, less.
-//
-//	go test -run '^$' -bench ExploreWorkers -benchtime 3x ./explore
-func BenchmarkExploreWorkers(b *testing.B) {
-	for _, c := range []benchCase{
-		{name: "soni", dir: seedSuite("soni"), depth: 1000},
-		{name: "thea", dir: seedSuite("thea"), depth: 1000},
-		{name: "formfill", dir: seedSuite("formfill"), depth: 5},
-		{name: "counters:300x300", yaml: countersYAML(300), depth: 1000},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			s := benchSuite(b, c)
-			v := s.Variants[c.variant]
-			var secs [2]float64
-			var res *explore.Result
-			for b.Loop() {
-				for w := range 2 {
-					start := time.Now()
-					var err error
-					res, err = explore.Parallel(s, v, explore.Options{Depth: c.depth}, w+1)
-					if err != nil {
-						b.Fatal(err)
-					}
-					secs[w] += time.Since(start).Seconds()
-				}
+// peakLive runs f and returns the highest live heap (as the collector
+// measured it at the end of each cycle) while f ran, less the live heap
+// before. The collector runs when the heap has grown by a tenth, so the
+// figure is within about a tenth of the true peak.
+func peakLive(f func()) uint64 {
+	runtime.GC()
+	base := liveHeap()
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	var (
+		mu   sync.Mutex
+		peak = base
+		done bool
+	)
+	// A finalizer runs after each cycle that found its object garbage:
+	// re-armed each time, it sees every cycle.
+	var arm func()
+	arm = func() {
+		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			peak = max(peak, liveHeap())
+			if !done {
+				arm()
 			}
-			b.ReportMetric(float64(res.Distinct), "distinct")
-			b.ReportMetric(secs[0]/float64(b.N)*1000, "ms/1-worker")
-			b.ReportMetric(secs[1]/float64(b.N)*1000, "ms/2-workers")
-			b.ReportMetric(secs[0]/secs[1], "speed-up")
 		})
 	}
+	arm()
+	f()
+	runtime.GC()
+	mu.Lock()
+	done = true
+	p := max(peak, liveHeap())
+	mu.Unlock()
+	return p - base
+}
+
+// liveHeap is the heap the last cycle of the collector found live.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

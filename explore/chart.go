@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/scxml"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/statechart"
 )
 
@@ -46,20 +47,34 @@ type ChartFinding struct {
 // ChartResult is the outcome of exploring a chart.
 type ChartResult struct {
 	Generated, Distinct, Depth int
-	// Complete is false when the depth or state bound stopped the search.
-	Complete  bool
-	Alphabet  []string
-	Covered   int // transitions taken at least once
-	Total     int // transitions of the chart
-	Findings  []ChartFinding
-	Unreached []string // states never active
+	// Complete is false when the depth or state bound stopped the search;
+	// Capped says it was the state bound (MaxStates), which can leave
+	// the deepest level partly explored.
+	Complete    bool
+	Capped      bool
+	Interrupted bool // Stop ended the search
+	Alphabet    []string
+	Covered     int // transitions taken at least once
+	Total       int // transitions of the chart
+	Findings    []ChartFinding
+	Unreached   []string // states never active
+	// Coverage counts, per transition and state (sim.ChartCoverage's
+	// ids), the edges of the search that took or entered it: the start,
+	// then each (configuration, step) tried once.
+	Coverage *eval.Coverage
 }
 
 // ChartOptions bound a chart exploration.
 type ChartOptions struct {
 	Depth     int // 0: no bound
-	MaxStates int // 0: 100,000
+	MaxStates int // 0: DefaultChartMaxStates
+	// Stop, as Options.Stop: asked every few configurations whether to
+	// give up; the search then ends with what it found, Interrupted set.
+	Stop func() bool
 }
+
+// DefaultChartMaxStates bounds a chart's search when ChartOptions do not.
+const DefaultChartMaxStates = 100000
 
 type chartNode struct {
 	key    string
@@ -74,29 +89,6 @@ type chartNode struct {
 	depth  int
 }
 
-// ChartAlphabet returns the external events the chart's transitions name,
-// sorted: each descriptor as a name ("*" and the platform's done.* and
-// error.* events excluded, as no user sends them).
-func ChartAlphabet(c *statechart.Chart) []string {
-	seen := map[string]bool{}
-	for i := range c.States {
-		for _, t := range c.States[i].Trans {
-			for _, e := range t.Events {
-				if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
-					continue
-				}
-				seen[e] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for e := range seen {
-		out = append(out, e)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Chart explores an SCXML machine breadth-first: from each configuration,
 // every event of the alphabet and, when events are delayed, the clock
 // moving to the next one. A configuration is the session's Key (states,
@@ -106,11 +98,11 @@ func ChartAlphabet(c *statechart.Chart) []string {
 // model at the cost of time linear in the depth.
 func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	if opt.MaxStates <= 0 {
-		opt.MaxStates = 100000
+		opt.MaxStates = DefaultChartMaxStates
 	}
 	c := m.Chart
-	res := ChartResult{Alphabet: ChartAlphabet(c), Complete: true}
-	covered := map[*statechart.Transition]bool{}
+	res := ChartResult{Alphabet: c.Alphabet(), Complete: true}
+	res.Coverage = sim.ChartCoverage(c)
 	var activeEver statechart.Bits
 	index := map[string]int{}
 	var nodes []*chartNode
@@ -132,21 +124,33 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		return len(nodes) - 1
 	}
-	replay := func(path []ChartStep) *statechart.Session {
+	// replay plays path on a fresh session; with count, what its last
+	// step (or the start, for the empty path) takes counts as explored.
+	scratch := sim.ChartCoverage(c)
+	replay := func(path []ChartStep, count bool) *statechart.Session {
 		s := m.NewSession()
-		s.Trace = func(ts []*statechart.Transition) {
-			for _, t := range ts {
-				covered[t] = true
-			}
+		cov := scratch
+		if count && len(path) == 0 {
+			cov = res.Coverage
 		}
+		sim.CountChart(s, cov, nil)
 		s.Start()
-		for _, st := range path {
+		for k, st := range path {
+			if count && k == len(path)-1 {
+				sim.CountChart(s, res.Coverage, nil)
+			}
 			play(s, st)
 		}
 		return s
 	}
-	add(replay(nil), nil)
+	add(replay(nil, true), nil)
 	for i := 0; i < len(nodes); i++ {
+		if opt.Stop != nil && i%stopEvery == 0 && opt.Stop() {
+			// The configurations not expanded count as able to reach
+			// anything, as beyond a bound: no finding comes of stopping.
+			res.Complete, res.Interrupted = false, true
+			break
+		}
 		n := nodes[i]
 		if n.stop {
 			n.done = true
@@ -154,6 +158,7 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		if opt.Depth > 0 && n.depth >= opt.Depth || len(nodes) >= opt.MaxStates {
 			res.Complete = false
+			res.Capped = res.Capped || len(nodes) >= opt.MaxStates
 			continue
 		}
 		n.done = true
@@ -161,13 +166,13 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		for _, e := range res.Alphabet {
 			steps = append(steps, ChartStep{Event: e})
 		}
-		if s := replay(n.path); hasDelayed(s) {
+		if s := replay(n.path, false); hasDelayed(s) {
 			due, _ := s.NextDue()
 			steps = append(steps, ChartStep{Wait: true, MS: due - s.Now()})
 		}
 		for _, st := range steps {
 			path := append(append([]ChartStep(nil), n.path...), st)
-			s := replay(path)
+			s := replay(path, true)
 			res.Generated++
 			j := add(s, path)
 			if j != i {
@@ -177,7 +182,11 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	}
 	res.Distinct = len(nodes)
 	res.Total = countTransitions(c)
-	res.Covered = len(covered)
+	for _, n := range res.Coverage.Trans {
+		if n > 0 {
+			res.Covered++
+		}
+	}
 	for i := 1; i < len(c.States); i++ {
 		if k := c.States[i].Kind; k != statechart.HistoryShallow && k != statechart.HistoryDeep && !activeEver.Has(i) {
 			res.Unreached = append(res.Unreached, c.States[i].ID)

@@ -1,6 +1,8 @@
 package explore_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -51,6 +53,13 @@ var _ = Describe("Chart", func() {
 		Expect(res.Distinct).To(Equal(8))
 	})
 
+	It("stops when Stop says so, without findings from stopping", func() {
+		res := explore.Chart(loadChart("stuck.scxml"), explore.ChartOptions{Stop: func() bool { return true }})
+		Expect(res.Interrupted).To(BeTrue())
+		Expect(res.Complete).To(BeFalse())
+		Expect(res.Findings).To(BeEmpty())
+	})
+
 	It("stops at the depth bound without findings from the bound", func() {
 		res := explore.Chart(loadChart("stuck.scxml"), explore.ChartOptions{Depth: 1})
 		Expect(res.Complete).To(BeFalse())
@@ -68,5 +77,76 @@ var _ = Describe("Chart on a chart that does not settle", func() {
 		Expect(res.Findings).NotTo(BeEmpty())
 		Expect(res.Findings[0].Kind).To(Equal("halted"))
 		Expect(res.Findings[0].Path).To(Equal(steps("go")))
+	})
+})
+
+// race is a parallel state whose second region reads the first (In()):
+// when a arrives before b, region right moves to lost, from which it can
+// only go round between lost and lost_again; b before a completes.
+const race = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="null" initial="p">
+  <parallel id="p">
+    <state id="left">
+      <state id="a1"><transition event="a" target="a_done"/></state>
+      <final id="a_done"/>
+    </state>
+    <state id="right">
+      <state id="b1">
+        <transition event="b" cond="In('a1')" target="b_done"/>
+        <transition event="b" cond="In('a_done')" target="lost"/>
+      </state>
+      <state id="lost"><transition event="retry" target="lost_again"/></state>
+      <state id="lost_again"><transition event="retry" target="lost"/></state>
+      <final id="b_done"/>
+    </state>
+    <transition event="done.state.p" target="over"/>
+  </parallel>
+  <final id="over"/>
+</scxml>`
+
+func loadSource(src string) *scxml.Machine {
+	m, err := scxml.Load("m.scxml", []byte(src), scxml.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	return m
+}
+
+var _ = Describe("Chart's interleavings and findings", func() {
+	It("explores both orders of two regions' events and reports the one that strands a region", func() {
+		// Once a has come first, b can only take right to lost: the
+		// shortest path is the first configuration the region cannot
+		// complete from, not the one where it moves there.
+		res := explore.Chart(loadSource(race), explore.ChartOptions{})
+		Expect(res.Complete).To(BeTrue())
+		// a1·b1, a_done·b1, a1·b_done (b first), a_done·lost,
+		// a_done·lost_again, over: b then a completes.
+		Expect(res.Distinct).To(Equal(6))
+		Expect(res.Findings).To(Equal([]explore.ChartFinding{{
+			Kind:   "stuck_region",
+			Active: []string{"a_done", "b1"},
+			Msg:    "parallel state p can never complete: region right cannot reach its final state, and no transition leaves p",
+			Path:   steps("a"),
+		}}), "a stuck region that keeps moving is no dead end, and it explains the livelock")
+		Expect(res.Unreached).To(BeEmpty())
+	})
+
+	It("passes the race without its flaw", func() {
+		fixed := strings.Replace(race, `<transition event="b" cond="In('a_done')" target="lost"/>`, `<transition event="b" target="b_done"/>`, 1)
+		res := explore.Chart(loadSource(fixed), explore.ChartOptions{})
+		Expect(res.Complete).To(BeTrue())
+		Expect(res.Findings).To(BeEmpty())
+	})
+
+	It("reports a livelock outside parallel states with its shortest path", func() {
+		res := explore.Chart(loadSource(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="null" initial="start">
+  <state id="start">
+    <transition event="go" target="ping"/>
+    <transition event="end" target="over"/>
+  </state>
+  <state id="ping"><transition event="tick" target="pong"/></state>
+  <state id="pong"><transition event="tick" target="ping"/></state>
+  <final id="over"/>
+</scxml>`), explore.ChartOptions{})
+		Expect(res.Findings).To(Equal([]explore.ChartFinding{{
+			Kind: "livelock", Active: []string{"ping"}, Msg: "no top-level final state can be reached from here", Path: steps("go"),
+		}}))
 	})
 })

@@ -16,6 +16,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -43,7 +44,22 @@ type Options struct {
 	// NoReduce offers every user act of the alphabet instead of a few of
 	// each value class (classes.go).
 	NoReduce bool
+	// Workers expand each level on this many goroutines (workers.go);
+	// the result is the one goroutine's, to the byte. 0 or 1: one.
+	Workers int
+	// QueueMemory bounds the bytes the frontier (the level being
+	// expanded and the next) keeps in memory; past it, levels spill to a
+	// temporary file in SpillDir ("": os.TempDir) and are read back in
+	// order (frontier.go). 0: DefaultQueueMemory; below 0: no bound.
+	QueueMemory int64
+	SpillDir    string
 }
+
+// DefaultQueueMemory is the frontier's default memory budget: no bundled
+// suite comes near it, and a search of tens of millions of
+// configurations keeps its 2 GB for the visited set, the nodes and the
+// edges.
+const DefaultQueueMemory = 256 << 20
 
 // stopEvery is how many configurations are expanded between two calls of
 // Options.Stop. Expanding one of formfill's takes most of a millisecond
@@ -127,8 +143,11 @@ type Result struct {
 	Distinct  int
 	Depth     int // deepest level reached
 	Queue     int // frontier size when the search stopped
-	Complete  bool
-	Stopped   string // why the search stopped early, if it did
+	// Spilled is how many bytes the frontier wrote to disk (0: it stayed
+	// in memory).
+	Spilled  int64
+	Complete bool
+	Stopped  string // why the search stopped early, if it did
 	// Values says how the user acts were reduced to value classes, or why
 	// they were not.
 	Values string
@@ -232,8 +251,24 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		x.startPart(rootFP)
 	}
 	x.distinct, x.maxStates = 1, opts.MaxStates
-	frontier, next := &queue{}, &queue{}
+	budget := opts.QueueMemory
+	if budget == 0 {
+		budget = DefaultQueueMemory
+	}
+	// The level being expanded and the next share the budget.
+	half := 0
+	if budget > 0 {
+		half = int(max(budget/2, 1))
+	}
+	frontier := &queue{budget: half, dir: opts.SpillDir}
+	next := &queue{budget: frontier.budget, dir: opts.SpillDir}
+	defer frontier.close()
+	defer next.close()
 	x.push(frontier, &root, 0)
+	var ws *workers
+	if opts.Workers > 1 && opts.Parts == 0 && !opts.Digest {
+		ws = x.workers(opts.Workers)
+	}
 	var cur searchState
 	full := true
 	for depth := 0; frontier.len() > 0; depth++ {
@@ -247,48 +282,34 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		// expanded, whose successors are most of a bounded search's work.
 		if opts.Parts > 1 && !x.split && (frontier.len() >= splitWidth*opts.Parts || (depth == opts.Depth-1 && frontier.len() >= opts.Parts)) {
 			x.split = true
-			frontier.keep(func(i int) bool {
+			frontier.keep(func(i int, n int32) bool {
 				mine := i%opts.Parts == opts.Part
-				res.nodes[frontier.node[i]].skipped = !mine
+				res.nodes[n].skipped = !mine
 				return mine
 			})
 		}
 		next.reset()
 		x.next = next
-		for fi := 0; fi < frontier.len() && !x.stopped; fi++ {
-			if opts.Stop != nil && fi%stopEvery == 0 && opts.Stop() {
-				res.Stopped, x.stopped, full = Interrupted, true, false
-				res.Queue = frontier.len() - fi + next.len()
-				break
-			}
-			ci := x.load(frontier, fi, &cur)
-			x.targets = x.targets[:0]
-			x.beginNode()
-			n := x.expand(&cur, ci, depth)
-			x.endNode(n)
-			if x.stopped {
-				full = false
-				res.Queue = frontier.len() - fi + next.len()
-			}
-			// Nothing moves it and it is not final: a dead end (also when
-			// fork branches wait for something that never comes).
-			if n == 0 && !cur.cfg.Final && !hasTimer(m, &cur.cfg) {
-				res.nodes[ci].dead = true
-				if !res.has(eval.DeadEnd) {
-					res.add(Finding{Kind: eval.DeadEnd, Node: ci, Violation: eval.Violation{Invariant: eval.DeadEnd, Turn: depth,
-						Msg:   fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", m.StateName(cur.cfg.State)),
-						After: m.Describe(&cur.cfg)}})
-				}
-			}
-			x.edges.add(ci, x.targets)
+		frontier.rewind()
+		if ws != nil && frontier.len() >= minParallel {
+			x.levelParallel(ws, frontier, depth, opts.Stop)
+		} else {
+			x.level1(frontier, depth, opts.Stop, &cur)
+		}
+		if err := errors.Join(frontier.err, next.err); err != nil {
+			return nil, fmt.Errorf("%s: %v", s.Name, err)
 		}
 		if x.stopped {
 			break
 		}
 		frontier, next = next, frontier
 	}
+	res.Spilled = frontier.disk + next.disk
 	res.Distinct = x.distinct
-	res.Complete = full && res.Stopped == ""
+	res.Complete = full && !x.stopped
+	// The visited set is done with: the livelock analysis below needs
+	// its room (a tenth of the peak on a search of ten million).
+	x.visited, ws = nil, nil
 	res.livelocks(&x.edges, opts.Depth)
 	if opts.Parts > 0 {
 		res.part = x.makePart(opts)
@@ -296,31 +317,101 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// level1 expands the level in frontier on this goroutine, in order.
+func (x *explorer) level1(frontier *queue, depth int, stop func() bool, cur *searchState) {
+	for fi := 0; fi < frontier.len(); fi++ {
+		if stop != nil && fi%stopEvery == 0 && stop() {
+			x.res.Stopped, x.stopped = Interrupted, true
+			x.res.Queue = frontier.len() - fi + x.next.len()
+			return
+		}
+		ci := x.next1(frontier, cur)
+		if ci < 0 {
+			return // an I/O error, in frontier.err
+		}
+		x.targets = x.targets[:0]
+		x.beginNode()
+		n := x.expand(cur, ci, depth)
+		x.endNode(n)
+		x.expanded1(ci, n, n == 0 && !cur.cfg.Final && !hasTimer(x.m, &cur.cfg), cur, depth, nil)
+		if x.stopped {
+			x.res.Queue = frontier.len() - fi + x.next.len()
+			return
+		}
+	}
+}
+
+// expanded1 ends the expansion of node ci (cur), which had n successors
+// (dead: none, and it is not final and has no timer pending): a dead end
+// is marked and, the first time, found (found: the finding a worker
+// prepared, or nil to describe cur), and its edges are kept.
+func (x *explorer) expanded1(ci int32, n int, dead bool, cur *searchState, depth int, found *Finding) {
+	res := x.res
+	// Nothing moves it and it is not final: a dead end (also when fork
+	// branches wait for something that never comes). A node whose
+	// successors the state cap cut off is not one.
+	if dead && n == 0 && !x.stopped {
+		res.nodes[ci].dead = true
+		if !res.has(eval.DeadEnd) {
+			if found == nil {
+				f := x.deadEnd(cur, ci, depth)
+				found = &f
+			}
+			res.add(*found)
+		}
+	}
+	x.edges.add(ci, x.targets)
+}
+
+// deadEnd is the finding of dead end cur, node ci.
+func (x *explorer) deadEnd(cur *searchState, ci int32, depth int) Finding {
+	return Finding{Kind: eval.DeadEnd, Node: ci, Violation: eval.Violation{Invariant: eval.DeadEnd, Turn: depth,
+		Msg:   fmt.Sprintf("%s is not final, and no intent, timer or branch can move the conversation on", x.m.StateName(cur.cfg.State)),
+		After: x.m.Describe(&cur.cfg)}}
+}
+
 // emit takes successor st of node x.ci, reached by edge e (stop: the
 // engine failed on the way): a new configuration becomes a node and is
 // queued; an edge into one seen before, or to a failure, is kept as a
-// witness node when it broke an invariant or took a transition first.
+// witness node when it broke an invariant or took a transition first. A
+// worker (workers.go) records it for the merge instead.
 func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	if x.stopped {
 		return
 	}
-	res := x.res
-	res.Generated += x.weight
+	if x.out != nil {
+		x.record(st, e, stop)
+		return
+	}
+	x.res.Generated += x.weight
 	x.count += x.weight
-	depth := x.depth + 1
 	// The configuration an engine failure leaves is no configuration of
 	// the conversation: the edge is kept only for what it found.
 	j, seen := int32(-1), stop
 	var fp uint64
 	if stop {
-		res.nodes[x.ci].fails = true
+		x.res.nodes[x.ci].fails = true
 	} else {
-		fp = x.fingerprint(&st.cfg, st.path, depth)
+		fp = x.fingerprint(&st.cfg, st.path, x.depth+1)
 		j, seen = x.visited.get(fp)
 	}
 	if x.digest {
 		x.digestEdge(e, fp, stop, x.curObs, &st.cfg)
 	}
+	if ni := x.commit(e, fp, j, seen); ni >= 0 {
+		x.res.nodes[ni].good = x.isGood(&st.cfg)
+		x.push(x.next, st, ni)
+	}
+}
+
+// commit takes a successor of node x.ci reached by edge e, with
+// fingerprint fp, seen before as node j (-1: a failure) or not: a new one
+// becomes node ni, which commit returns for the caller to queue (else -1);
+// an edge into one seen before is kept as a witness node when the path
+// (x.findings, x.taken) broke an invariant or took a transition first.
+func (x *explorer) commit(e edge, fp uint64, j int32, seen bool) int32 {
+	res := x.res
+	depth := x.depth + 1
 	if seen {
 		if j >= 0 {
 			x.targets = append(x.targets, x.target(j))
@@ -330,21 +421,21 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 			res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: true, witness: true})
 			x.keep(wi)
 		}
-		return
+		return -1
 	}
 	if x.distinct >= x.maxStates {
 		res.Stopped = fmt.Sprintf("stopped at %d distinct configurations (--max-states); raise it or lower --depth", x.maxStates)
 		x.stopped = true
-		return
+		return -1
 	}
 	ni := int32(len(res.nodes))
-	res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e, good: x.isGood(&st.cfg)})
+	res.nodes = append(res.nodes, node{parent: x.ci, depth: int32(depth), in: e})
 	x.noteFP(ni, fp)
 	x.distinct++
 	x.visited.put(fp, ni)
 	x.targets = append(x.targets, x.target(ni))
 	x.keep(ni)
-	x.push(x.next, st, ni)
+	return ni
 }
 
 // target is successor j as the graph takes it: marked when an escape

@@ -1,6 +1,9 @@
 package explore
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/spec"
 )
@@ -41,4 +44,30 @@ func SetSplitWidth(w int) int {
 	old := splitWidth
 	splitWidth = w
 	return old
+}
+
+// SameGraph reports how two searches' graphs differ (their nodes, in
+// order, and the node each transition was first taken at), or nil.
+func SameGraph(a, b *Result) error {
+	if len(a.nodes) != len(b.nodes) {
+		return fmt.Errorf("%d nodes, then %d", len(a.nodes), len(b.nodes))
+	}
+	for i := range a.nodes {
+		if a.nodes[i] != b.nodes[i] {
+			return fmt.Errorf("node %d: %+v, then %+v", i, a.nodes[i], b.nodes[i])
+		}
+	}
+	if !slices.Equal(a.firstTaken, b.firstTaken) {
+		return fmt.Errorf("first taken: %v, then %v", a.firstTaken, b.firstTaken)
+	}
+	return nil
+}
+
+// SetParallel sets the narrowest level a parallel search expands on its
+// workers and its batch size (0: adapt), returning a func that restores
+// both.
+func SetParallel(minWidth, batch int) func() {
+	m, b := minParallel, fixedBatch
+	minParallel, fixedBatch = minWidth, batch
+	return func() { minParallel, fixedBatch = m, b }
 }

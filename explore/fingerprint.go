@@ -43,6 +43,9 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 		h.word(uint64(t.Deadline - c.Now))
 		h.word(uint64(t.ID))
 	}
+	for i := 0; i < x.m.NumHistories(); i++ {
+		h.word(uint64(c.Hist[i]))
+	}
 	for i := 0; i < int(c.NBranch); i++ {
 		b := &c.Branches[i]
 		h.word(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)

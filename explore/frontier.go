@@ -2,7 +2,12 @@ package explore
 
 import (
 	"encoding/binary"
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"slices"
+	"sync"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -15,34 +20,220 @@ import (
 // packed into one byte buffer with its texts interned. That keeps a
 // frontier of a million configurations in a few hundred megabytes, and
 // gives the garbage collector nothing to scan.
+//
+// Past its budget of memory, a queue spills, as TLC's disk-backed queue
+// does: the entries it holds are written to a temporary file as one
+// segment and memory starts again; a level is written whole before it is
+// read, so reading takes the segments in the order they were written, then
+// what is still in memory. The file is removed as soon as it is created
+// (where the system allows an open file to be removed), so that nothing is
+// left behind however the process ends; close removes it otherwise.
 type queue struct {
-	buf  []byte
-	offs []uint32 // where each entry starts in buf
-	node []int32  // the node each entry is
+	mem    block // the newest entries, in memory
+	n      int   // entries in all, spilled ones included
+	budget int   // bytes mem may hold; 0: no limit
+	dir    string
+	file   *os.File
+	name   string // the file's name while it still has one
+	segs   []int  // the entries in each spilled segment, in order
+	// Reading: the segment read back, the segment being read (rd or
+	// mem), the next segment to read and the next entry of cur.
+	rd   block
+	cur  *block
+	seg  int
+	ri   int
+	scr  []byte // scratch for a segment's header and tables
+	err  error  // the first I/O error, which ends the search
+	disk int64  // bytes written to the file, for tests and reports
 }
 
-func (q *queue) len() int { return len(q.node) }
+// block is a run of encoded entries: the bytes, where each entry starts,
+// and the node each entry is.
+type block struct {
+	buf  []byte
+	offs []uint32
+	node []int32
+}
 
+func (b *block) len() int { return len(b.node) }
+
+func (b *block) reset() { b.buf, b.offs, b.node = b.buf[:0], b.offs[:0], b.node[:0] }
+
+// bytes is what the block holds in memory.
+func (b *block) bytes() int { return len(b.buf) + 8*len(b.node) }
+
+// entry returns the bytes of entry i.
+func (b *block) entry(i int) []byte {
+	end := len(b.buf)
+	if i+1 < len(b.offs) {
+		end = int(b.offs[i+1])
+	}
+	return b.buf[b.offs[i]:end]
+}
+
+func (q *queue) len() int { return q.n }
+
+// reset empties q for the next level (keeping its file, emptied, for the
+// next spill).
 func (q *queue) reset() {
-	q.buf, q.offs, q.node = q.buf[:0], q.offs[:0], q.node[:0]
+	q.mem.reset()
+	q.n, q.segs, q.cur, q.seg, q.ri = 0, q.segs[:0], nil, 0, 0
+	if q.file != nil && q.err == nil {
+		if err := q.file.Truncate(0); err != nil {
+			q.err = err
+		} else if _, err := q.file.Seek(0, io.SeekStart); err != nil {
+			q.err = err
+		}
+	}
+}
+
+// close removes q's file, if it has one.
+func (q *queue) close() {
+	if q.file == nil {
+		return
+	}
+	q.file.Close()
+	if q.name != "" {
+		os.Remove(q.name)
+	}
+	q.file = nil
 }
 
 // push queues st as node n.
 func (x *explorer) push(q *queue, st *searchState, n int32) {
-	q.offs = append(q.offs, uint32(len(q.buf)))
-	q.node = append(q.node, n)
-	q.buf = x.encode(q.buf, st)
+	q.mem.offs = append(q.mem.offs, uint32(len(q.mem.buf)))
+	q.mem.node = append(q.mem.node, n)
+	q.mem.buf = x.encode(q.mem.buf, st)
+	q.n++
+	q.check()
 }
 
-// load decodes entry i of q into st. The path state it gets is the
-// explorer's scratch, valid until the next load.
-func (x *explorer) load(q *queue, i int, st *searchState) int32 {
-	end := len(q.buf)
-	if i+1 < len(q.offs) {
-		end = int(q.offs[i+1])
+// pushBytes queues an entry encoded already as node n.
+func (q *queue) pushBytes(b []byte, n int32) {
+	q.mem.offs = append(q.mem.offs, uint32(len(q.mem.buf)))
+	q.mem.node = append(q.mem.node, n)
+	q.mem.buf = append(q.mem.buf, b...)
+	q.n++
+	q.check()
+}
+
+// check spills what q holds in memory once it passes the budget.
+func (q *queue) check() {
+	if q.budget > 0 && q.mem.bytes() > q.budget && q.err == nil {
+		q.err = q.spill()
 	}
-	x.decode(q.buf[q.offs[i]:end], st)
-	return q.node[i]
+}
+
+// spill writes mem to the file as one segment: the number of entries and
+// of bytes, each entry's node and start, then the bytes.
+func (q *queue) spill() error {
+	if q.file == nil {
+		f, err := os.CreateTemp(q.dir, "simctl-queue-*")
+		if err != nil {
+			return fmt.Errorf("the search's queue cannot spill to disk: %v", err)
+		}
+		q.file, q.name = f, f.Name()
+		// An open file can be removed on Unix: it goes when closed, also
+		// when the process is killed.
+		if os.Remove(f.Name()) == nil {
+			q.name = ""
+		}
+	}
+	m := &q.mem
+	h := le.AppendUint32(q.scr[:0], uint32(m.len()))
+	h = le.AppendUint32(h, uint32(len(m.buf)))
+	for i, n := range m.node {
+		h = le.AppendUint32(h, uint32(n))
+		h = le.AppendUint32(h, m.offs[i])
+	}
+	q.scr = h
+	for _, b := range [][]byte{h, m.buf} {
+		if _, err := q.file.Write(b); err != nil {
+			return fmt.Errorf("the search's queue cannot spill to disk: %v", err)
+		}
+	}
+	q.disk += int64(len(h) + len(m.buf))
+	q.segs = append(q.segs, m.len())
+	m.reset()
+	return nil
+}
+
+// rewind starts reading q from its first entry.
+func (q *queue) rewind() {
+	q.cur, q.seg, q.ri = nil, 0, 0
+	if len(q.segs) > 0 && q.err == nil {
+		if _, err := q.file.Seek(0, io.SeekStart); err != nil {
+			q.err = err
+		}
+	}
+}
+
+// take returns the next run of at most max entries, in order, as a block
+// valid until the next call (empty at the end, or on an I/O error, which
+// q.err then holds).
+func (q *queue) take(max int) block {
+	for q.cur == nil || q.ri >= q.cur.len() {
+		switch {
+		case q.err != nil:
+			return block{}
+		case q.seg < len(q.segs):
+			q.err = q.readSeg()
+			q.cur, q.ri = &q.rd, 0
+			q.seg++
+		case q.cur != &q.mem:
+			q.cur, q.ri = &q.mem, 0
+		default:
+			return block{}
+		}
+	}
+	b, lo := q.cur, q.ri
+	hi := min(lo+max, b.len())
+	q.ri = hi
+	end := len(b.buf)
+	if hi < b.len() {
+		end = int(b.offs[hi])
+	}
+	// Entry starts stay relative to the whole buffer.
+	return block{buf: b.buf[:end], offs: b.offs[lo:hi], node: b.node[lo:hi]}
+}
+
+// readSeg reads the next spilled segment into rd.
+func (q *queue) readSeg() error {
+	fail := func(err error) error {
+		return fmt.Errorf("the search's queue cannot read back what it spilled: %v", err)
+	}
+	var h [8]byte
+	if _, err := io.ReadFull(q.file, h[:]); err != nil {
+		return fail(err)
+	}
+	n, size := int(le.Uint32(h[:])), int(le.Uint32(h[4:]))
+	q.scr = slices.Grow(q.scr[:0], 8*n)[:8*n]
+	if _, err := io.ReadFull(q.file, q.scr); err != nil {
+		return fail(err)
+	}
+	r := &q.rd
+	r.reset()
+	for i := range n {
+		r.node = append(r.node, int32(le.Uint32(q.scr[8*i:])))
+		r.offs = append(r.offs, le.Uint32(q.scr[8*i+4:]))
+	}
+	r.buf = slices.Grow(r.buf, size)[:size]
+	if _, err := io.ReadFull(q.file, r.buf); err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// next decodes q's next entry into st and returns its node (-1 at the
+// end). The path state st gets is the explorer's scratch, valid until the
+// next load.
+func (x *explorer) next1(q *queue, st *searchState) int32 {
+	b := q.take(1)
+	if b.len() == 0 {
+		return -1
+	}
+	x.decode(b.entry(0), st)
+	return b.node[0]
 }
 
 // Slot flags in an encoded configuration.
@@ -97,6 +288,9 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 			b = le.AppendUint64(b, math.Float64bits(v.Num))
 		}
 	}
+	for i := 0; i < x.m.NumHistories(); i++ {
+		b = le.AppendUint16(b, uint16(c.Hist[i]))
+	}
 	for i := 0; i < int(c.NBranch); i++ {
 		br := &c.Branches[i]
 		b = le.AppendUint16(b, uint16(br.State))
@@ -150,7 +344,7 @@ func (x *explorer) decode(b []byte, st *searchState) {
 		v := &c.Slots[i]
 		v.Kind = engine.ValueKind(f & 3)
 		if f&slotStr != 0 {
-			v.Str = x.strs[le.Uint32(b)]
+			v.Str = x.text(le.Uint32(b))
 			b = b[4:]
 		}
 		if f&slotNum != 0 {
@@ -158,12 +352,16 @@ func (x *explorer) decode(b []byte, st *searchState) {
 			b = b[8:]
 		}
 	}
+	for i := 0; i < x.m.NumHistories(); i++ {
+		c.Hist[i] = engine.StateID(le.Uint16(b))
+		b = b[2:]
+	}
 	for i := 0; i < int(c.NBranch); i++ {
 		br := &c.Branches[i]
 		br.State = engine.StateID(le.Uint16(b))
 		br.Pending = engine.ExtID(le.Uint16(b[2:]))
 		br.Status, br.Order = engine.BranchStatus(b[4]), b[5]
-		br.Input, br.Result = x.strs[le.Uint32(b[6:])], x.strs[le.Uint32(b[10:])]
+		br.Input, br.Result = x.text(le.Uint32(b[6:])), x.text(le.Uint32(b[10:]))
 		b = b[14:]
 	}
 	if x.pathFixed {
@@ -181,6 +379,17 @@ func (x *explorer) decode(b []byte, st *searchState) {
 	st.path = eval.PathState{Last: x.last, Due: x.due}
 }
 
+// texts interns the texts of queued configurations for every worker of
+// a search. Each explorer keeps a copy of what it has looked up, so that
+// the lock is taken only for a text it has not met before.
+type texts struct {
+	mu   sync.Mutex
+	strs []string
+	ids  map[string]uint32
+}
+
+func newTexts() *texts { return &texts{strs: []string{""}, ids: map[string]uint32{}} }
+
 // intern returns the id of text s; "" is 0.
 func (x *explorer) intern(s string) uint32 {
 	if s == "" {
@@ -189,29 +398,51 @@ func (x *explorer) intern(s string) uint32 {
 	if id, ok := x.strID[s]; ok {
 		return id
 	}
-	id := uint32(len(x.strs))
-	x.strs = append(x.strs, s)
+	t := x.texts
+	t.mu.Lock()
+	id, ok := t.ids[s]
+	if !ok {
+		id = uint32(len(t.strs))
+		t.strs = append(t.strs, s)
+		t.ids[s] = id
+	}
+	t.mu.Unlock()
 	x.strID[s] = id
 	return id
 }
 
-// keep drops the entries for which want is false, keeping the others in
-// order.
-func (q *queue) keep(want func(i int) bool) {
-	var buf []byte
-	var offs []uint32
-	var nodes []int32
-	for i := range q.node {
-		if !want(i) {
-			continue
-		}
-		end := len(q.buf)
-		if i+1 < len(q.offs) {
-			end = int(q.offs[i+1])
-		}
-		offs = append(offs, uint32(len(buf)))
-		nodes = append(nodes, q.node[i])
-		buf = append(buf, q.buf[q.offs[i]:end]...)
+// text returns the text of id.
+func (x *explorer) text(id uint32) string {
+	if int(id) >= len(x.strs) {
+		t := x.texts
+		t.mu.Lock()
+		x.strs = append(x.strs, t.strs[len(x.strs):]...)
+		t.mu.Unlock()
 	}
-	q.buf, q.offs, q.node = buf, offs, nodes
+	return x.strs[id]
+}
+
+// keep drops the entries for which want is false (called with each
+// entry's index and node), keeping the others in order.
+func (q *queue) keep(want func(i int, n int32) bool) {
+	kept := &queue{budget: q.budget, dir: q.dir}
+	q.rewind()
+	i := 0
+	for b := q.take(1 << 12); b.len() > 0; b = q.take(1 << 12) {
+		for k, n := range b.node {
+			if want(i, n) {
+				kept.pushBytes(b.entry(k), n)
+			}
+			i++
+		}
+	}
+	if q.err == nil {
+		q.err = kept.err
+	}
+	err := q.err
+	q.close()
+	*q = *kept
+	if q.err == nil {
+		q.err = err
+	}
 }

@@ -12,12 +12,18 @@ import (
 // graph holds the edges the search walked, for the livelock and stuck
 // analyses: nodes are expanded in increasing order, so each expanded
 // node's distinct successors are one run of to, starting at start[k] for
-// the k-th expanded node, node[k]; esc[j] says that only escape events
-// (cancel, a session timeout) lead along edge j.
+// the k-th expanded node, node[k]. An edge is its target shifted left by
+// one, the low bit set when only escape events (cancel, a session
+// timeout) lead along it: a flag of its own cost a byte an edge, a tenth
+// of a big search's memory. (Nodes are below 2³⁰ long before memory
+// runs out.)
 type graph struct {
 	to, start, node []int32
-	esc             []bool
 }
+
+// edgeTo is the target of edge e of graph.to, and whether it is an escape
+// edge.
+func edgeTo(e int32) (int32, bool) { return e >> 1, e&1 != 0 }
 
 // escapeTarget marks a target reached by an escape event, as add takes it.
 func escapeTarget(t int32) int32 { return -t - 1 }
@@ -39,8 +45,7 @@ func (g *graph) add(n int32, targets []int32) {
 	g.start = append(g.start, int32(len(g.to)))
 	for k, t := range targets {
 		if k == 0 || targets[k-1]>>1 != t>>1 {
-			g.to = append(g.to, t>>1)
-			g.esc = append(g.esc, t&1 != 0)
+			g.to = append(g.to, t)
 		}
 	}
 }
@@ -55,10 +60,11 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 		return
 	}
 	n := len(res.nodes)
-	// The predecessors of each node, as one array in runs (rev[at[i]:at[i+1]]).
+	// The predecessors of each node, as one array in runs (rev[at[i]:at[i+1]]),
+	// each shifted and marked as graph.to marks its edges.
 	at := make([]int32, n+1)
-	for _, t := range g.to {
-		at[t+1]++
+	for _, e := range g.to {
+		at[e>>1+1]++
 	}
 	for i := 0; i < n; i++ {
 		at[i+1] += at[i]
@@ -70,11 +76,13 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 		if k+1 < len(g.start) {
 			end = g.start[k+1]
 		}
-		for _, t := range g.to[g.start[k]:end] {
-			rev[fill[t]] = from
+		for _, e := range g.to[g.start[k]:end] {
+			t := e >> 1
+			rev[fill[t]] = from<<1 | e&1
 			fill[t]++
 		}
 	}
+	fill = nil
 	// Back from the good configurations (final, idle, or unexpanded at the
 	// depth bound or left to another shard) and from the ends: every dead end, not only the one
 	// reported, and every configuration from which an event makes the
@@ -91,8 +99,8 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 	for len(q) > 0 {
 		y := q[len(q)-1]
 		q = q[:len(q)-1]
-		for _, p := range rev[at[y]:at[y+1]] {
-			if !seen[p] {
+		for _, e := range rev[at[y]:at[y+1]] {
+			if p := e >> 1; !seen[p] {
 				seen[p] = true
 				q = append(q, p)
 			}
@@ -101,7 +109,7 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 	known := eval.NewKnown(res.m)
 	res.addGraphFinding(known, livelock, func(i int) bool { return !seen[i] },
 		"from %s no final or idle state can be reached: the conversation can only go round")
-	res.stuck(g, depthBound, at, rev, seen, known)
+	res.stuck(depthBound, at, rev, seen, known)
 }
 
 // stuck finds, like TLC's liveness under fairness, configurations from
@@ -111,22 +119,8 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 // though cancel keeps the conversation from being a dead end or a
 // livelock. canEnd holds the configurations from which an end is reachable
 // at all (the livelock analysis's); what it cannot reach is a livelock.
-func (res *Result) stuck(g *graph, depthBound int, at, rev []int32, canEnd []bool, known *eval.Known) {
+func (res *Result) stuck(depthBound int, at, rev []int32, canEnd []bool, known *eval.Known) {
 	n := len(res.nodes)
-	// Whether each predecessor edge (rev) is an escape edge, in rev's order.
-	revEsc := make([]bool, len(g.to))
-	fill := slices.Clone(at[:n])
-	for k := range g.node {
-		end := int32(len(g.to))
-		if k+1 < len(g.start) {
-			end = g.start[k+1]
-		}
-		for j := g.start[k]; j < end; j++ {
-			t := g.to[j]
-			revEsc[fill[t]] = g.esc[j]
-			fill[t]++
-		}
-	}
 	done := make([]bool, n)
 	var q []int32
 	for i := range res.nodes {
@@ -139,8 +133,8 @@ func (res *Result) stuck(g *graph, depthBound int, at, rev []int32, canEnd []boo
 	for len(q) > 0 {
 		y := q[len(q)-1]
 		q = q[:len(q)-1]
-		for j := at[y]; j < at[y+1]; j++ {
-			if p := rev[j]; !revEsc[j] && !done[p] {
+		for _, e := range rev[at[y]:at[y+1]] {
+			if p, esc := edgeTo(e); !esc && !done[p] {
 				done[p] = true
 				q = append(q, p)
 			}

@@ -217,8 +217,9 @@ func (x *explorer) makePart(opts Options) *Part {
 		if k+1 < len(g.start) {
 			end = int(g.start[k+1])
 		}
-		for j, t := range g.to[g.start[k]:end] {
-			if g.esc[int(g.start[k])+j] {
+		for _, e := range g.to[g.start[k]:end] {
+			t, esc := edgeTo(e)
+			if esc {
 				pn.Esc = append(pn.Esc, int32(len(pn.To)))
 			}
 			pn.To = append(pn.To, x.fps[t])
@@ -638,7 +639,7 @@ func startInvokes(m *engine.Machine) []pending {
 	}
 	var out []pending
 	for i := range r.Effects {
-		if e := &r.Effects[i]; e.Kind == engine.EffInvoke {
+		if e := &r.Effects[i]; e.Kind == engine.EffInvoke && e.Branch == 0 {
 			out = append(out, pending{ext: e.Ext, branch: e.Branch, level: 1})
 		}
 	}

@@ -235,30 +235,3 @@ var _ = Describe("folding events that differ only in a payload the step did not 
 		Entry("hfsm", seedSuite("hfsm"), 6),
 	)
 })
-
-var _ = Describe("a search on several goroutines", func() {
-	DescribeTable("finds what one search finds",
-		func(dir string, depth, workers int) {
-			s := load(dir)
-			for _, v := range s.Variants {
-				one, err := explore.Explore(s, v, explore.Options{Depth: depth})
-				Expect(err).NotTo(HaveOccurred())
-				par, err := explore.Parallel(s, v, explore.Options{Depth: depth}, workers)
-				Expect(err).NotTo(HaveOccurred())
-				Expect(sameSearch(one, par)).To(Succeed(), "%s [%s] on %d goroutines", s.Name, v.Name, workers)
-			}
-		},
-		Entry("soni, complete, 2", seedSuite("soni"), 40, 2),
-		Entry("thea, bounded, 3", seedSuite("thea"), 4, 3),
-		Entry("formfill, 2", seedSuite("formfill"), 3, 2),
-		Entry("hfsm, 2", seedSuite("hfsm"), 40, 2),
-	)
-
-	It("runs the one search when a part stops at the state cap", func() {
-		s := load(seedSuite("thea"))
-		one := search(s, explore.Options{Depth: 6, MaxStates: 1500})
-		par, err := explore.Parallel(s, s.Variants[0], explore.Options{Depth: 6, MaxStates: 1500}, 2)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(sameSearch(one, par)).To(Succeed())
-	})
-})

@@ -143,7 +143,7 @@ func refSearch(s *spec.Suite, m *engine.Machine, bound int) (*refResult, error) 
 	// The actions the start invoked are delivered, each way, as the
 	// root's successors.
 	for _, e := range res.Effects {
-		if e.Kind == engine.EffInvoke {
+		if e.Kind == engine.EffInvoke && e.Branch == 0 {
 			r.startCalls = append(r.startCalls, call{ext: e.Ext, branch: e.Branch, level: 1})
 		}
 	}
@@ -203,18 +203,18 @@ type outcome struct {
 	esc    bool // an escape event led to it
 }
 
-// successors steps every runnable fork branch; if there is none, or none
-// can move, every user act and the next timer.
+// successors delivers the result each region awaits, each way; if none
+// awaits one, every user act and the next timer.
 func (r *reference) successors(st refState, d int) []outcome {
 	if d == 0 && len(r.startCalls) > 0 {
 		return r.deliver(st, r.startCalls, 0, d)
 	}
 	var out []outcome
 	c := &st.cfg
-	mask := c.Runnable()
+	mask := c.Awaiting()
 	for i := 0; i < int(c.NBranch); i++ {
 		if mask&(1<<i) != 0 {
-			out = append(out, r.apply(st, engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}, d)...)
+			out = append(out, r.deliver(st, []call{{ext: c.Branches[i].Pending, branch: uint8(i + 1)}}, 0, d)...)
 		}
 	}
 	if len(out) > 0 {
@@ -302,12 +302,12 @@ func (r *reference) step(st refState, ev engine.Event, d, level int) (outcome, [
 	if err := r.m.Step(&cfg, &ev, &res); err != nil {
 		return failed()
 	}
-	if !res.Handled && (ev.Kind == engine.UserEvent || ev.Kind == engine.BranchEvent) {
+	if !res.Handled && ev.Kind == engine.UserEvent {
 		return outcome{}, nil, false
 	}
 	var calls []call
 	for _, e := range res.Effects {
-		if e.Kind == engine.EffInvoke {
+		if e.Kind == engine.EffInvoke && e.Branch == 0 {
 			calls = append(calls, call{ext: e.Ext, branch: e.Branch, level: level + 1})
 		}
 	}

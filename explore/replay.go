@@ -18,10 +18,19 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 		t, _ := m.NextTimer(c)
 		ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Ext: engine.NoID}
 	default:
+		// A region's awaited result; bit 0 says whether it failed.
 		i := int(edgeBranch - e.event)
-		ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}
+		x := c.Branches[i].Pending
+		m.InvokeIn(c, x, uint8(i+1), c.Now, &ev)
+		if e.fails&1 != 0 {
+			ev = engine.Event{Kind: engine.FailedEvent, Ext: x, At: c.Now, Branch: uint8(i + 1), Timer: engine.NoID}
+			failed = append(failed, x)
+		}
 	}
 	bit := uint(0)
+	if e.event <= edgeBranch && e.event > edgeBranch-engine.MaxBranches {
+		bit = 1
+	}
 	// step applies one event and returns the actions it invoked; none when
 	// the engine fails or the search's limits end the path.
 	step := func(ev *engine.Event, level int) []pending {
@@ -35,7 +44,7 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 		}
 		var inv []pending
 		for i := range scratch.Effects {
-			if x := &scratch.Effects[i]; x.Kind == engine.EffInvoke {
+			if x := &scratch.Effects[i]; x.Kind == engine.EffInvoke && x.Branch == 0 {
 				inv = append(inv, pending{ext: x.Ext, branch: x.Branch, level: uint8(level + 1)})
 			}
 		}

@@ -94,8 +94,10 @@ type explorer struct {
 	// delivered (kept here so that stepping them does not allocate).
 	ev, result engine.Event
 
-	// For the frontier's encoding (frontier.go): interned texts, and the
-	// path state a decoded configuration gets.
+	// For the frontier's encoding (frontier.go): the search's interned
+	// texts, this explorer's copy of those it has met, and the path state
+	// a decoded configuration gets.
+	texts    *texts
 	strs     []string
 	strID    map[string]uint32
 	last     []engine.StateID
@@ -108,6 +110,12 @@ type explorer struct {
 	srcFP  uint64
 	obs    []uint64
 	curObs uint64
+
+	// A worker of a parallel search (workers.go): the chunk its emit
+	// records successors in (nil: emit takes them), and the
+	// configuration being expanded.
+	out *chunk
+	cur searchState
 
 	// A shard's search (part.go): whether the frontier was split, each
 	// node's fingerprint, and per expanded node its successors and the
@@ -124,7 +132,7 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	alpha, note := alphabet(s, m, reduce)
 	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), known: eval.NewKnown(m),
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
-		strs: []string{""}, strID: map[string]uint32{}}
+		texts: newTexts(), strs: []string{""}, strID: map[string]uint32{}}
 	if reduce {
 		for i := range x.hidden {
 			x.hidden[i] = m.Unobservable(engine.SlotID(i))
@@ -176,19 +184,28 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	if ci == 0 && len(x.startInv) > 0 {
 		return x.expandStart(cur)
 	}
-	if mask := c.Runnable(); mask != 0 {
+	if mask := c.Awaiting(); mask != 0 {
+		// Regions await the results of their actions: the successors are
+		// the deliveries, each region's result first, success then
+		// failure, as a driver delivers them before the next turn.
 		for i := 0; i < int(c.NBranch); i++ {
-			if mask&(1<<i) != 0 {
-				*ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Timer: engine.NoID, Ext: engine.NoID}
-				x.apply(cur, ev, int32(edgeBranch-i))
+			if mask&(1<<i) == 0 {
+				continue
+			}
+			p := c.Branches[i].Pending
+			outcomes := 1
+			if x.m.MayFail(p) {
+				outcomes = 2
+			}
+			for o := 0; o < outcomes; o++ {
+				x.m.InvokeIn(c, p, uint8(i+1), c.Now, ev)
+				if o == 1 {
+					*ev = engine.Event{Kind: engine.FailedEvent, Ext: p, At: c.Now, Branch: uint8(i + 1), Timer: engine.NoID}
+				}
+				x.applyFrom(cur, ev, edge{event: int32(edgeBranch - i), fails: uint32(o)}, 1)
 			}
 		}
-		if x.count > 0 {
-			return x.count
-		}
-		// Every runnable branch is stuck (no eventless transition of its
-		// state applies): as in a driver, the turn ends and the user or a
-		// timer moves the conversation on.
+		return x.count
 	}
 	for _, g := range x.groups {
 		for ui := g[0]; ui < g[1]; ui += x.weight {
@@ -241,6 +258,12 @@ func (x *explorer) level(k int) *searchState {
 // apply steps ev from cur, then resolves the actions it invoked, each way.
 // It reports whether the machine had any transition to try for ev.
 func (x *explorer) apply(cur *searchState, ev *engine.Event, event int32) bool {
+	return x.applyFrom(cur, ev, edge{event: event}, 0)
+}
+
+// applyFrom is apply on edge e whose first bit choice bits are taken (a
+// region's result: its outcome is bit 0).
+func (x *explorer) applyFrom(cur *searchState, ev *engine.Event, e edge, bits uint) bool {
 	st := &x.work
 	if x.dirty {
 		x.copyState(st, cur)
@@ -256,7 +279,7 @@ func (x *explorer) apply(cur *searchState, ev *engine.Event, event int32) bool {
 		x.obs[0] = x.stepObs(ev)
 	}
 	x.pend[0] = append(x.pend[0][:0], inv...)
-	x.resolve(0, st, edge{event: event}, 0, stop)
+	x.resolve(0, st, e, bits, stop)
 	return true
 }
 
@@ -332,7 +355,7 @@ func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event
 	if err != nil {
 		return fail(err.Error())
 	}
-	if !x.r.Handled && (ev.Kind == engine.UserEvent || ev.Kind == engine.BranchEvent) {
+	if !x.r.Handled && ev.Kind == engine.UserEvent {
 		// Nothing changed (the engine leaves an ignored event's
 		// configuration as it was): not a successor. Its guards were tried.
 		for _, g := range x.r.Guards {
@@ -371,7 +394,9 @@ func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event
 	}
 	x.inv = x.inv[:0]
 	for i := range x.r.Effects {
-		if e := &x.r.Effects[i]; e.Kind == engine.EffInvoke {
+		// A region's action waits in the Config for its delivery (an
+		// edge of its own); the main machine's are resolved now.
+		if e := &x.r.Effects[i]; e.Kind == engine.EffInvoke && e.Branch == 0 {
 			x.inv = append(x.inv, pending{ext: e.Ext, branch: e.Branch, level: uint8(level + 1)})
 		}
 	}
@@ -391,6 +416,7 @@ func (x *explorer) copyState(dst, src *searchState) {
 	copy(d.Slots[:x.nSlots], c.Slots[:x.nSlots])
 	d.NBranch, d.Finished = c.NBranch, c.Finished
 	copy(d.Branches[:nb], c.Branches[:nb])
+	d.Hist = c.Hist
 	dst.path = src.path
 }
 

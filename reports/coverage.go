@@ -75,7 +75,7 @@ func played(s *Suite) *eval.Coverage {
 	if s.GeneratedCoverage == nil {
 		return s.Coverage
 	}
-	c := eval.NewCoverage(s.Machine)
+	c := s.newCoverage()
 	c.Add(s.Coverage)
 	c.Add(s.GeneratedCoverage)
 	return c
@@ -97,7 +97,7 @@ func (f counter) at(c *eval.Coverage, i int) int64 {
 
 // coverageRows lists every item of one suite in coverage.csv order.
 func coverageRows(s *Suite) []CoverageRow {
-	m := s.Machine
+	m := s.shape()
 	var rows []CoverageRow
 	add := func(kind string, id int, item string, pos engine.Pos, scripted, generated, explored int64) {
 		r := CoverageRow{Suite: s.Name, Kind: kind, ID: id, Item: item, Count: scripted + generated,
@@ -129,12 +129,15 @@ func coverageRows(s *Suite) []CoverageRow {
 		t := m.Transition(engine.TransID(i))
 		counted(KindTransition, i, transitionItem(m, t), t.Pos, transitions)
 	}
-	intentPos, slotPos := declared(s.Def)
-	for i, name := range m.Intents() {
-		counted(KindIntent, i, name, intentPos[name], intents)
-	}
-	for i, name := range m.Slots() {
-		counted(KindSlot, i, name, slotPos[name], slots)
+	if s.Machine != nil {
+		// An SCXML chart has neither intents nor slots.
+		intentPos, slotPos := declared(s.Def)
+		for i, name := range s.Machine.Intents() {
+			counted(KindIntent, i, name, intentPos[name], intents)
+		}
+		for i, name := range s.Machine.Slots() {
+			counted(KindSlot, i, name, slotPos[name], slots)
+		}
 	}
 	for _, g := range []struct {
 		kind string
@@ -183,7 +186,7 @@ const anyState = "(any state)"
 // transitionItem names a transition in one line: "from -> to on trigger
 // [guard]"; a targetless transition has "(internal)" for its target, an
 // override "(any state)" for its source.
-func transitionItem(m *engine.Machine, t engine.TransitionInfo) string {
+func transitionItem(m Shape, t engine.TransitionInfo) string {
 	to := target(m, t)
 	if to == "" {
 		to = "(internal)"

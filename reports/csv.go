@@ -127,7 +127,7 @@ func scenarioRows(suites []*Suite) []ScenarioRow {
 func transitionRows(suites []*Suite) []TransitionRow {
 	rows := []TransitionRow{}
 	for _, s := range suites {
-		m, cov := s.Machine, played(s)
+		m, cov := s.shape(), played(s)
 		for i := range m.NumTransitions() {
 			t := m.Transition(engine.TransID(i))
 			rows = append(rows, TransitionRow{
@@ -148,9 +148,16 @@ func transitionRows(suites []*Suite) []TransitionRow {
 }
 
 // target names a transition's target state, or "" when it has none.
-func target(m *engine.Machine, t engine.TransitionInfo) string {
+func target(m Shape, t engine.TransitionInfo) string {
 	if t.Internal || t.Target == engine.NoID {
 		return ""
+	}
+	if r, ok := m.(regionShape); ok {
+		var names []string
+		for _, x := range r.Targets(t.ID) {
+			names = append(names, m.StateName(x))
+		}
+		return strings.Join(names, " ")
 	}
 	return m.StateName(t.Target)
 }

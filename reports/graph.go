@@ -50,7 +50,7 @@ const (
 // "trigger ×times"; states never entered in red (a compound state counts
 // as entered when any of its descendants was).
 func newGraphView(s *Suite, id string) (*graphView, error) {
-	m := s.Machine
+	m := s.shape()
 	if m.NumStates() == 0 {
 		return nil, nil
 	}
@@ -68,7 +68,7 @@ func newGraphView(s *Suite, id string) (*graphView, error) {
 // graphDOT writes the DOT source of s's coverage graph. Node and edge ids
 // are prefixed with id, so that several graphs can share the page.
 func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
-	m := s.Machine
+	m := s.shape()
 	cov := played(s)
 	kids := childStates(m)
 	entered := enteredCounts(m, cov.States)
@@ -99,6 +99,7 @@ func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
 	b.WriteString("  fontname=\"Helvetica\"; fontsize=12;\n")
 	b.WriteString("  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", color=\"#555555\", fontname=\"Helvetica\", fontsize=12, height=0.35];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=10, arrowsize=0.7];\n")
+	regions, _ := m.(regionShape)
 	var state func(sid engine.StateID, indent string)
 	state = func(sid engine.StateID, indent string) {
 		name := m.StateName(sid)
@@ -110,6 +111,11 @@ func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
 		if len(kids[sid]) == 0 {
 			attrs := []string{"label=" + dotQuote(short), "tooltip=" + dotQuote(title)}
 			class := []string{"state"}
+			if deep, ok := isHistory(regions, sid); ok {
+				// A history pseudo-state: a small circle, H or H*.
+				attrs = []string{"label=" + dotQuote(historyLabel(deep)), "tooltip=" + dotQuote(title), "shape=circle", "width=0.3", "fixedsize=true", "fontsize=10"}
+				class = append(class, "history")
+			}
 			if m.IsFinal(sid) {
 				attrs = append(attrs, "peripheries=2")
 				class = append(class, "final")
@@ -130,12 +136,22 @@ func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
 		// A compound state is a cluster around its descendants. Its name is
 		// a node inside it (a cluster's own label may sit under an edge
 		// label; nodes never overlap), where its transitions start and end,
-		// clipped by dot to the cluster's frame. Parallel states (their
-		// regions side by side) are drawn here too once the engine exposes
-		// them: each region would be one more nested cluster, dashed.
+		// clipped by dot to the cluster's frame. A machine with parallel
+		// states (regionShape: an SCXML chart) draws each region as one
+		// more nested cluster, dashed.
 		fmt.Fprintf(&b, "%ssubgraph %s {\n", indent, dotQuote("cluster_"+name))
 		class := "compound"
-		attrs := []string{"tooltip=" + dotQuote(title), "style=\"rounded,filled\"",
+		style := "rounded,filled"
+		switch {
+		case parallelMark(m, sid) != "":
+			// A parallel state: its regions, side by side inside it,
+			// are active together.
+			class, short = "compound parallel", short+parallelMark(m, sid)
+		case isRegion(m, sid):
+			// A region of a parallel state: dashed, as in UML.
+			class, style = "compound region", "rounded,filled,dashed"
+		}
+		attrs := []string{"tooltip=" + dotQuote(title), "style=" + dotQuote(style),
 			"fillcolor=\"#f1f4fa\"", "color=\"#8e9bb8\"", "id=" + dotQuote(id+"_cluster"+strconv.Itoa(int(sid)))}
 		header := []string{"label=" + dotQuote(short), "tooltip=" + dotQuote(title), "fillcolor=\"#dfe5f1\"", "color=\"#6b7a99\"",
 			"fontname=\"Helvetica-Bold\"", "fontsize=11"}
@@ -186,6 +202,11 @@ func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
 		attrs := append([]string{"label=" + dotQuote(e.label), "labeltooltip=" + dotQuote(e.title), "fontcolor=" + dotQuote(e.color),
 			"arrowhead=" + head}, common...)
 		fmt.Fprintf(&b, "  %s -> %s [%s%s%s];\n", from, toName, strings.Join(attrs, ", "), tail, lhead(m, kids, t.Source, to))
+		// An SCXML transition may enter several regions at once: one more
+		// edge, unlabelled, to each further target.
+		for _, x := range moreTargets(regions, t) {
+			fmt.Fprintf(&b, "  %s -> %s [%s, arrowhead=%s%s%s];\n", from, dotQuote(m.StateName(x)), strings.Join(common, ", "), head, tail, lhead(m, kids, t.Source, x))
+		}
 	}
 	b.WriteString("}\n")
 	return b.Bytes()
@@ -200,7 +221,7 @@ type graphEdge struct {
 // newGraphEdge gives transition i its label, tooltip and colour by what
 // took it: the conversations played, only the exploration, or nothing.
 func newGraphEdge(s *Suite, cov *eval.Coverage, i int, legend *graphLegend) graphEdge {
-	m := s.Machine
+	m := s.shape()
 	t := m.Transition(engine.TransID(i))
 	count := countAt(cov.Trans, i)
 	e := graphEdge{label: edgeLabel(t.Trigger, count), class: "covered", color: colorCovered, style: "solid"}
@@ -227,7 +248,7 @@ func loopNode(i int) string { return "__loop" + strconv.Itoa(i) }
 
 // lhead clips an edge into compound state to at its cluster's frame,
 // unless it comes from inside it.
-func lhead(m *engine.Machine, kids [][]engine.StateID, from, to engine.StateID) string {
+func lhead(m Shape, kids [][]engine.StateID, from, to engine.StateID) string {
 	if to == engine.NoID || len(kids[to]) == 0 || (from != engine.NoID && m.InState(from, to)) {
 		return ""
 	}
@@ -237,8 +258,14 @@ func lhead(m *engine.Machine, kids [][]engine.StateID, from, to engine.StateID) 
 // enteredCounts gives each state its entries, a compound state's as the
 // sum of its descendants' and its own: a parent is entered whenever any
 // descendant is.
-func enteredCounts(m *engine.Machine, own []int64) []int64 {
+func enteredCounts(m Shape, own []int64) []int64 {
 	out := make([]int64, m.NumStates())
+	if _, chart := m.(regionShape); chart {
+		// An SCXML session counts every state it enters, compound and
+		// parallel ones included (sim.CountChart).
+		copy(out, own)
+		return out
+	}
 	for i := range m.NumStates() {
 		for x := engine.StateID(i); x != engine.NoID; x = m.Parent(x) {
 			out[x] += countAt(own, i)
@@ -246,10 +273,6 @@ func enteredCounts(m *engine.Machine, own []int64) []int64 {
 	}
 	return out
 }
-
-// LayoutSVG lays out a DOT graph with dot and returns its SVG: simctl
-// graph --format svg of SCXML suites, whose DOT package cli writes.
-func LayoutSVG(src []byte) ([]byte, error) { return layoutSVG(src) }
 
 // layoutSVG lays out a DOT graph with dot and returns its SVG. Graphviz's
 // SVG writer escapes every name, label and tooltip (&, <, >, quotes), so

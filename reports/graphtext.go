@@ -34,7 +34,7 @@ var GraphFormats = []string{FormatDOT, FormatMermaid, FormatSVG}
 // svg is the DOT graph laid out by Graphviz's dot, run in-process through
 // go-graphviz: the same layout engine report.html uses, the same bytes on
 // every machine.
-func WriteGraph(w io.Writer, format string, m *engine.Machine, counts []int64) error {
+func WriteGraph(w io.Writer, format string, m Shape, counts []int64) error {
 	if counts != nil && len(counts) != m.NumTransitions() {
 		return fmt.Errorf("reports: %d counts for %d transitions", len(counts), m.NumTransitions())
 	}
@@ -64,7 +64,7 @@ func WriteGraph(w io.Writer, format string, m *engine.Machine, counts []int64) e
 
 // hasOverrides reports whether m has transitions from any state (the
 // overrides), which the graphs draw from a node "(any state)".
-func hasOverrides(m *engine.Machine) bool {
+func hasOverrides(m Shape) bool {
 	for i := range m.NumTransitions() {
 		if m.Transition(engine.TransID(i)).Source == engine.NoID {
 			return true
@@ -74,7 +74,7 @@ func hasOverrides(m *engine.Machine) bool {
 }
 
 // childStates lists each state's children, in id order.
-func childStates(m *engine.Machine) [][]engine.StateID {
+func childStates(m Shape) [][]engine.StateID {
 	out := make([][]engine.StateID, m.NumStates())
 	for i := range m.NumStates() {
 		if p := m.Parent(engine.StateID(i)); p != engine.NoID {
@@ -102,8 +102,9 @@ func dotQuote(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
-func writeDOT(w *bufio.Writer, m *engine.Machine, counts []int64) {
+func writeDOT(w *bufio.Writer, m Shape, counts []int64) {
 	kids := childStates(m)
+	regions, _ := m.(regionShape)
 	fmt.Fprintf(w, "digraph %s {\n", dotQuote(m.Name()))
 	w.WriteString("  compound=true;\n  rankdir=LR;\n")
 	w.WriteString("  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n")
@@ -120,6 +121,9 @@ func writeDOT(w *bufio.Writer, m *engine.Machine, counts []int64) {
 			if m.IsFinal(s) {
 				attrs = append(attrs, "peripheries=2")
 			}
+			if deep, ok := isHistory(regions, s); ok {
+				attrs = append(attrs, "label="+dotQuote(historyLabel(deep)), "shape=circle")
+			}
 			if len(attrs) > 0 {
 				fmt.Fprintf(w, "%s%s [%s];\n", indent, dotQuote(name), strings.Join(attrs, ", "))
 			} else {
@@ -129,8 +133,12 @@ func writeDOT(w *bufio.Writer, m *engine.Machine, counts []int64) {
 		}
 		// A compound state is a cluster; its own node, a point inside it,
 		// is where its transitions start and end (clipped to the cluster).
+		// A parallel state's regions are dashed clusters inside it.
 		fmt.Fprintf(w, "%ssubgraph %s {\n", indent, dotQuote("cluster_"+name))
-		fmt.Fprintf(w, "%s  label=%s;\n", indent, dotQuote(name))
+		fmt.Fprintf(w, "%s  label=%s;\n", indent, dotQuote(name+parallelMark(m, s)))
+		if isRegion(m, s) {
+			fmt.Fprintf(w, "%s  style=dashed;\n", indent)
+		}
 		fmt.Fprintf(w, "%s  %s [shape=point, width=0.05];\n", indent, dotQuote(name))
 		for _, c := range kids[s] {
 			state(c, indent+"  ")
@@ -164,6 +172,11 @@ func writeDOT(w *bufio.Writer, m *engine.Machine, counts []int64) {
 			attrs = append(attrs, "style=dashed", "color=red", "fontcolor=red")
 		}
 		fmt.Fprintf(w, "  %s -> %s [%s];\n", from, toName, strings.Join(attrs, ", "))
+		// An SCXML transition may enter several regions: an unlabelled
+		// edge to each further target.
+		for _, x := range moreTargets(regions, t) {
+			fmt.Fprintf(w, "  %s -> %s [arrowhead=normal];\n", from, dotQuote(m.StateName(x)))
+		}
 	}
 	w.WriteString("}\n")
 }
@@ -174,8 +187,10 @@ func mermaidText(s string) string {
 	return r.Replace(s)
 }
 
-func writeMermaid(w *bufio.Writer, m *engine.Machine, counts []int64) {
+func writeMermaid(w *bufio.Writer, m Shape, counts []int64) {
 	kids := childStates(m)
+	regions, _ := m.(regionShape)
+	var dashed []string
 	id := func(s engine.StateID) string { return "s" + strconv.Itoa(int(s)) }
 	w.WriteString("flowchart LR\n")
 	var state func(s engine.StateID, indent string)
@@ -189,10 +204,17 @@ func writeMermaid(w *bufio.Writer, m *engine.Machine, counts []int64) {
 			if m.IsFinal(s) {
 				open, close = "((", "))"
 			}
+			if deep, ok := isHistory(regions, s); ok {
+				open, close, name = "((", "))", historyLabel(deep)
+			}
 			fmt.Fprintf(w, "%s%s%s\"%s\"%s\n", indent, id(s), open, name, close)
 			return
 		}
-		fmt.Fprintf(w, "%ssubgraph %s [\"%s\"]\n", indent, id(s), name)
+		// A parallel state's regions are subgraphs inside it, dashed.
+		fmt.Fprintf(w, "%ssubgraph %s [\"%s\"]\n", indent, id(s), name+parallelMark(m, s))
+		if isRegion(m, s) {
+			dashed = append(dashed, id(s))
+		}
 		for _, c := range kids[s] {
 			state(c, indent+"  ")
 		}
@@ -209,6 +231,7 @@ func writeMermaid(w *bufio.Writer, m *engine.Machine, counts []int64) {
 		w.WriteString("  any[\"(any state)\"]\n")
 	}
 	var red []string
+	link := 1 // link 0 is the start arrow
 	for i := range m.NumTransitions() {
 		t := m.Transition(engine.TransID(i))
 		to := t.Target
@@ -218,8 +241,7 @@ func writeMermaid(w *bufio.Writer, m *engine.Machine, counts []int64) {
 		arrow := "-->"
 		if counts != nil && counts[i] == 0 {
 			arrow = "-.->"
-			// Link 0 is the start arrow.
-			red = append(red, strconv.Itoa(i+1))
+			red = append(red, strconv.Itoa(link))
 		}
 		from, toName := "any", "any"
 		if t.Source != engine.NoID {
@@ -229,6 +251,17 @@ func writeMermaid(w *bufio.Writer, m *engine.Machine, counts []int64) {
 			toName = id(to)
 		}
 		fmt.Fprintf(w, "  %s %s|\"%s\"| %s\n", from, arrow, mermaidText(transLabel(t, counts)), toName)
+		link++
+		for _, x := range moreTargets(regions, t) {
+			fmt.Fprintf(w, "  %s %s %s\n", from, arrow, id(x))
+			if arrow != "-->" {
+				red = append(red, strconv.Itoa(link))
+			}
+			link++
+		}
+	}
+	for _, d := range dashed {
+		fmt.Fprintf(w, "  style %s stroke-dasharray: 5 5\n", d)
 	}
 	if len(red) > 0 {
 		fmt.Fprintf(w, "  linkStyle %s stroke:red,color:red\n", strings.Join(red, ","))
@@ -252,7 +285,7 @@ func arrow(from, to, trigger string) string {
 // run (name is the file's name, for errors). It checks that the file
 // describes this machine: it must hold rows for suite, and each of them
 // must name the transition as m does.
-func ReadCoverageCounts(r io.Reader, name, suite string, m *engine.Machine) ([]int64, error) {
+func ReadCoverageCounts(r io.Reader, name, suite string, m Shape) ([]int64, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
@@ -350,7 +383,7 @@ func ReadCoverageCounts(r io.Reader, name, suite string, m *engine.Machine) ([]i
 // dotEnds returns the state t leads to and the quoted DOT node names of
 // its ends: a targetless or internal transition loops on its source, and
 // an override's missing source (or target) is the "(any state)" node.
-func dotEnds(m *engine.Machine, t engine.TransitionInfo) (to engine.StateID, from, toName string) {
+func dotEnds(m Shape, t engine.TransitionInfo) (to engine.StateID, from, toName string) {
 	to = t.Target
 	if t.Internal || to == engine.NoID {
 		to = t.Source

@@ -561,7 +561,7 @@ func shellQuote(s string) string {
 // guard held: an override (which applies only once a transition's guard
 // has passed) took its place.
 func overriddenNote(s *Suite, t transitionView) string {
-	if t.Guard == "" || t.GuardTrue <= t.Count || !hasOverrides(s.Machine) {
+	if t.Guard == "" || t.GuardTrue <= t.Count || !hasOverrides(s.shape()) {
 		return ""
 	}
 	n := t.GuardTrue - t.Count

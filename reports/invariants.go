@@ -63,11 +63,17 @@ type invariantInfo struct {
 func invariantList(s *Suite) []invariantInfo {
 	var out []invariantInfo
 	seen := map[string]bool{}
-	for _, name := range eval.BuiltinInvariants {
+	builtins, declared := eval.BuiltinInvariants, []engine.Invariant(nil)
+	if s.Machine != nil {
+		declared = s.Machine.Invariants()
+	} else {
+		builtins = ChartChecks
+	}
+	for _, name := range builtins {
 		out = append(out, invariantInfo{Name: name, Kind: InvBuiltin})
 		seen[name] = true
 	}
-	for _, inv := range s.Machine.Invariants() {
+	for _, inv := range declared {
 		if !seen[inv.Name] {
 			out = append(out, invariantInfo{Name: inv.Name, Kind: invKind(inv.Kind), Notes: noteKinds(inv.Notes), Pos: inv.Pos})
 			seen[inv.Name] = true

@@ -11,6 +11,7 @@ import (
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/latency"
 	"github.com/simctl/simctl/sim"
+	"github.com/simctl/simctl/statechart"
 )
 
 // Run is everything one `simctl run` produced.
@@ -27,9 +28,14 @@ type Run struct {
 
 // Suite is one suite's results.
 type Suite struct {
-	Name      string
-	Dir       string
-	Machine   *engine.Machine
+	Name    string
+	Dir     string
+	Machine *engine.Machine
+	// Chart is the machine of an SCXML suite (Machine is then nil): its
+	// coverage counts by sim.ChartCoverage's ids, and the sections that
+	// only a YAML machine has (invariants, notes, latency, intents,
+	// slots) are empty.
+	Chart     *statechart.Chart
 	Scenarios []*sim.ScenarioResult // in scenario file order
 	// Partial marks a run of part of the suite (chosen scenario files, or
 	// --only tags): what it did not reach says nothing of the notes.

@@ -11,7 +11,8 @@ import (
 // reached: no scripted scenario, generated failure or exploration finding
 // matched them; nothing for a partial run. Each line is "file:line:col: invariant: kind where".
 func Stale(s *Suite) []string {
-	if s.Partial {
+	if s.Partial || s.Machine == nil {
+		// An SCXML chart has no notes.
 		return nil
 	}
 	reached := map[string]bool{}

@@ -266,12 +266,13 @@ func check(s *Suite) error {
 	switch {
 	case s == nil:
 		return errors.New("missing")
-	case s.Machine == nil:
+	case s.Machine == nil && s.Chart == nil:
 		return errors.New("no machine")
 	case s.Coverage == nil:
 		return errors.New("no coverage")
 	}
-	nt, ns := s.Machine.NumTransitions(), s.Machine.NumStates()
+	m := s.shape()
+	nt, ns := m.NumTransitions(), m.NumStates()
 	for _, c := range []*eval.Coverage{s.Coverage, s.GeneratedCoverage, s.ExploredCoverage} {
 		if c == nil {
 			continue // only Coverage is required, and checked above

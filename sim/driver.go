@@ -59,15 +59,17 @@ type Driver struct {
 
 	// Fail makes the listed external actions fail during the next turn.
 	Fail []bool
-	// Rand chooses which fork branch steps next once Schedule is used up;
-	// nil means always the lowest-numbered runnable branch.
+	// Rand chooses which region's awaited result is delivered next once
+	// Schedule is used up; nil means always the lowest-numbered region.
 	Rand *rand.Rand
-	// Schedule lists branch indices to step first, in order.
+	// Schedule lists the regions whose results to deliver first, in order.
 	Schedule []int
-	// BranchSteps counts branch steps in the current turn.
+	// BranchSteps counts the results delivered to regions in the current
+	// turn.
 	BranchSteps int
-	// Picks records the branches the scheduler picked in the current turn,
-	// so that a generated conversation can be written with its schedule.
+	// Picks records the regions whose results were delivered in the
+	// current turn, so that a generated conversation can be written with
+	// its schedule.
 	Picks []int
 
 	// Latency is the machine's latency model; nil: turns take no virtual
@@ -125,38 +127,39 @@ func (d *Driver) Start(at int64) error {
 	return d.endTurn(false)
 }
 
-// maxBranchSteps bounds the branch steps of one turn, so that branches
-// looping among themselves end in an error instead of a hang.
+// maxBranchSteps bounds the results delivered to regions in one turn, so
+// that regions invoking actions without end stop with an error instead of
+// a hang.
 const maxBranchSteps = 10000
 
-// runBranches lets the branches of an active fork take their steps, one at
-// a time, in the order the schedule (then the seeded source) chooses, until
-// none can move: they all finished and joined, wait for nothing the driver
-// can give, or are stuck.
+// runBranches delivers the results the regions of the active parallel
+// state await (the actions they invoked), one at a time, in the order the
+// schedule (then the seeded source) chooses, until none awaits one: the
+// order in which results arrive is the only interleaving regions have.
 func (d *Driver) runBranches() error {
-	var stuck uint32
 	for {
-		mask := d.Cfg.Runnable() &^ stuck
+		mask := d.Cfg.Awaiting()
 		if mask == 0 {
 			return nil
 		}
 		if d.BranchSteps++; d.BranchSteps > maxBranchSteps {
-			return fmt.Errorf("fork branches took more than %d steps in one turn", maxBranchSteps)
+			return fmt.Errorf("regions awaited more than %d results in one turn", maxBranchSteps)
 		}
 		i := d.pick(mask)
 		d.Picks = append(d.Picks, i)
-		d.ev = engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: d.Cfg.Now}
+		x := d.Cfg.Branches[i].Pending
+		d.M.InvokeIn(&d.Cfg, x, uint8(i+1), d.Cfg.Now, &d.ev)
+		if int(x) < len(d.Fail) && d.Fail[x] {
+			d.ev = engine.Event{Kind: engine.FailedEvent, Ext: x, At: d.Cfg.Now, Branch: uint8(i + 1)}
+		}
 		if err := d.step(&d.ev, 0); err != nil {
 			return err
-		}
-		if !d.Res.Handled {
-			stuck |= 1 << i
 		}
 	}
 }
 
-// pick chooses a runnable branch: the schedule's next entry when it names
-// one, else a seeded draw, else the lowest.
+// pick chooses a region whose result to deliver: the schedule's next
+// entry when it names one, else a seeded draw, else the lowest.
 func (d *Driver) pick(mask uint32) int {
 	for len(d.Schedule) > 0 {
 		i := d.Schedule[0]
@@ -316,6 +319,12 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 		case engine.EffEscalate:
 			d.Info.Escalated = true
 		case engine.EffInvoke:
+			if e.Branch > 0 {
+				// A region's action: its result waits in the Config until
+				// the driver delivers it (runBranches).
+				d.Info.Invoked = append(d.Info.Invoked, e.Ext)
+				continue
+			}
 			if n == len(invoke) {
 				return fmt.Errorf("more than %d external actions invoked in one step", len(invoke))
 			}
@@ -333,7 +342,6 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 	for k, x := range invoke[:n] {
 		d.Info.Invoked = append(d.Info.Invoked, x)
 		ev := &d.invEv[depth]
-		// The result goes back to the fork branch that asked for it.
 		d.M.InvokeIn(&d.Cfg, x, branch[k], d.Cfg.Now, ev)
 		if int(x) < len(d.Fail) && d.Fail[x] {
 			*ev = engine.Event{Kind: engine.FailedEvent, Ext: x, At: d.Cfg.Now, Branch: branch[k]}

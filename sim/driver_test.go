@@ -103,10 +103,12 @@ var _ = Describe("the driver", func() {
 		Expect(r.Status).To(Equal(sim.Pass))
 	})
 
-	It("stops a turn of branches that loop among themselves with an error, not a hang", func() {
+	It("stops a turn of regions whose results keep invoking actions with an error, not a hang", func() {
 		s, err := spec.LoadMachine("loop.yaml", []byte(`machine: loop
 initial: idle
 intents: [go]
+actions:
+  poll: {never_fails: true}
 states:
   idle:
     waits: true
@@ -115,13 +117,14 @@ states:
     fork: {branches: 2, join: [idle]}
     initial: a
     states:
-      a: {always: [b]}
-      b: {always: [a]}
+      a:
+        entry: [{invoke: poll}]
+        on: {done:poll: [a]}
 `))
 		Expect(err).NotTo(HaveOccurred())
 		d := sim.NewDriver(s.Machine, sim.NewStub(nil, s.Machine), nil)
 		Expect(d.Start(0)).To(Succeed())
-		Expect(d.User("go")).To(MatchError(ContainSubstring("more than 10000 steps")))
+		Expect(d.User("go")).To(MatchError(ContainSubstring("regions awaited more than 10000 results in one turn")))
 	})
 })
 
@@ -132,7 +135,7 @@ var _ = Describe("forks in scenarios", func() {
 		s = load("testdata/fork")
 	})
 
-	It("merges the same contracts whatever order the branches take their steps in", func() {
+	It("merges the same contracts whatever order the regions' results arrive in", func() {
 		sc := scenario(s, "three")
 		orders := [][]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {0, 0, 0, 1, 1, 1, 2, 2, 2}, {2, 0, 1, 2, 0, 1, 2, 0, 1}}
 		var finals []string
@@ -146,7 +149,7 @@ var _ = Describe("forks in scenarios", func() {
 		Expect(finals).To(HaveEach(Equal("idle")))
 	})
 
-	It("is deterministic for a seed and interleaves differently for other seeds", func() {
+	It("is deterministic for a seed and delivers the results in other orders for other seeds", func() {
 		sc := scenario(s, "three")
 		a := traceText(sim.RunScenario(s, sc, sim.Options{Trace: true, Seed: 1}))
 		Expect(traceText(sim.RunScenario(s, sc, sim.Options{Trace: true, Seed: 1}))).To(Equal(a))

@@ -137,12 +137,11 @@ func (d *Driver) charge() {
 				d.acct.add(s.Branch, ti, dist.Sample(rng))
 			}
 		}
-		if s.Branch == 0 && s.To != engine.NoID && d.M.IsFork(s.To) && d.Cfg.State == s.To {
-			// The branches started with the fork, each in its first
-			// states below the fork state.
+		if s.Branch == 0 && s.To != engine.NoID && d.M.IsFork(s.To) && d.Cfg.NBranch > 0 {
+			// The regions started with the parallel state, each in its
+			// first states below it.
 			for b := 0; b < int(d.Cfg.NBranch); b++ {
-				d.entered = d.below(d.Cfg.Branches[b].State, s.To, d.entered[:0])
-				for _, st := range d.entered {
+				for _, st := range d.M.RegionEntry(s.To, b) {
 					if dist := lm.StateCost(st); dist != nil {
 						d.acct.add(uint8(b+1), ti, dist.Sample(rng))
 					}

@@ -111,16 +111,30 @@ func LoadChartSuite(dir string) (*ChartSuite, error) {
 		return nil, &Error{Pos: engine.Pos{File: dir}, Msg: err.Error()}
 	}
 	sort.Strings(files)
+	// As Load does, every bad scenario file is an error of its own (lint
+	// lists them all; the other commands print the first).
+	names := map[string]string{}
+	var bad []error
 	for _, f := range files {
 		data, err := ReadFile(f, "scenario file", MaxFileSize)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
 		sc, err := LoadChartScenario(f, data, m)
 		if err != nil {
-			return nil, err
+			bad = append(bad, err)
+			continue
 		}
+		if prev, dup := names[sc.Name]; dup {
+			bad = append(bad, &Error{Pos: sc.Pos, Msg: fmt.Sprintf("duplicate scenario name %q (also in %s)", sc.Name, prev)})
+			continue
+		}
+		names[sc.Name] = f
 		s.Scenarios = append(s.Scenarios, sc)
+	}
+	if len(bad) > 0 {
+		return nil, errors.Join(bad...)
 	}
 	return s, nil
 }
@@ -211,6 +225,12 @@ func LoadChartScenario(file string, data []byte, m *scxml.Machine) (*ChartScenar
 		}
 		if t.Event != nil && t.Event.Name.Value == "" {
 			return nil, &Error{Pos: t.Event.Name.Pos, Msg: "empty event name"}
+		}
+		// As an unknown intent is for a YAML suite: an event no
+		// descriptor matches changes nothing, and is most likely a typo.
+		if t.Event != nil && !m.Chart.Handles(t.Event.Name.Value) {
+			return nil, &Error{Pos: t.Event.Name.Pos, Msg: fmt.Sprintf("unknown event %q: no transition's event descriptor matches it (the chart's events: %s)",
+				t.Event.Name.Value, joinNames(m.Chart.Alphabet()))}
 		}
 		if e := t.Expect; e != nil {
 			if e.Configuration != nil {

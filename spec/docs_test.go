@@ -46,6 +46,17 @@ var _ = Describe("the format documentation", func() {
 		}
 	})
 
+	It("has a statechart example (parallel state, history, done.state) that loads and whose scenarios all pass", func() {
+		s, err := spec.Load(docsDir + "/examples/checkout")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Warnings).To(BeEmpty())
+		Expect(s.Scenarios).To(HaveLen(2))
+		for _, sc := range s.Scenarios {
+			r := sim.RunScenario(s, sc, sim.Options{})
+			Expect(r.Status).To(Equal(sim.Pass), "scenario %s:\n%s", sc.Name, explain(r))
+		}
+	})
+
 	It("has simulated users that reach their goal without breaking an invariant", func() {
 		s, err := spec.Load(exampleDir)
 		Expect(err).NotTo(HaveOccurred())

@@ -94,6 +94,7 @@ type stateYAML struct {
 	States      Entries[stateYAML] `yaml:"states"`
 	Timeout     *timeoutYAML       `yaml:"timeout"`
 	Fork        *forkYAML          `yaml:"fork"`
+	Parallel    bool               `yaml:"parallel"`
 	Failed      bool               `yaml:"failed"`
 	// Cost marks a validation step for the latency model (validation).
 	Cost Str `yaml:"cost"`
@@ -156,6 +157,10 @@ type transYAML struct {
 	Guard       Expr       `yaml:"guard"`
 	Actions     actionList `yaml:"actions"`
 	Description string     `yaml:"description"`
+	// History resumes the target where it was left: shallow or deep.
+	History Str `yaml:"history"`
+	// Type is internal or external (the default).
+	Type Str `yaml:"type"`
 }
 
 type invariantYAML struct {
@@ -575,7 +580,7 @@ func flattenStates(def *engine.Definition, parent string, states Entries[stateYA
 		for _, t := range s.Always {
 			sd.Always = append(sd.Always, t.engine("", engine.Pos{}))
 		}
-		sd.Failed = s.Failed
+		sd.Failed, sd.Parallel = s.Failed, s.Parallel
 		if s.Failed {
 			sd.Final = true
 		}
@@ -608,5 +613,6 @@ func flattenStates(def *engine.Definition, parent string, states Entries[stateYA
 
 func (t transYAML) engine(on string, onPos engine.Pos) engine.TransitionDef {
 	return engine.TransitionDef{Pos: t.Pos, On: on, OnPos: onPos, Guard: t.Guard.engine(),
-		Target: t.Target.Value, TargetPos: t.Target.Pos, Actions: t.Actions}
+		Target: t.Target.Value, TargetPos: t.Target.Pos, Actions: t.Actions,
+		History: t.History.Value, HistoryPos: t.History.Pos, Type: t.Type.Value, TypePos: t.Type.Pos}
 }

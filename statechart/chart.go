@@ -19,6 +19,8 @@ package statechart
 import (
 	"fmt"
 	"math/bits"
+	"sort"
+	"strings"
 )
 
 // Pos is a position in a source file.
@@ -163,6 +165,9 @@ type Transition struct {
 	Targets []int
 	Type    TransitionType
 	Actions []Action
+	// ID is the transition's place in document order (Chart.Transitions),
+	// set by Prepare: its id in coverage and reports.
+	ID int
 	// domain is the transition domain when no target is a history state
 	// (it then never changes), set by Chart.Prepare; static says so.
 	domain int
@@ -271,6 +276,44 @@ type Chart struct {
 	Script    Expr     // the global <script>, or NoExpr
 	index     map[string]int
 	desc      []Bits // desc[i]: the proper descendants of state i
+	trans     []*Transition
+}
+
+// Transitions lists the chart's transitions in document order (state by
+// state, then as written), each at its ID; Prepare fills it in.
+func (c *Chart) Transitions() []*Transition { return c.trans }
+
+// Alphabet returns the external events the chart's transitions name,
+// sorted: each event descriptor as a name, except "*" and the platform's
+// done.* and error.* events, which no user sends. It is what simctl
+// explores and generates from.
+func (c *Chart) Alphabet() []string {
+	seen := map[string]bool{}
+	for _, t := range c.trans {
+		for _, e := range t.Events {
+			if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
+				continue
+			}
+			seen[e] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for e := range seen {
+		out = append(out, e)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Handles reports whether some transition's event descriptors match an
+// event of this name, so that sending it can change something.
+func (c *Chart) Handles(name string) bool {
+	for _, t := range c.trans {
+		if nameMatch(t.Events, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Lookup returns the index of the state with the given id.
@@ -313,8 +356,11 @@ func (c *Chart) Build() error {
 // of every transition none of whose targets is a history state. Loaders
 // call it once the targets are resolved.
 func (c *Chart) Prepare() {
+	c.trans = c.trans[:0]
 	for i := range c.States {
 		for _, t := range c.States[i].Trans {
+			t.ID = len(c.trans)
+			c.trans = append(c.trans, t)
 			t.static = len(t.Targets) > 0
 			var targets Bits
 			for _, tg := range t.Targets {

@@ -55,6 +55,12 @@ type Session struct {
 	Log []string
 	// Trace, when set, is called with each microstep's transitions.
 	Trace func(ts []*Transition)
+	// Guard, when set, is called with each cond evaluated and its outcome
+	// (an error counts as false, as the recommendation has it).
+	Guard func(t *Transition, ok bool)
+	// Entered, when set, is called with each state entered, in entry
+	// order (coverage counts entries, transient states included).
+	Entered func(state int)
 	// Scratch space reused by every macrostep, so that a step in steady
 	// state allocates nothing.
 	enabledBuf, filteredBuf []*Transition
@@ -353,7 +359,10 @@ func (s *Session) conditionMatch(t *Transition) bool {
 	ok, err := s.dm.Cond(t.Cond)
 	if err != nil {
 		s.raiseError("error.execution", err)
-		return false
+		ok = false
+	}
+	if s.Guard != nil {
+		s.Guard(t, ok)
 	}
 	return ok
 }
@@ -476,6 +485,9 @@ func (s *Session) enterStates(enabled []*Transition) {
 	for i := toEnter.Next(0); i >= 0; i = toEnter.Next(i + 1) {
 		st := &c.States[i]
 		s.config.Add(i)
+		if s.Entered != nil {
+			s.Entered(i)
+		}
 		if c.Binding == "late" {
 			s.initData(i)
 		}

@@ -19,8 +19,9 @@ const (
 	MoveUser MoveKind = iota
 	// MoveWait lets the pending timer that fires first fire, at its deadline.
 	MoveWait
-	// MoveBranch lets a fork branch take its next step, or hands it the
-	// result of the action it waits for.
+	// MoveBranch hands a region of the active parallel state (a fork's
+	// branch) the result of the action it awaits: which region's result
+	// arrives first is the only interleaving regions have.
 	MoveBranch
 	// MoveDone hands the main machine the result of an action it invoked.
 	MoveDone
@@ -63,9 +64,9 @@ func RandomMoves(r *rand.Rand, n int) []Move {
 	return moves
 }
 
-// Reschedule returns a copy of moves whose branch moves pick their branch
-// with r instead: the same conversation under another schedule of the fork
-// branches. Every other move is kept as it is.
+// Reschedule returns a copy of moves whose branch moves pick their region
+// with r instead: the same conversation with the regions' results
+// delivered in another order. Every other move is kept as it is.
 func Reschedule(moves []Move, r *rand.Rand) []Move {
 	out := append([]Move(nil), moves...)
 	for i := range out {
@@ -213,14 +214,12 @@ func (p *player) resolve(mv Move) (engine.Event, string, bool) {
 		ev := engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Confidence: 1, Intent: engine.NoID, Ext: engine.NoID}
 		return ev, fmt.Sprintf("timer:%s@%d", m.TimerName(t.ID), t.Deadline), true
 	case MoveBranch:
-		// The branches that can act: step a runnable one, or hand one the
-		// result of its action. Each option advances one branch by one
-		// move, so how many such moves a fork needs does not depend on
-		// which branch each one picks.
+		// The regions awaiting a result: hand one its result. Each option
+		// advances one region by one move, so how many such moves a fork
+		// needs does not depend on which region each one picks.
 		var opts []int
 		for i := 0; i < int(c.NBranch); i++ {
-			b := &c.Branches[i]
-			if b.Pending != engine.NoID || b.Status == engine.BranchRunning {
+			if c.Branches[i].Pending != engine.NoID {
 				opts = append(opts, i)
 			}
 		}
@@ -228,13 +227,10 @@ func (p *player) resolve(mv Move) (engine.Event, string, bool) {
 			return engine.Event{}, "", false
 		}
 		i := opts[int(mv.Pick)%len(opts)]
-		if x := c.Branches[i].Pending; x != engine.NoID {
-			var ev engine.Event
-			m.InvokeIn(c, x, uint8(i+1), c.Now, &ev)
-			return ev, fmt.Sprintf("%s:%s/%d@%d", kindWord(ev.Kind), m.ExtName(x), i, ev.At), true
-		}
-		ev := engine.Event{Kind: engine.BranchEvent, Branch: uint8(i + 1), At: c.Now, Confidence: 1, Intent: engine.NoID, Timer: engine.NoID, Ext: engine.NoID}
-		return ev, fmt.Sprintf("branch:%d@%d", i, c.Now), true
+		x := c.Branches[i].Pending
+		var ev engine.Event
+		m.InvokeIn(c, x, uint8(i+1), c.Now, &ev)
+		return ev, fmt.Sprintf("%s:%s/%d@%d", kindWord(ev.Kind), m.ExtName(x), i, ev.At), true
 	case MoveDone:
 		if len(p.pending) == 0 {
 			return engine.Event{}, "", false

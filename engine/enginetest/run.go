@@ -16,8 +16,8 @@ import (
 //	timer:idle            timer idle, at its pending deadline (c.Now if none)
 //	done:lookup@20        external action lookup succeeded
 //	failed:lookup         external action lookup failed
-//	done:lookup/1         its result, routed back to fork branch 1
-//	branch:1              fork branch 1 (0-based, as branch_index) takes a step
+//	done:lookup/1         its result, routed back to region 1 (0-based, as
+//	                      branch_index) of the parallel state
 //
 // The time is the last "@" followed only by digits, so values may hold "@".
 func ParseEvent(m *engine.Machine, c *engine.Config, s string) (engine.Event, error) {
@@ -50,12 +50,6 @@ func ParseEvent(m *engine.Machine, c *engine.Config, s string) (engine.Event, er
 				}
 			}
 		}
-	case "branch":
-		i, err := strconv.Atoi(name)
-		if err != nil || i < 0 || i >= engine.MaxBranches {
-			return ev, fmt.Errorf("event %q: branch %q is not from 0 to %d", s, name, engine.MaxBranches-1)
-		}
-		ev.Kind, ev.Branch = engine.BranchEvent, uint8(i+1)
 	case "done", "failed":
 		name, br, routed := strings.Cut(name, "/")
 		if routed {
