@@ -133,7 +133,7 @@ func runChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, depth int, o r
 		fmt.Fprintf(w, "  engine wall clock: not measured for an SCXML suite\n")
 	}
 	if depth > 0 && (!o.shard.on() || o.shard.i == 0) && !o.interrupted() {
-		opts := explore.ChartOptions{Depth: depth}
+		opts := explore.ChartOptions{Depth: depth, Stop: o.interrupted}
 		if o.maxStatesSet {
 			opts.MaxStates = o.maxStates
 		}
@@ -152,8 +152,18 @@ func generatedChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, o runOpt
 	}
 	from, to := o.shard.span(o.generate)
 	alphabet := c.Machine.Chart.Alphabet()
-	m, first := sim.GenerateChart(c, alphabet, from, to, uint64(o.seed), chartMaxTurns, rs.GeneratedCoverage)
-	o.prog.add(m.Runs, m.Halted)
+	// Batches of runs, so that progress shows and an interruption stops
+	// the runs within a fraction of a second.
+	var m sim.ChartMetrics
+	var first *sim.ChartRun
+	for k := from; k < to && !o.interrupted(); k += chartBatch {
+		bm, bf := sim.GenerateChart(c, alphabet, k, min(k+chartBatch, to), uint64(o.seed), chartMaxTurns, rs.GeneratedCoverage)
+		m.Runs, m.Done, m.Halted, m.Turns, m.TurnsToDone = m.Runs+bm.Runs, m.Done+bm.Done, m.Halted+bm.Halted, m.Turns+bm.Turns, m.TurnsToDone+bm.TurnsToDone
+		if first == nil {
+			first = bf
+		}
+		o.prog.add(bm.Runs, bm.Halted)
+	}
 	met := generate.Metrics{Suite: c.Name, Conversations: m.Runs, Successes: m.Done, TurnsToCompletion: m.TurnsToDone,
 		Turns: m.Turns, Violating: m.Halted, Violations: m.Halted, SuccessBy: chartSuccess}
 	rs.Generated = append(rs.Generated, met)
@@ -174,6 +184,10 @@ func generatedChart(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, o runOpt
 	fmt.Fprintf(w, "         %s\n", f.Violation)
 	fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
 }
+
+// chartBatch is how many generated runs of a chart are played between
+// two looks at progress and interruption: a few milliseconds' worth.
+const chartBatch = 64
 
 // chartSuccess is what a successful generated run of a chart did.
 const chartSuccess = "final state reached"
@@ -244,7 +258,11 @@ func addChartExploration(w io.Writer, c *spec.ChartSuite, rs *reports.Suite, res
 		how = "completely"
 	}
 	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", width+6, "explored", how, count(res.Distinct, "distinct state", "distinct states"), res.Covered, res.Total)
-	if res.Capped {
+	switch {
+	case res.Interrupted:
+		e.Stopped = explore.Interrupted
+		fmt.Fprintf(w, "         %s\n", e.Stopped)
+	case res.Capped:
 		e.Stopped = cappedText(res, maxStates)
 		fmt.Fprintf(w, "         %s\n", e.Stopped)
 	}
@@ -295,17 +313,22 @@ func pathText(p []explore.ChartStep) string {
 // exploreCharts explores each chart suite and prints the search and its
 // findings; it reports whether any was found, and writes a scenario per
 // finding to emit when it is not empty.
-func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int, emit string) (bool, error) {
+func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int, emit string, stop func() bool) (bool, error) {
 	failed := false
 	var names, dirs []string
 	var results []explore.ChartResult
 	for _, c := range charts {
-		res := explore.Chart(c.Machine, explore.ChartOptions{Depth: depth, MaxStates: maxStates})
+		if stop() {
+			break
+		}
+		res := explore.Chart(c.Machine, explore.ChartOptions{Depth: depth, MaxStates: maxStates, Stop: stop})
 		names, dirs, results = append(names, c.Name), append(dirs, c.Dir), append(results, res)
 		fmt.Fprintf(w, "explore %s (SCXML)\n", c.Name)
 		fmt.Fprintf(w, "  %d states generated, %d distinct states, depth %d\n", res.Generated, res.Distinct, res.Depth)
 		fmt.Fprintf(w, "  events: %s\n", strings.Join(res.Alphabet, " "))
 		switch {
+		case res.Interrupted:
+			fmt.Fprintf(w, "  %s\n", explore.Interrupted)
 		case res.Capped:
 			fmt.Fprintf(w, "  %s\n", cappedText(res, maxStates))
 		case res.Complete:
@@ -327,7 +350,7 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 			fmt.Fprintf(w, "  no dead ends, stuck regions or livelocks\n")
 		}
 	}
-	if emit != "" && len(charts) > 0 {
+	if emit != "" && len(charts) > 0 && !stop() {
 		n, err := explore.EmitChartScenarios(emit, names, dirs, results)
 		if err != nil {
 			return failed, err

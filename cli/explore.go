@@ -51,7 +51,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	}
 	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
-	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit)
+	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit, stop)
 	if err != nil {
 		return 0, err
 	}

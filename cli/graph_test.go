@@ -44,6 +44,22 @@ var _ = Describe("simctl graph", func() {
 		golden("graph-door.mmd", []byte(stdout))
 	})
 
+	It("draws a YAML parallel state's regions as an SCXML chart's: dashed, the state labelled (parallel); a fork as before", func() {
+		code, stdout, stderr := run(out, "graph", "../docs/examples/checkout")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(stdout).To(ContainSubstring(`label="checkout (parallel)";`))
+		for _, region := range []string{"checkout.payment", "checkout.delivery"} {
+			Expect(stdout).To(ContainSubstring(`subgraph "cluster_` + region + `" {` + "\n      label=\"" + region + "\";\n      style=dashed;"))
+		}
+		Expect(stdout).To(ContainSubstring("subgraph \"cluster_checkout.delivery.form\" {\n        label=\"checkout.delivery.form\";\n        \""), "a compound state inside a region is not one")
+		code, stdout, _ = run(out, "graph", "../docs/examples/checkout", "--format", "mermaid")
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(strings.Count(stdout, "stroke-dasharray: 5 5")).To(Equal(2))
+		_, stdout, _ = run(out, "graph", "../scenarios/hfsm")
+		Expect(stdout).NotTo(ContainSubstring("dashed"), "a fork's children are its branch's states, not regions")
+	})
+
 	Describe("with --coverage", func() {
 		BeforeEach(func() {
 			code, _, stderr := run(out, "run", door, "--out", out, "--explore-depth", "0")

@@ -67,9 +67,16 @@ var _ = Describe("verdicts on planted faults", func() {
 		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", After: "  prompt_next:", Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
 	)
 
+	// formfill's complete search (97,670 configurations, ten million
+	// generated) takes minutes under -race: depth 3 reaches its findings.
 	It("passes the clean suites", func() {
 		var stdout, stderr bytes.Buffer
-		code := cli.Main([]string{"run", "--quiet", "--out", "", "../scenarios/bench-soni", "../scenarios/formfill", "../scenarios/hfsm"}, &stdout, &stderr)
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../scenarios/bench-soni", "../scenarios/hfsm"}, &stdout, &stderr)
+		Expect(stderr.String()).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout.String())
+		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))
+		stdout.Reset()
+		code = cli.Main([]string{"run", "--quiet", "--explore-depth", "3", "--out", "", "../scenarios/formfill"}, &stdout, &stderr)
 		Expect(stderr.String()).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK), stdout.String())
 		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))

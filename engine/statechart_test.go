@@ -119,6 +119,39 @@ states:
       fresh: s
 `
 
+// regionHistoryYAML resumes a compound state inside a region of a parallel
+// state by its shallow history, while the other region stays where it is.
+const regionHistoryYAML = `machine: regionhist
+initial: p
+intents: [next, help, back]
+states:
+  p:
+    parallel: true
+    states:
+      r1:
+        initial: form
+        states:
+          form:
+            initial: q1
+            on: {help: r1.explaining}
+            states:
+              q1:
+                entry: [{say: "q1"}]
+                on: {next: r1.form.q2}
+              q2:
+                entry: [{say: "q2"}]
+          explaining:
+            entry: [{say: "help"}]
+            on: {back: {target: r1.form, history: shallow}}
+      r2:
+        initial: b1
+        states:
+          b1:
+            on: {next: r2.b2}
+          b2:
+            entry: [{say: "b2"}]
+`
+
 // chartCase is a machine, the events fed to it after its start, what it
 // says in response (all events together, in order) and the atomic states
 // active at the end.
@@ -253,6 +286,11 @@ var _ = Describe("statechart semantics (SCXML's microstep)", func() {
 			says: []string{"exit a", "enter b", "enter b1", "exit b1", "enter b2",
 				"exit b2", "exit b", "exit s", "enter s", "enter a"},
 			leaves: []string{"s.a"},
+		}),
+		Entry("a history inside a region resumes there, the other region untouched", chartCase{
+			yaml: regionHistoryYAML, events: []string{"next", "help", "back"},
+			says:   []string{"q2", "b2", "help", "q2"},
+			leaves: []string{"p.r1.form.q2", "p.r2.b2"},
 		}),
 		Entry("an internal transition to a descendant does not exit its source", chartCase{
 			yaml: historyYAML, events: []string{"i"},

@@ -50,13 +50,14 @@ type ChartResult struct {
 	// Complete is false when the depth or state bound stopped the search;
 	// Capped says it was the state bound (MaxStates), which can leave
 	// the deepest level partly explored.
-	Complete  bool
-	Capped    bool
-	Alphabet  []string
-	Covered   int // transitions taken at least once
-	Total     int // transitions of the chart
-	Findings  []ChartFinding
-	Unreached []string // states never active
+	Complete    bool
+	Capped      bool
+	Interrupted bool // Stop ended the search
+	Alphabet    []string
+	Covered     int // transitions taken at least once
+	Total       int // transitions of the chart
+	Findings    []ChartFinding
+	Unreached   []string // states never active
 	// Coverage counts, per transition and state (sim.ChartCoverage's
 	// ids), the edges of the search that took or entered it: the start,
 	// then each (configuration, step) tried once.
@@ -67,6 +68,9 @@ type ChartResult struct {
 type ChartOptions struct {
 	Depth     int // 0: no bound
 	MaxStates int // 0: DefaultChartMaxStates
+	// Stop, as Options.Stop: asked every few configurations whether to
+	// give up; the search then ends with what it found, Interrupted set.
+	Stop func() bool
 }
 
 // DefaultChartMaxStates bounds a chart's search when ChartOptions do not.
@@ -141,6 +145,12 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	}
 	add(replay(nil, true), nil)
 	for i := 0; i < len(nodes); i++ {
+		if opt.Stop != nil && i%stopEvery == 0 && opt.Stop() {
+			// The configurations not expanded count as able to reach
+			// anything, as beyond a bound: no finding comes of stopping.
+			res.Complete, res.Interrupted = false, true
+			break
+		}
 		n := nodes[i]
 		if n.stop {
 			n.done = true

@@ -53,6 +53,13 @@ var _ = Describe("Chart", func() {
 		Expect(res.Distinct).To(Equal(8))
 	})
 
+	It("stops when Stop says so, without findings from stopping", func() {
+		res := explore.Chart(loadChart("stuck.scxml"), explore.ChartOptions{Stop: func() bool { return true }})
+		Expect(res.Interrupted).To(BeTrue())
+		Expect(res.Complete).To(BeFalse())
+		Expect(res.Findings).To(BeEmpty())
+	})
+
 	It("stops at the depth bound without findings from the bound", func() {
 		res := explore.Chart(loadChart("stuck.scxml"), explore.ChartOptions{Depth: 1})
 		Expect(res.Complete).To(BeFalse())

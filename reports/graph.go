@@ -143,11 +143,11 @@ func graphDOT(s *Suite, id string, legend *graphLegend) []byte {
 		class := "compound"
 		style := "rounded,filled"
 		switch {
-		case parallelMark(regions, sid) != "":
+		case parallelMark(m, sid) != "":
 			// A parallel state: its regions, side by side inside it,
 			// are active together.
-			class, short = "compound parallel", short+parallelMark(regions, sid)
-		case isRegion(regions, m, sid):
+			class, short = "compound parallel", short+parallelMark(m, sid)
+		case isRegion(m, sid):
 			// A region of a parallel state: dashed, as in UML.
 			class, style = "compound region", "rounded,filled,dashed"
 		}

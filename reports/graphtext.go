@@ -135,8 +135,8 @@ func writeDOT(w *bufio.Writer, m Shape, counts []int64) {
 		// is where its transitions start and end (clipped to the cluster).
 		// A parallel state's regions are dashed clusters inside it.
 		fmt.Fprintf(w, "%ssubgraph %s {\n", indent, dotQuote("cluster_"+name))
-		fmt.Fprintf(w, "%s  label=%s;\n", indent, dotQuote(name+parallelMark(regions, s)))
-		if isRegion(regions, m, s) {
+		fmt.Fprintf(w, "%s  label=%s;\n", indent, dotQuote(name+parallelMark(m, s)))
+		if isRegion(m, s) {
 			fmt.Fprintf(w, "%s  style=dashed;\n", indent)
 		}
 		fmt.Fprintf(w, "%s  %s [shape=point, width=0.05];\n", indent, dotQuote(name))
@@ -211,8 +211,8 @@ func writeMermaid(w *bufio.Writer, m Shape, counts []int64) {
 			return
 		}
 		// A parallel state's regions are subgraphs inside it, dashed.
-		fmt.Fprintf(w, "%ssubgraph %s [\"%s\"]\n", indent, id(s), name+parallelMark(regions, s))
-		if isRegion(regions, m, s) {
+		fmt.Fprintf(w, "%ssubgraph %s [\"%s\"]\n", indent, id(s), name+parallelMark(m, s))
+		if isRegion(m, s) {
 			dashed = append(dashed, id(s))
 		}
 		for _, c := range kids[s] {

@@ -166,17 +166,51 @@ func historyLabel(deep bool) string {
 }
 
 // parallelMark is " (parallel)" for a parallel state, else "".
-func parallelMark(r regionShape, s engine.StateID) string {
-	if r != nil && r.IsParallel(s) {
+func parallelMark(m Shape, s engine.StateID) string {
+	if isParallel(m, s) {
 		return " (parallel)"
 	}
 	return ""
 }
 
 // isRegion reports whether s is a region: a child of a parallel state.
-func isRegion(r regionShape, m Shape, s engine.StateID) bool {
+func isRegion(m Shape, s engine.StateID) bool {
 	p := m.Parent(s)
-	return r != nil && p != engine.NoID && r.IsParallel(p)
+	return p != engine.NoID && isParallel(m, p)
+}
+
+// isParallel reports whether s is a parallel state whose children are
+// its regions: an SCXML <parallel>, or a YAML state with parallel: true
+// (every child is where one of its regions starts). A YAML fork runs
+// its branches in regions of one shape; its children are the branch's
+// states, drawn as they are.
+func isParallel(m Shape, s engine.StateID) bool {
+	switch x := m.(type) {
+	case regionShape:
+		return x.IsParallel(s)
+	case *engine.Machine:
+		n := x.Regions(s)
+		if n == 0 {
+			return false
+		}
+		heads := map[engine.StateID]bool{}
+		for i := range n {
+			if e := x.RegionEntry(s, i); len(e) > 0 {
+				heads[e[0]] = true
+			}
+		}
+		kids := 0
+		for c := range x.NumStates() {
+			if x.Parent(engine.StateID(c)) == s {
+				kids++
+				if !heads[engine.StateID(c)] {
+					return false
+				}
+			}
+		}
+		return kids > 1
+	}
+	return false
 }
 
 // moreTargets lists the targets of t after its first (an SCXML transition
