@@ -316,17 +316,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				keepTrace(s, sc, opts, r) // reporthooks.go: failing scenarios carry their trace
 				rs.Scenarios = append(rs.Scenarios, r)
 				t.add(r.Status)
-				for _, tag := range r.Tags {
-					if tags[tag] == nil {
-						tags[tag] = &[2]int{}
-					}
-					tags[tag][1]++
-					// A known scenario passes the run: it counts
-					// with the passed, as it does everywhere else.
-					if r.Status != sim.Fail {
-						tags[tag][0]++
-					}
-				}
+				countTags(tags, r)
 				printScenario(w, r, o.verbose, len(s.Variants) > 1, o.width)
 			}
 		}
@@ -372,15 +362,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		var t tally
 		runChart(w, c, rs, o.exploreDepth, o, &t)
 		for _, r := range rs.Scenarios {
-			for _, tag := range r.Tags {
-				if tags[tag] == nil {
-					tags[tag] = &[2]int{}
-				}
-				tags[tag][1]++
-				if r.Status != sim.Fail {
-					tags[tag][0]++
-				}
-			}
+			countTags(tags, r)
 		}
 		fmt.Fprintf(w, "%s: %s\n\n", c.Name, t)
 		total.merge(t)
@@ -413,6 +395,21 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		return ExitFailed, nil
 	}
 	return ExitOK, nil
+}
+
+// countTags adds scenario r to the per-tag tally (tag -> passing, total).
+// A known scenario passes the run: it counts with the passed, as it does
+// everywhere else.
+func countTags(tags map[string]*[2]int, r *sim.ScenarioResult) {
+	for _, tag := range r.Tags {
+		if tags[tag] == nil {
+			tags[tag] = &[2]int{}
+		}
+		tags[tag][1]++
+		if r.Status != sim.Fail {
+			tags[tag][0]++
+		}
+	}
 }
 
 func tagSummary(tags map[string]*[2]int) string {
