@@ -190,11 +190,12 @@ fi
 cp "$WORK/big-out/report.html" "$E2E_DIR/big300.html"
 
 bad=0
-for page in report big300; do
-	for width in 1400 900; do
-		layout "$E2E_DIR/$page.html" "$E2E_DIR/$page" "$width" >"$E2E_DIR/layout-$page-$width.txt"
-		if [ -s "$E2E_DIR/layout-$page-$width.txt" ]; then
-			sed "s/^/$page: /" "$E2E_DIR/layout-$page-$width.txt"
+# (layout sets page, prefix and width: sh has no local variables.)
+for report in report big300; do
+	for w in 1400 900; do
+		layout "$E2E_DIR/$report.html" "$E2E_DIR/$report" "$w" >"$E2E_DIR/layout-$report-$w.txt"
+		if [ -s "$E2E_DIR/layout-$report-$w.txt" ]; then
+			sed "s/^/$report: /" "$E2E_DIR/layout-$report-$w.txt"
 			bad=1
 		fi
 	done
