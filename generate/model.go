@@ -13,6 +13,7 @@ package generate
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,10 +34,49 @@ const (
 	Human                  // ask for a human
 	Cancel                 // cancel the task
 	Deny                   // say no to a confirmation
+	Thanks                 // past completion: say thanks (the thanks phrase)
 	numKinds
 )
 
-var kindNames = [...]string{"follow", "invalid", "correct", "off_topic", "silence", "change_mind", "human", "cancel", "deny"}
+var kindNames = [...]string{"follow", "invalid", "correct", "off_topic", "silence", "change_mind", "human", "cancel", "deny", "thanks"}
+
+// Persona is the kind of user a conversation is drawn as: how its turns
+// stray (docs/users-format.md#personas).
+type Persona uint8
+
+const (
+	Cooperative Persona = iota // every turn cooperates; no action fails
+	Correcting                 // changes its mind about values given
+	Silent                     // says nothing until timers fall due
+	Impatient                  // cancels, asks for a person, asks again
+	OffTopicUser               // talks about something else
+	Noisy                      // the behaviour: mix of users.yaml
+	numPersonas
+)
+
+func (p Persona) String() string { return spec.PersonaNames[p] }
+
+// defaultPersonas is the chance of each persona when users.yaml does not
+// say.
+var defaultPersonas = [numPersonas]float64{Cooperative: 0.4, Correcting: 0.1, Silent: 0.1, Impatient: 0.1, OffTopicUser: 0.1, Noisy: 0.2}
+
+// personaStray is, per persona other than Noisy (whose mix is users.yaml's
+// behaviour:), the chance per turn of each way of straying; the rest of
+// the turns cooperate.
+var personaStray = [numPersonas][numKinds]float64{
+	Correcting:   {Correct: 0.25},
+	Silent:       {Silence: 0.25},
+	Impatient:    {Cancel: 0.08, Human: 0.08, ChangeMind: 0.04},
+	OffTopicUser: {OffTopic: 0.25},
+}
+
+// afterKinds is the chance of each kind of turn past completion: thanks,
+// a correction of a value given, a new request, silence.
+var afterKinds = [numKinds]float64{Thanks: 0.3, Correct: 0.2, ChangeMind: 0.2, Silence: 0.3}
+
+// defaultAfter is the number of turns a user goes on for past completion
+// when users.yaml does not say.
+const defaultAfter = 3
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -61,6 +101,24 @@ type goal struct {
 	slots   []engine.SlotID
 	values  [][]string // per slot
 	invalid [][]string // per slot
+	// lists: the slots the user gives several items for, one per ask,
+	// before saying the done phrase.
+	lists []list
+}
+
+type list struct {
+	slot  engine.SlotID
+	items []string
+}
+
+// listOf returns the goal's list for slot s, or nil.
+func (g *goal) listOf(s engine.SlotID) []string {
+	for _, l := range g.lists {
+		if l.slot == s {
+			return l.items
+		}
+	}
+	return nil
 }
 
 // Model is what the user simulator knows of one suite and variant.
@@ -68,6 +126,15 @@ type Model struct {
 	m       *engine.Machine
 	goals   []goal
 	weights [numKinds]float64
+	// personas is the chance of each persona; stray, per persona, the
+	// chance of each kind of turn (Follow: the rest).
+	personas [numPersonas]float64
+	stray    [numPersonas][numKinds]float64
+	// after is the number of turns past completion.
+	after int
+	// utterances are the texts the model knows the NLU's parse of, shortest
+	// first: what shrinking replaces a user's words with.
+	utterances []string
 	// failRate is the chance that a turn's external actions fail.
 	failRate float64
 	phrases  map[string]string
@@ -103,8 +170,20 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo.deriveSlotValues(s)
 	mo.weights = defaultBehaviour
 	mo.failRate = defaultFailRate
+	mo.personas = defaultPersonas
+	mo.after = defaultAfter
 	u := s.Users
+	zero := [numKinds]bool{}
 	if u != nil {
+		if len(u.Personas) > 0 {
+			mo.personas = [numPersonas]float64{}
+			for _, p := range u.Personas {
+				mo.personas[slices.Index(spec.PersonaNames, p.Key)] = p.Value.Value
+			}
+		}
+		if u.AfterCompletion != nil {
+			mo.after = *u.AfterCompletion
+		}
 		b := u.Behaviour
 		if b.ActionFailure != nil {
 			mo.failRate = b.ActionFailure.Value
@@ -113,6 +192,7 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 			ChangeMind: b.ChangeMind, Human: b.Human, Cancel: b.Cancel, Deny: b.Deny} {
 			if p != nil {
 				mo.weights[k] = p.Value
+				zero[k] = p.Value == 0
 			}
 		}
 		for _, p := range u.Phrases {
@@ -147,6 +227,10 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 				}
 				cg.invalid = append(cg.invalid, bad)
 			}
+			for _, e := range g.Lists {
+				id, _ := mo.m.SlotID(e.Key)
+				cg.lists = append(cg.lists, list{slot: id, items: e.Value})
+			}
 			mo.goals = append(mo.goals, cg)
 		}
 	}
@@ -160,6 +244,22 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 		total += mo.weights[k]
 	}
 	mo.weights[Follow] = 1 - total
+	// The personas stray in their own way, never in one users.yaml's
+	// behaviour: sets to 0 (the machine has no way to handle it).
+	for p := Persona(0); p < numPersonas; p++ {
+		if p == Noisy {
+			mo.stray[p] = mo.weights
+			continue
+		}
+		rest := 1.0
+		for k := Invalid; k < numKinds; k++ {
+			if !zero[k] {
+				mo.stray[p][k] = personaStray[p][k]
+				rest -= personaStray[p][k]
+			}
+		}
+		mo.stray[p][Follow] = rest
+	}
 	if len(mo.goals) == 0 {
 		mo.deriveGoals(s)
 	}
@@ -170,6 +270,7 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 		mo.maxTurns = 20
 	}
 	mo.defaultPhrases()
+	mo.deriveUtterances(s)
 	return mo, nil
 }
 
@@ -446,6 +547,8 @@ var roleIntents = map[string][]string{
 	"cancel":    {"cancel", "stop", "abort", "cancelar"},
 	"human":     {"human", "request_human", "agent", "escalate", "handoff", "ask_human"},
 	"off_topic": {"off_topic", "chitchat", "greet", "smalltalk"},
+	"thanks":    {"thanks", "thank", "thank_you", "thankyou", "goodbye", "bye"},
+	"done":      {"done", "finish", "finished", "thats_all", "that_is_all", "no_more", "nothing_else", "enough"},
 }
 
 // defaultPhrases fills the roles users.yaml left out, from intents whose
@@ -490,4 +593,58 @@ func (mo *Model) SlotValues() map[engine.SlotID][]string {
 		out[s] = append(out[s], xs...)
 	}
 	return out
+}
+
+// deriveUtterances gathers the texts the model knows (every phrase of
+// nlu.yaml's rules, entity synonyms, goal and slot values, role phrases),
+// shortest first, each once: the candidates shrinking tries in place of a
+// user's words.
+func (mo *Model) deriveUtterances(s *spec.Suite) {
+	seen := map[string]bool{}
+	add := func(xs ...string) {
+		for _, x := range xs {
+			if x = strings.TrimSpace(x); x != "" && !seen[x] {
+				seen[x] = true
+				mo.utterances = append(mo.utterances, x)
+			}
+		}
+	}
+	if n := s.NLU; n != nil {
+		for _, r := range n.Intents {
+			add(r.Value.Exact...)
+			add(r.Value.Keywords...)
+		}
+		for _, e := range n.Entities {
+			for _, v := range e.Value.Values {
+				add(v.Key)
+				add(v.Value...)
+			}
+		}
+	}
+	for _, ph := range mo.intentPh {
+		add(ph)
+	}
+	for _, g := range mo.goals {
+		for _, vs := range g.values {
+			add(vs...)
+		}
+		for _, l := range g.lists {
+			add(l.items...)
+		}
+	}
+	for _, vs := range mo.slotValues {
+		add(vs...)
+	}
+	for _, ph := range mo.phrases {
+		if !strings.Contains(ph, "{") {
+			add(ph)
+		}
+	}
+	sort.Slice(mo.utterances, func(i, j int) bool {
+		a, b := mo.utterances[i], mo.utterances[j]
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+		return a < b
+	})
 }
