@@ -86,7 +86,7 @@ type Player struct {
 	// items of each list were given, the slots corrected, the (state,
 	// answer) pairs that left the state unchanged (a cooperative user
 	// tries something else there next), and the state after each turn.
-	given     []int
+	given     map[engine.SlotID]int
 	listed    map[engine.SlotID]int
 	corrected map[engine.SlotID]bool
 	stuck     map[stuckKey]bool
@@ -160,6 +160,17 @@ func (w *watcher) Observe(st *eval.Step) {
 	}
 }
 
+// given reports whether every goal slot has been seen holding the
+// goal's value.
+func (w *watcher) given() bool {
+	for _, f := range w.filled {
+		if !f {
+			return false
+		}
+	}
+	return true
+}
+
 // achieved is a goal's own success: condition, checked after every turn.
 func (w *watcher) achieved(c *engine.Config, g *goal) bool {
 	return g.success != nil && g.success(c)
@@ -201,28 +212,19 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		values[i] = g.values[i][pick%len(g.values[i])]
 	}
 	// The machine stores what the NLU makes of a value ("Madrid" becomes
-	// MAD); progress is judged on that. A list counts as given when its
-	// slot has held its last item.
-	slots := g.slots
-	want := make([]string, len(values), len(values)+len(g.lists))
+	// MAD); progress is judged on that.
+	want := make([]string, len(values))
 	for i, v := range values {
 		want[i] = p.stub.Normalize(g.slots[i], v)
 	}
-	if len(g.lists) > 0 {
-		slots = append([]engine.SlotID(nil), g.slots...)
-		for _, l := range g.lists {
-			slots = append(slots, l.slot)
-			want = append(want, p.stub.Normalize(l.slot, l.items[len(l.items)-1]))
-		}
-	}
-	p.w.reset(slots, want)
-	p.given = append(p.given[:0], make([]int, len(g.slots))...)
+	p.w.reset(g.slots, want)
+	clear(p.given)
 	clear(p.listed)
 	clear(p.corrected)
 	clear(p.stuck)
 	p.states = p.states[:0]
 	if p.listed == nil {
-		p.listed, p.corrected, p.stuck = map[engine.SlotID]int{}, map[engine.SlotID]bool{}, map[stuckKey]bool{}
+		p.given, p.listed, p.corrected, p.stuck = map[engine.SlotID]int{}, map[engine.SlotID]int{}, map[engine.SlotID]bool{}, map[stuckKey]bool{}
 	}
 	d.Rand = newRand(seed)
 	p.resetNoise(seed)
@@ -454,6 +456,18 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 	if !requested || p.idle() {
 		return p.request(g)
 	}
+	if w := c.Waiting; w != engine.NoID && act.Kind == Follow {
+		if items := g.listOf(w); items != nil {
+			// A list: its items one per ask, then "that's all".
+			if n := p.listed[w]; n < len(items) {
+				p.listed[w]++
+				return say(items[n], "")
+			}
+			if ph, ok := mo.phrases["done"]; ok {
+				return say(ph, "done")
+			}
+		}
+	}
 	// A slot counts as asked while it is empty: machines may leave the
 	// waiting slot set once it is filled (while confirming, say).
 	if w := c.Waiting; w != engine.NoID && c.Slots[w].IsEmpty() {
@@ -479,30 +493,23 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 				return say(mo.correction(mo.m.SlotName(g.slots[i]), nv), "correction")
 			}
 		}
-		items := g.listOf(w)
 		switch {
-		case items != nil:
-			// A list: its items one per ask, then "that's all".
-			if n := p.listed[w]; n < len(items) {
-				p.listed[w]++
-				return say(items[n], "")
-			}
-			if ph, ok := mo.phrases["done"]; ok {
-				return say(ph, "done")
-			}
-		case idx >= 0:
+		case g.listOf(w) != nil:
+			// A list whose items are given and no done phrase: answered
+			// below.
+		case p.given[w] > 0 && p.heardAs("done"):
 			// Asked again for a value already given, where the machine
 			// takes "that's all": a list the goal holds one item of.
-			if p.given[idx] > 0 && p.heardAs("done") {
-				return say(mo.phrases["done"], "done")
-			}
-			p.given[idx]++
+			return say(mo.phrases["done"], "done")
+		case idx >= 0:
+			p.given[w]++
 			return say(values[idx], "")
 		default:
 			if ch := p.choicesHere(); len(ch) > 0 {
 				return p.choose(ch, act.Pick, requested)
 			}
 			if !p.yesNo(w) {
+				p.given[w]++
 				return say(mo.slotValue[w], "")
 			}
 			// A yes/no slot is a confirmation: answered below.
@@ -552,12 +559,21 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 			return say(text, "correction")
 		}
 	}
-	if ch := p.choicesHere(); len(ch) > 0 {
+	takes, any := p.intentsHere()
+	affirm, yes := mo.phrases["affirm"]
+	if yes && (any || (len(takes) > 0 && p.takes(affirm, takes))) {
+		return say(affirm, "")
+	}
+	if p.w.given() && p.heardAs("done") {
+		// Everything given: "that's all" ends a list the goal did not
+		// declare.
+		return say(mo.phrases["done"], "done")
+	}
+	if ch := p.fresher(p.choicesHere()); len(ch) > 0 {
 		return p.choose(ch, act.Pick, requested)
 	}
-	takes, any := p.intentsHere()
-	if ph, ok := mo.phrases["affirm"]; ok && (any || len(takes) == 0 || p.takes(ph, takes)) {
-		return say(ph, "")
+	if yes && len(takes) == 0 {
+		return say(affirm, "")
 	}
 	if len(takes) > 0 {
 		// Nothing asked, no yes to say: say one of the things the state
@@ -625,10 +641,7 @@ func (p *Player) onwards(intents []engine.IntentID, g *goal) []engine.IntentID {
 			}
 		}
 	}
-	given := true
-	for _, f := range p.w.filled {
-		given = given && f
-	}
+	given := p.w.given()
 	var out []engine.IntentID
 	for _, in := range intents {
 		if avoid[in] || (!given && p.resets(in)) {
@@ -717,6 +730,19 @@ func (p *Player) fresh(n int, pick uint8, name func(int) string) int {
 		}
 	}
 	return int(pick) % n
+}
+
+// fresher returns the choices that have not left this state unchanged in
+// this conversation: once every answer of a menu has been tried in vain,
+// the user says something else.
+func (p *Player) fresher(chs []choice) []choice {
+	var out []choice
+	for _, ch := range chs {
+		if !p.stuck[stuckKey{p.d.Cfg.State, "choice " + ch.text}] {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 // tryOut plays an answer and remembers it when it left the state
