@@ -117,6 +117,9 @@ type Failure struct {
 // ShrunkFrom says how the failure was shrunk: "shrunk from 12 to 3
 // turns", or "not shrunk (50 turns)" when no turn could go.
 func (f *Failure) ShrunkFrom() string {
+	if f.ShrunkTurns == 1 && f.Turns > 1 {
+		return fmt.Sprintf("shrunk from %d turns to 1", f.Turns)
+	}
 	if f.ShrunkTurns < f.Turns {
 		return fmt.Sprintf("shrunk from %d to %d turns", f.Turns, f.ShrunkTurns)
 	}
@@ -308,9 +311,10 @@ func shrink(p *Player, s *spec.Suite, v *spec.Variant, opts Options, conv Conver
 	recorded := out.Recorded
 	simple := r.simplify(recorded)
 	f.ShrunkTurns = len(simple)
-	f.Scenario = scenarioYAML(s, v, opts, f, simple)
 	if r.replays(simple) {
-		f.Replays = true
+		// The description names the turn the replay makes the finding at.
+		f.Violation, f.Replays = r.hit, true
+		f.Scenario = scenarioYAML(s, v, opts, f, simple)
 		return f
 	}
 	// The simplified file does not replay the finding: keep the recorded

@@ -33,6 +33,8 @@ type replayer struct {
 	f     *Failure
 	key   string
 	tries int
+	// hit is the finding the last replay that made it made.
+	hit eval.Violation
 }
 
 var generatedTags = map[string]bool{"generated": true}
@@ -51,39 +53,60 @@ func (r *replayer) replays(turns []Turn) bool {
 	res := sim.RunScenario(r.s, sc, sim.Options{Variant: r.v, Seed: r.opts.Seed, NLU: nlu})
 	for i := range res.Violations {
 		if res.Violations[i].Key() == r.key {
+			r.hit = res.Violations[i]
 			return true
 		}
 	}
 	return false
 }
 
-// simplify returns turns simplified as far as the finding allows.
+// simplify returns turns simplified as far as the finding allows:
+// deletions and simpler words, in rounds, until a round changes nothing.
 func (r *replayer) simplify(turns []Turn) []Turn {
 	if len(turns) == 0 || !r.replays(turns) {
 		return turns
 	}
 	cur := turns
-	liveness := r.f.Invariant == eval.Liveness
-	if !liveness {
-		// A liveness finding needs all its turns; any other may lose
-		// turns: waits first, then the others.
-		for _, waits := range []bool{true, false} {
-			for i := len(cur) - 1; i >= 0 && r.tries < simplifyBudget; i-- {
-				if cur[i].IsWait != waits || len(cur) == 1 {
-					continue
-				}
-				cand := slices.Delete(slices.Clone(cur), i, i+1)
-				if r.replays(cand) {
-					cur = cand
-				}
+	for changed := true; changed && r.tries < simplifyBudget; {
+		var del, words bool
+		cur, del = r.deleteTurns(cur)
+		cur, words = r.simplerWords(cur)
+		changed = del || words
+	}
+	return cur
+}
+
+// deleteTurns drops the turns the finding does not need: waits first,
+// then the others. A liveness finding needs all its turns.
+func (r *replayer) deleteTurns(cur []Turn) ([]Turn, bool) {
+	if r.f.Invariant == eval.Liveness {
+		return cur, false
+	}
+	changed := false
+	for _, waits := range []bool{true, false} {
+		for i := len(cur) - 1; i >= 0 && r.tries < simplifyBudget; i-- {
+			if cur[i].IsWait != waits || len(cur) == 1 {
+				continue
+			}
+			cand := slices.Delete(slices.Clone(cur), i, i+1)
+			if r.replays(cand) {
+				cur, changed = cand, true
 			}
 		}
 	}
+	return cur, changed
+}
+
+// simplerWords replaces each user turn's words by the shortest utterance
+// the NLU maps to the same parse or, failing that, by a smaller value
+// (a few tried, shortest first), where the finding stays.
+func (r *replayer) simplerWords(cur []Turn) ([]Turn, bool) {
 	if r.s.Cassette != nil {
 		// Words the cassette has no record of would not replay.
-		return cur
+		return cur, false
 	}
 	stub := r.p.stub
+	changed := false
 	for i := range cur {
 		t := cur[i]
 		if t.User == "" || r.tries >= simplifyBudget {
@@ -97,8 +120,7 @@ func (r *replayer) simplify(turns []Turn) []Turn {
 				break
 			}
 			var ev engine.Event
-			same := wasOK && stub.Parse(u, 0, &ev) == nil && sameParse(&was, &ev)
-			if !same {
+			if !(wasOK && stub.Parse(u, 0, &ev) == nil && sameParse(&was, &ev)) {
 				// Not the same parse: a smaller value, tried a few times.
 				if tried >= maxValueTries || !r.isValue(u) {
 					continue
@@ -108,12 +130,12 @@ func (r *replayer) simplify(turns []Turn) []Turn {
 			cand := slices.Clone(cur)
 			cand[i].User = u
 			if r.replays(cand) {
-				cur = cand
+				cur, changed = cand, true
 				break
 			}
 		}
 	}
-	return cur
+	return cur, changed
 }
 
 var number = regexp.MustCompile(`^[0-9]+([.,][0-9]+)?$`)
