@@ -45,12 +45,12 @@ var kindNames = [...]string{"follow", "invalid", "correct", "off_topic", "silenc
 type Persona uint8
 
 const (
-	Cooperative Persona = iota // every turn cooperates; no action fails
-	Correcting                 // changes its mind about values given
-	Silent                     // says nothing until timers fall due
-	Impatient                  // cancels, asks for a person, asks again
-	OffTopicUser               // talks about something else
-	Noisy                      // the behaviour: mix of users.yaml
+	Cooperative  Persona = iota // every turn cooperates; no action fails
+	Correcting                  // changes its mind about values given
+	Silent                      // says nothing until timers fall due
+	Impatient                   // cancels, asks for a person, asks again
+	OffTopicUser                // talks about something else
+	Noisy                       // the behaviour: mix of users.yaml
 	numPersonas
 )
 

@@ -56,12 +56,12 @@ type Turn struct {
 
 // Outcome is what happened in a played conversation.
 type Outcome struct {
-	Turns          int
-	Success        bool
-	SuccessTurn    int // the turn the goal was achieved in
-	Escalated      bool
-	Cancelled      bool
-	Ended          bool // the task ended (final state, or back to idle) before the acts ran out
+	Turns       int
+	Success     bool
+	SuccessTurn int // the turn the goal was achieved in
+	Escalated   bool
+	Cancelled   bool
+	Ended       bool // the task ended (final state, or back to idle) before the acts ran out
 	// Cooperative: the user cooperated on every turn (the Cooperative
 	// persona, or a draw that never strayed).
 	Cooperative bool
