@@ -493,6 +493,11 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 		g := goal{name: intent, intent: id, weight: 1}
 		for i, sn := range flowSlots[flow] {
 			sid, _ := mo.m.SlotID(sn)
+			if yesNoSlot(mo.m, sid) {
+				// A confirmation collected as a slot: the user answers it
+				// as a confirmation, not with a value of its goal.
+				continue
+			}
 			g.slots = append(g.slots, sid)
 			// Rotate the candidates by slot, so that slots sharing a
 			// validator (origin, destination) get different values.
@@ -647,4 +652,10 @@ func (mo *Model) deriveUtterances(s *spec.Suite) {
 		}
 		return a < b
 	})
+}
+
+// yesNoSlot reports whether slot s holds the answer to a yes/no question:
+// a bool slot, or one named for confirming.
+func yesNoSlot(m *engine.Machine, s engine.SlotID) bool {
+	return m.SlotType(s) == engine.TypeBool || strings.Contains(strings.ToLower(m.SlotName(s)), "confirm")
 }

@@ -2,7 +2,6 @@ package generate
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -616,7 +615,7 @@ func (p *Player) yesNo(s engine.SlotID) bool {
 	if _, ok := p.mo.phrases["affirm"]; !ok {
 		return false
 	}
-	return p.mo.m.SlotType(s) == engine.TypeBool || strings.Contains(strings.ToLower(p.mo.m.SlotName(s)), "confirm")
+	return yesNoSlot(p.mo.m, s)
 }
 
 // onwards leaves out of intents those a cooperative user does not say to

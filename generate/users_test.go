@@ -56,6 +56,7 @@ var _ = Describe("goal-directed simulated users", func() {
 		Entry("the same bot, users.yaml lists: three toppings", correctBot{"testdata/pizzalist-users"}),
 		Entry("a coffee bot as docs/first-suite.md builds one (a confirmation that takes corrections)", correctBot{"testdata/coffee"}),
 		Entry("a money transfer confirmed with yes or corrected with the value", correctBot{"testdata/transfer"}),
+		Entry("a transfer whose confirmation is a slot of the flow, as Rasa imports write it (answered yes, not with a name)", correctBot{"testdata/rasatransfer"}),
 		Entry("a checkout of two parallel regions (docs/examples/checkout)", correctBot{"../docs/examples/checkout"}),
 	)
 
