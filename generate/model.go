@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -146,8 +147,6 @@ type Model struct {
 	slotValues  map[engine.SlotID][]string
 	slotValue   map[engine.SlotID]string
 	slotInvalid map[engine.SlotID]string
-	// invokes: the machine invokes external actions somewhere.
-	invokes bool
 	// choices caches, per leaf state, the answers its guards accept
 	// (choices.go).
 	choices map[engine.StateID][]choice
@@ -164,7 +163,6 @@ type Model struct {
 func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
 		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
-	mo.invokes = hasExternal(m)
 	mo.deriveEntityTexts(s.NLU)
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
@@ -473,6 +471,44 @@ var regexCandidates = []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "
 
 var intentRe = regexp.MustCompile(`event\.intent\s*==\s*"([^"]+)"`)
 
+// entityRe finds a guard's test of an entity's value.
+var entityRe = regexp.MustCompile(`event\.entities\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*"([^"]*)"`)
+
+// sayFor finds how to ask for a task whose transition's guard wants an
+// entity value (event.entities.flow == "transfer_money", as a Rasa import
+// writes it): a phrase of nlu.yaml's entity value that the NLU makes the
+// intent of, with that entity. "" when there is none: the intent's phrase.
+func (mo *Model) sayFor(s *spec.Suite, intent engine.IntentID, guard string) string {
+	if s.NLU == nil {
+		return ""
+	}
+	stub := sim.NewStub(s.NLU, mo.m)
+	for _, m := range entityRe.FindAllStringSubmatch(guard, -1) {
+		for _, e := range s.NLU.Entities {
+			if e.Key != m[1] {
+				continue
+			}
+			for _, v := range e.Value.Values {
+				if v.Key != m[2] {
+					continue
+				}
+				for _, text := range append(append([]string(nil), v.Value...), v.Key) {
+					var ev engine.Event
+					if stub.Parse(text, 0, &ev) != nil || ev.Intent != intent {
+						continue
+					}
+					for i := 0; i < int(ev.NEnt); i++ {
+						if mo.m.EntityName(ev.Entities[i].ID) == m[1] && ev.Entities[i].Value.String() == m[2] {
+							return text
+						}
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // deriveGoals makes one goal per flow, started by the intent whose
 // transition pushes the flow (named as its trigger, or in its guard as
 // event.intent == "x"); a machine without flows gets one goal per intent
@@ -484,13 +520,13 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 		flowSlots[f.Name] = f.Slots
 	}
 	seen := map[string]bool{}
-	addGoal := func(intent, flow string) {
+	addGoal := func(intent, flow, guard string) {
 		id, ok := mo.m.IntentID(intent)
 		if !ok || seen[intent+"/"+flow] {
 			return
 		}
 		seen[intent+"/"+flow] = true
-		g := goal{name: intent, intent: id, weight: 1}
+		g := goal{name: intent, intent: id, weight: 1, say: mo.sayFor(s, id, guard)}
 		for i, sn := range flowSlots[flow] {
 			sid, _ := mo.m.SlotID(sn)
 			if yesNoSlot(mo.m, sid) {
@@ -516,14 +552,26 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 						continue
 					}
 					if _, ok := mo.m.IntentID(t.On); ok {
-						addGoal(t.On, a.Name)
+						addGoal(t.On, a.Name, t.Guard.Src)
 					}
 					for _, m := range intentRe.FindAllStringSubmatch(t.Guard.Src, -1) {
-						addGoal(m[1], a.Name)
+						addGoal(m[1], a.Name, t.Guard.Src)
 					}
 				}
 			}
 		}
+	}
+	// A flow that collects slots is a task; a flow that collects none,
+	// where some do, is a repair (cancel, clarify, chitchat in a Rasa
+	// import), not what a user comes for.
+	var tasks []goal
+	for _, g := range mo.goals {
+		if len(g.slots) > 0 {
+			tasks = append(tasks, g)
+		}
+	}
+	if len(tasks) > 0 {
+		mo.goals = tasks
 	}
 	if len(mo.goals) > 0 {
 		return
@@ -534,12 +582,12 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 			continue
 		}
 		for _, t := range sd.On {
-			addGoal(t.On, "")
+			addGoal(t.On, "", t.Guard.Src)
 		}
 	}
 	if len(mo.goals) == 0 {
 		for _, in := range mo.m.Intents() {
-			addGoal(in, "")
+			addGoal(in, "", "")
 		}
 	}
 	sort.SliceStable(mo.goals, func(i, j int) bool { return mo.goals[i].name < mo.goals[j].name })

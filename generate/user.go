@@ -138,12 +138,19 @@ func (w *watcher) reset(slots []engine.SlotID, values []string) {
 
 // Observe implements sim.Observer.
 func (w *watcher) Observe(st *eval.Step) {
+	ev := st.Event
 	for i, s := range w.want {
 		if v := st.After.Slots[s]; !v.IsEmpty() && (v.Str == w.values[i] || v.String() == w.values[i]) {
 			w.filled[i] = true
 		}
+		// A machine may fill the slot and act on it and clear it in the
+		// one step (a Rasa flow's last collect): the answer the machine
+		// took while it waited for the slot counts as given.
+		if ev != nil && ev.Kind == engine.UserEvent && st.Before.Waiting == s && st.Result.Handled && ev.Value == w.values[i] {
+			w.filled[i] = true
+		}
 	}
-	if ev := st.Event; ev != nil && ev.Kind == engine.DoneEvent && st.Result.Handled {
+	if ev != nil && ev.Kind == engine.DoneEvent && st.Result.Handled {
 		w.done = true
 	}
 	if ev := st.Event; ev != nil && ev.Branch == 0 && (ev.Kind == engine.DoneEvent || ev.Kind == engine.FailedEvent) {
@@ -177,18 +184,19 @@ func (w *watcher) achieved(c *engine.Config, g *goal) bool {
 
 // completed is the default success, judged when the task ends: the goal's
 // flow was completed, not abandoned. Every goal slot was seen holding the
-// goal's value; the user did not cancel and nobody escalated; and, on a
-// machine that invokes external actions, the last result before the end
-// was a success (the flow's final action done: not a pre-check done early
-// and the order refused or dropped later); where only regions invoke
-// actions, one of theirs succeeded.
-func (w *watcher) completed(needAction, cancelled bool) bool {
+// goal's value (or answered while the machine waited for it); the user did
+// not cancel and nobody escalated; and, when some external action's result
+// came back, the last one of the main machine was a success (the flow's
+// final action done: not a pre-check done early and the order refused
+// later), or one of a parallel state's regions succeeded. Play also
+// leaves out a task ended by the user's no or by a timer.
+func (w *watcher) completed(cancelled bool) bool {
 	for _, f := range w.filled {
 		if !f {
 			return false
 		}
 	}
-	return !cancelled && !w.escalated && (w.lastDone || (!w.results && (!needAction || w.branchDone)))
+	return !cancelled && !w.escalated && (w.lastDone || !w.results || w.branchDone)
 }
 
 // Play runs one conversation from the machine's start and reports what
@@ -231,6 +239,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	err := d.Start(0)
 	requested := false
 	cooperative := true
+	refused := false
 	ended := func() bool { return d.Cfg.Final || (requested && p.idle()) }
 	record := func(t Turn) {
 		// A turn the engine failed on is recorded too: it is the one that
@@ -260,7 +269,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		var t Turn
 		t, requested, err = p.turn(act, g, values, requested)
 		if act.Fail {
-			t.Fail = p.failed()
+			t.Fail = p.failed(err != nil)
 		}
 		if p.noisyTurn(&t) {
 			// The machine did not hear what the user said: the user's
@@ -272,6 +281,9 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		if t.Role == "cancel" {
 			out.Cancelled = true
 		}
+		// A task ended by the user's no, or by a timer while the user was
+		// silent, is not the goal's flow completed.
+		refused = t.Role == "deny" || t.IsWait
 		if !out.Success && p.w.achieved(&d.Cfg, g) {
 			out.Success, out.SuccessTurn = true, out.Turns
 			// The goal is met: the user turns to what comes after.
@@ -283,7 +295,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	if err == nil && !out.Ended && ended() {
 		out.Ended = true
 	}
-	if g.success == nil && out.Ended && err == nil && p.w.completed(mo.invokes, out.Cancelled) {
+	if g.success == nil && out.Ended && err == nil && !refused && p.w.completed(out.Cancelled) {
 		out.Success, out.SuccessTurn = true, out.Turns
 	}
 	out.Escalated = p.w.escalated
@@ -366,15 +378,6 @@ func (p *Player) afterTurn(act Act, g *goal, values []string) (played, bool) {
 	return played{Turn{User: ph, Role: "thanks"}, d.User(ph)}, true
 }
 
-func hasExternal(m *engine.Machine) bool {
-	for i := 0; i < m.NumActions(); i++ {
-		if k, _, _ := m.ActionInfo(uint32(i)); k == engine.ActInvoke {
-			return true
-		}
-	}
-	return false
-}
-
 // failing makes every external action that may fail fail during the next
 // turn, or none.
 func (p *Player) failing(on bool) {
@@ -388,9 +391,19 @@ func (p *Player) failing(on bool) {
 	}
 }
 
-// failed names the actions the turn just played invoked and failed.
-func (p *Player) failed() []string {
+// failed names the actions the turn just played invoked and failed. A
+// turn the engine failed on may not have recorded every action it
+// invoked: it names every action that may fail, as the turn made them.
+func (p *Player) failed(broke bool) []string {
 	var out []string
+	if broke {
+		for x := 0; x < p.mo.m.NumExternals(); x++ {
+			if p.mo.m.MayFail(engine.ExtID(x)) {
+				out = append(out, p.mo.m.ExtName(engine.ExtID(x)))
+			}
+		}
+		return out
+	}
 	for _, x := range p.d.Info.Invoked {
 		if int(x) < len(p.d.Fail) && p.d.Fail[x] {
 			name := p.mo.m.ExtName(x)
