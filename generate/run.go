@@ -123,6 +123,9 @@ func (f *Failure) ShrunkFrom() string {
 	if f.ShrunkTurns < f.Turns {
 		return fmt.Sprintf("shrunk from %d to %d turns", f.Turns, f.ShrunkTurns)
 	}
+	if f.ShrunkTurns == 1 {
+		return "not shrunk (1 turn)"
+	}
 	return fmt.Sprintf("not shrunk (%d turns)", f.ShrunkTurns)
 }
 
