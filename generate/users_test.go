@@ -126,7 +126,7 @@ var _ = Describe("turns past completion", func() {
 
 // corpus is every suite of the package's test data and the bundled ones
 // that generated conversations break something in.
-var corpus = []string{"testdata/planted", "testdata/noisy", "testdata/clinic", "testdata/transferbug", "../docs/examples/booking", "../scenarios/soni"}
+var corpus = []string{"testdata/planted", "testdata/noisy", "testdata/clinic", "testdata/transferbug", "../docs/examples/booking", "../scenarios/soni", "../scenarios/thea", "../scenarios/hfsm"}
 
 var _ = Describe("every shrunk failure of the test corpus", func() {
 	It("replays to the same finding, says honestly how it was shrunk, and labels NLU noise only under noise", func() {
