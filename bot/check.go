@@ -7,14 +7,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // PlayAll plays convs on workers goroutines and returns their results in
 // the order of convs: which worker played what changes nothing but the
-// time taken. done, when set, hears of each finished conversation.
-func (p *Player) PlayAll(ctx context.Context, convs []*Conversation, workers int, done func()) []*Result {
+// time taken. done, when set, hears of each finished conversation (one
+// call at a time); when it returns true no further conversation is
+// started, and those not started are Skipped with NotPlayed set.
+func (p *Player) PlayAll(ctx context.Context, convs []*Conversation, workers int, done func(*Result) bool) []*Result {
 	out := make([]*Result, len(convs))
 	next := make(chan int)
+	var mu sync.Mutex
+	var stopped atomic.Bool
 	var wg sync.WaitGroup
 	for w := 0; w < max(workers, 1); w++ {
 		wg.Add(1)
@@ -23,13 +28,17 @@ func (p *Player) PlayAll(ctx context.Context, convs []*Conversation, workers int
 			for i := range next {
 				out[i] = p.Play(ctx, convs[i])
 				if done != nil {
-					done()
+					mu.Lock()
+					if done(out[i]) {
+						stopped.Store(true)
+					}
+					mu.Unlock()
 				}
 			}
 		}()
 	}
 	for i := range convs {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || stopped.Load() {
 			break
 		}
 		next <- i
@@ -38,7 +47,11 @@ func (p *Player) PlayAll(ctx context.Context, convs []*Conversation, workers int
 	wg.Wait()
 	for i, r := range out {
 		if r == nil {
-			out[i] = &Result{Conv: convs[i], Verdict: Skipped, Why: "not played: the run was interrupted"}
+			why := "not played: the run was interrupted"
+			if ctx.Err() == nil {
+				why = "not played: the run was already inconclusive"
+			}
+			out[i] = &Result{Conv: convs[i], Verdict: Skipped, Why: why, NotPlayed: true}
 		}
 	}
 	return out

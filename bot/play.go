@@ -83,6 +83,9 @@ type Result struct {
 	Attempts int
 	// Coverage is the model's coverage over the conversation.
 	Coverage *eval.Coverage
+	// NotPlayed marks a conversation never started: the run was
+	// interrupted, or already inconclusive.
+	NotPlayed bool
 }
 
 // Player plays conversations of one suite and variant against the model

@@ -32,6 +32,9 @@ type botFlags struct {
 	retries  int
 	shrinks  int
 	failures int
+	// maxFaults is the share of conversations, in percent, that may fault
+	// before a run is inconclusive.
+	maxFaults float64
 }
 
 func (b *botFlags) register(fs *pflag.FlagSet) {
@@ -40,6 +43,7 @@ func (b *botFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&b.retries, "bot-retries", 2, "play a conversation again from the start this many times after a bot fault")
 	fs.IntVar(&b.shrinks, "bot-shrinks", 200, "conversations played against the bot while shrinking one divergence, at most")
 	fs.IntVar(&b.failures, "bot-failures", 10, "distinct divergences shrunk and written per suite, at most")
+	fs.Float64Var(&b.maxFaults, "bot-max-faults", 1, "percent of the conversations to play that may still fault after their retries; more, or a bot that stops answering, makes the run inconclusive (exit status 3)")
 }
 
 func (b *botFlags) check(o runOptions) error {
@@ -50,6 +54,8 @@ func (b *botFlags) check(o runOptions) error {
 		return &usageError{fmt.Sprintf("--bot takes an http:// or https:// URL, got %q", b.url)}
 	case b.timeout <= 0 || b.retries < 0 || b.shrinks < 0 || b.failures < 0:
 		return &usageError{"--bot-timeout must be positive; --bot-retries, --bot-shrinks and --bot-failures 0 or more"}
+	case b.maxFaults < 0 || b.maxFaults > 100:
+		return &usageError{"--bot-max-faults is a percentage, from 0 to 100"}
 	case o.shard.on():
 		return &usageError{"--bot cannot be sharded: run it in one process"}
 	case len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil:
@@ -101,7 +107,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	if o.files != nil {
 		o.generate, o.exploreDepth = 0, 0
 	}
-	run := &reports.Run{Seed: o.seed}
+	run := &reports.Run{Seed: o.seed, Bot: &reports.BotFaults{Faults: map[string]int{}, MaxFaultsPercent: o.bot.maxFaults}}
 	var total tally
 	var rows []botRow
 	type file struct {
@@ -154,7 +160,18 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		p := &bot.Player{Suite: s, Variant: v, Client: client, Match: bot.NewMatcher(s.Bot), Seed: o.seed,
 			Retries: o.bot.retries, Prefix: prefix}
 		prog := newProgress(o.stderr, int64(len(convs)), o.quiet)
-		results := p.PlayAll(ctx, convs, o.workers, func() { prog.add(1, 0) })
+		// Once more conversations have faulted than the share allowed of
+		// all to play, the run is inconclusive whatever the rest does:
+		// playing them would only wait on a bot that is not there.
+		budget := faultBudget(convs, o.bot.maxFaults)
+		faulted := 0
+		results := p.PlayAll(ctx, convs, o.workers, func(r *bot.Result) bool {
+			prog.add(1, 0)
+			if r.Verdict == bot.Faulted {
+				faulted++
+			}
+			return faulted > budget
+		})
 		prog.finish(o.interrupted())
 
 		var t tally
@@ -167,6 +184,17 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			counts.add(r)
 			for k, n := range r.Faults {
 				faults[k] += n
+				run.Bot.Faults[string(k)] += n
+			}
+			switch {
+			case r.NotPlayed:
+				run.Bot.NotPlayed++
+				run.Bot.Conversations++
+			case r.Verdict == bot.Faulted:
+				run.Bot.Faulted++
+				run.Bot.Conversations++
+			case r.Verdict != bot.Skipped:
+				run.Bot.Conversations++
 			}
 			rows = append(rows, botRow{Suite: s.Name, Variant: v.Name, Source: r.Conv.Source, Conversation: r.Conv.Name,
 				Verdict: r.Verdict.String(), Turns: len(r.Turns), Attempts: r.Attempts, Reason: r.Why})
@@ -269,6 +297,9 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		run.Suites = append(run.Suites, rs)
 	}
 	run.Incomplete = o.interrupted()
+	if !run.Incomplete {
+		judgeBot(ctx, client, run.Bot)
+	}
 	if o.out != "" {
 		if err := reports.WriteAll(o.out, run); err != nil {
 			return 0, err
@@ -300,10 +331,48 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s (every conversation in %s)\n", o.out, BotCSV)
 	}
-	if total.fail > 0 {
+	if b := run.Bot; b.Faulted > 0 || b.Inconclusive != "" {
+		fmt.Fprintf(w, "bot faults: %d of %d conversations faulted on every attempt (at most %g%% may), %d not played; faults met: %s\n",
+			b.Faulted, b.Conversations, b.MaxFaultsPercent, b.NotPlayed, b.Kinds())
+	}
+	switch {
+	case total.fail > 0:
 		return ExitFailed, nil
+	case run.Bot.Inconclusive != "":
+		fmt.Fprintf(w, "inconclusive: %s\n", run.Bot.Inconclusive)
+		return ExitInconclusive, nil
 	}
 	return ExitOK, nil
+}
+
+// faultBudget is how many of convs may fault, maxPercent percent of those
+// to be played (not skipped).
+func faultBudget(convs []*bot.Conversation, maxPercent float64) int {
+	n := 0
+	for _, c := range convs {
+		if c.Skip == "" {
+			n++
+		}
+	}
+	return int(float64(n) * maxPercent / 100)
+}
+
+// judgeBot decides whether the run could judge the bot: not when more
+// conversations faulted than --bot-max-faults allows, nor when the bot no
+// longer answers once they are played.
+func judgeBot(ctx context.Context, client *bot.Client, b *reports.BotFaults) {
+	if err := client.Reachable(ctx); err != nil {
+		b.StoppedAnswering = true
+	}
+	var why []string
+	if float64(b.Faulted+b.NotPlayed) > float64(b.Conversations)*b.MaxFaultsPercent/100 {
+		why = append(why, fmt.Sprintf("%d of %d conversations faulted or were not played, more than the %g%% --bot-max-faults allows",
+			b.Faulted+b.NotPlayed, b.Conversations, b.MaxFaultsPercent))
+	}
+	if b.StoppedAnswering {
+		why = append(why, "the bot stopped answering")
+	}
+	b.Inconclusive = strings.Join(why, "; ")
 }
 
 func (t botTally) total(v bot.Verdict) int {

@@ -1,12 +1,14 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -111,18 +113,38 @@ var _ = Describe("simctl run --bot", func() {
 		Expect(string(junit)).To(ContainSubstring("¿Y tu web?"))
 	}, SpecTimeout(60*time.Second))
 
-	DescribeTable("counts bot faults apart, retried, never as conformance failures",
+	DescribeTable("counts bot faults apart, retried, never as conformance failures, and a run that could not judge is inconclusive",
 		func(fail http.HandlerFunc, want string) {
 			url := faultyBot(fail)
 			code, stdout, stderr := simctl("run", formfill+"/escalation_keyword.scenario.yaml", "--bot", url,
 				"--bot-timeout", "200ms", "--bot-retries", "1", "--out", out, "-q")
 			Expect(stderr).To(BeEmpty())
-			Expect(code).To(Equal(0), stdout)
+			Expect(code).To(Equal(3), stdout)
 			Expect(stdout).To(ContainSubstring("FAULT escalation_keyword"))
 			Expect(stdout).To(ContainSubstring("bot faults (not conformance failures): 2 (" + want + " 2); 1 conversations still faulted after 1 retries"))
 			Expect(stdout).To(ContainSubstring("0 passed, 0 failed"))
+			Expect(stdout).To(ContainSubstring("bot faults: 1 of 1 conversations faulted on every attempt (at most 1% may), 0 not played; faults met: " + want + " 2\n"))
+			Expect(stdout).To(HaveSuffix("inconclusive: 1 of 1 conversations faulted or were not played, more than the 1% --bot-max-faults allows\n"))
+			var sum struct {
+				Status string
+				Bot    struct {
+					Conversations, Faulted int
+					Faults                 map[string]int
+				}
+			}
+			data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(json.Unmarshal(data, &sum)).To(Succeed())
+			Expect(sum.Status).To(Equal("inconclusive"))
+			Expect(sum.Bot.Conversations).To(Equal(1))
+			Expect(sum.Bot.Faulted).To(Equal(1))
+			Expect(sum.Bot.Faults).To(Equal(map[string]int{want: 2}))
+			html, err := os.ReadFile(filepath.Join(out, "report.html"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(html)).To(ContainSubstring("<strong>Inconclusive:</strong>"))
+			Expect(string(html)).To(ContainSubstring("faults met: " + want + " 2"))
 		},
-		Entry("a bot that times out", func(w http.ResponseWriter, r *http.Request) {
+		Entry("a bot that times out on every turn", func(w http.ResponseWriter, r *http.Request) {
 			select {
 			case <-r.Context().Done():
 			// Ten times the client's time-out, and less than the 5 s after
@@ -143,6 +165,33 @@ var _ = Describe("simctl run --bot", func() {
 			}
 		}, "connection"),
 	)
+
+	It("ends inconclusive, without playing on, when the bot is killed mid-run", func(ctx SpecContext) {
+		s, err := spec.Load(formfill)
+		Expect(err).NotTo(HaveOccurred())
+		model := bottest.ModelBot(s, s.Variants[0], nil)
+		var srv *httptest.Server
+		var posts atomic.Int64
+		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && posts.Add(1) == 100 {
+				// Killed: nothing listens any more, and open connections drop.
+				srv.Listener.Close()
+				go srv.CloseClientConnections()
+			}
+			model.ServeHTTP(w, r)
+		}))
+		DeferCleanup(srv.Close)
+		code, stdout, stderr := simctl("run", formfill, "--bot", srv.URL, "--generate", "400", "--explore-depth", "0",
+			"--bot-timeout", "1s", "--workers", "2", "--out", out, "-q")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(3), stdout)
+		Expect(stdout).To(MatchRegexp(`bot faults: \d+ of \d+ conversations faulted on every attempt \(at most 1% may\), [1-9]\d* not played; faults met: connection \d+`))
+		Expect(stdout).To(MatchRegexp(`inconclusive: \d+ of \d+ conversations faulted or were not played, more than the 1% --bot-max-faults allows; the bot stopped answering\n$`))
+		data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(`"status": "inconclusive"`))
+		Expect(string(data)).To(ContainSubstring(`"stopped_answering": true`))
+	}, SpecTimeout(60*time.Second))
 
 	It("stops with one line and exit status 2 when the bot is unreachable", func(ctx SpecContext) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -56,12 +56,16 @@ func WriteHTML(w io.Writer, run *Run) error {
 type pageView struct {
 	Version    string
 	Seed       int64
-	Verdict    string // pass or fail
+	Verdict    string // pass, fail or inconclusive
 	Incomplete bool
-	Generate   int
-	Totals     tally
-	Suites     []suiteView
-	Rows       []overviewRow
+	// Bot and BotFaults: a live bot's faults (nil: no live bot), the
+	// counts by kind as one line.
+	Bot       *BotFaults
+	BotFaults string
+	Generate  int
+	Totals    tally
+	Suites    []suiteView
+	Rows      []overviewRow
 	// Mutation is simctl mutate's section (mutation.go); its page has no
 	// suites of its own.
 	Mutation *mutationView
@@ -308,6 +312,12 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 	for _, r := range p.Rows {
 		if r.Verdict == "fail" {
 			p.Verdict = "fail"
+		}
+	}
+	if b := run.Bot; b != nil {
+		p.Bot, p.BotFaults = b, b.Kinds()
+		if p.Verdict == "pass" && b.Inconclusive != "" {
+			p.Verdict = "inconclusive"
 		}
 	}
 	return p, nil
