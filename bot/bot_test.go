@@ -57,7 +57,7 @@ var _ = Describe("Client", func() {
 			w.Write([]byte(`[{"recipient_id":"u","text":"uno"},{"recipient_id":"u","image":"x.png"},{"recipient_id":"u","text":"dos","buttons":[]}]`))
 		}))
 		defer srv.Close()
-		texts, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), "u", "hola")
+		texts, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), &bot.Session{Sender: "u"}, "hola", nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(texts).To(Equal([]string{"uno", "dos"}))
 	})
@@ -69,7 +69,7 @@ var _ = Describe("Client", func() {
 				w.Write([]byte(body))
 			}))
 			defer srv.Close()
-			_, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), "u", "hola")
+			_, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), &bot.Session{Sender: "u"}, "hola", nil)
 			var f *bot.Fault
 			Expect(err).To(BeAssignableToTypeOf(f))
 			Expect(err.(*bot.Fault).Kind).To(Equal(want))
@@ -78,6 +78,24 @@ var _ = Describe("Client", func() {
 		Entry("an object instead of a list", `{"text":"hola"}`, 200, bot.Malformed),
 		Entry("a text that is not text", `[{"text":3}]`, 200, bot.Malformed),
 		Entry("HTML", `<html>`, 200, bot.Malformed),
+	)
+})
+
+var _ = Describe("EventMessage", func() {
+	DescribeTable("sends an event without text as bot.yaml says",
+		func(src string, st bot.Step, text string, meta map[string]any) {
+			b, err := spec.LoadBot("bot.yaml", []byte(src), nil)
+			Expect(err).NotTo(HaveOccurred())
+			gotText, gotMeta := bot.EventMessage(b.Events, &st, map[string]any{"variant": "x"})
+			Expect(gotText).To(Equal(text))
+			Expect(gotMeta).To(Equal(meta))
+		},
+		Entry("Rasa's payload", "events: {as: payload}\n", bot.Step{Kind: bot.Event, Intent: "corregir", Entities: [][2]string{{"campo", "email"}}},
+			`/corregir{"campo":"email"}`, map[string]any{"variant": "x"}),
+		Entry("Rasa's payload without entities", "events: {as: payload}\n", bot.Step{Kind: bot.Event, Intent: "silencio"}, "/silencio", map[string]any{"variant": "x"}),
+		Entry("a metadata field", "events: {as: metadata, field: ev}\n", bot.Step{Kind: bot.Event, Intent: "silencio"}, "",
+			map[string]any{"variant": "x", "ev": map[string]any{"intent": "silencio", "entities": map[string]any{}}}),
+		Entry("a button's payload", "events: {messages: {silencio: \"<silence>\"}}\n", bot.Step{Kind: bot.Event, Intent: "silencio"}, "<silence>", map[string]any{"variant": "x"}),
 	)
 })
 
@@ -91,6 +109,6 @@ var _ = Describe("bot.yaml", func() {
 		Entry("neither matches nor accept", "replies:\n  - prompt: a\n", "bot.yaml:2:5: a reply rule needs exactly one of matches or accept"),
 		Entry("a bad regex", "replies:\n  - prompt: a\n    matches: '(('\n", "bot.yaml:3:14: bad regular expression: error parsing regexp: missing closing ): `^(?:(()$`"),
 		Entry("an unknown variant", "variant: grande\n", "bot.yaml:1:10: variant: unknown variant \"grande\" (the suite has: none)"),
-		Entry("an unknown key", "replys: []\n", "bot.yaml:1:1: unknown field \"replys\" (expected one of: variant, replies)"),
+		Entry("an unknown key", "replys: []\n", "bot.yaml:1:1: unknown field \"replys\" (expected one of: variant, variants, replies, connector, state, events, clock)"),
 	)
 })

@@ -58,15 +58,21 @@ func (p *Player) PlayAll(ctx context.Context, convs []*Conversation, workers int
 }
 
 // Signature identifies a divergence for deduplication: the model's and the
-// bot's messages at the divergent turn.
+// bot's messages at the divergent turn, and how their states differed.
 func (r *Result) Signature() string {
 	t := r.Turns[r.At]
-	return Join(t.Model) + "\x00" + Join(t.Bot)
+	return Join(t.Model) + "\x00" + Join(t.Bot) + "\x00" + t.StateWhy
 }
 
-// FailureName is the scenario name of a shrunk divergence.
+// FailureName is the scenario name of a shrunk divergence. A failure file
+// played again keeps its name: it is not prefixed twice.
 func FailureName(suite, variant string, c *Conversation) string {
-	return fmt.Sprintf("bot-%s-%s-%s", suite, variant, strings.ReplaceAll(c.Name, "/", "-"))
+	prefix := fmt.Sprintf("bot-%s-%s-", suite, variant)
+	name := strings.ReplaceAll(c.Name, "/", "-")
+	if strings.HasPrefix(name, prefix) {
+		return name
+	}
+	return prefix + name
 }
 
 // ScenarioYAML writes a shrunk divergence as a scenario: each turn a user
@@ -93,9 +99,34 @@ func ScenarioYAML(name, suiteDir string, params [][2]string, seed int64, sh *Shr
 	b.WriteString("turns:\n")
 	line := 0
 	for i, t := range r.Turns {
-		fmt.Fprintf(&b, "  - user: %s\n", strconv.Quote(t.User))
+		switch t.Kind {
+		case Wait:
+			fmt.Fprintf(&b, "  - wait: %dms\n", t.WaitMS)
+		case Event:
+			fmt.Fprintf(&b, "  - event: {intent: %s", strconv.Quote(t.Intent))
+			if t.Confidence != 0 {
+				fmt.Fprintf(&b, ", confidence: %s", strconv.FormatFloat(t.Confidence, 'f', -1, 64))
+			}
+			if len(t.Entities) > 0 {
+				b.WriteString(", entities: {")
+				for j, e := range t.Entities {
+					if j > 0 {
+						b.WriteString(", ")
+					}
+					fmt.Fprintf(&b, "%s: %s", strconv.Quote(e[0]), strconv.Quote(e[1]))
+				}
+				b.WriteString("}")
+			}
+			b.WriteString("}\n")
+		default:
+			fmt.Fprintf(&b, "  - user: %s\n", strconv.Quote(t.Text))
+		}
 		if i == r.At {
-			fmt.Fprintf(&b, "    # the bot said: %s\n", strconv.Quote(Join(t.Bot)))
+			if t.StateWhy != "" {
+				fmt.Fprintf(&b, "    # the bot's state differs: %s\n", t.StateWhy)
+			} else {
+				fmt.Fprintf(&b, "    # the bot said: %s\n", strconv.Quote(Join(t.Bot)))
+			}
 			line = strings.Count(b.String(), "\n") + 1
 		}
 		fmt.Fprintf(&b, "    expect: {bot: %s}\n", strconv.Quote(Join(t.Model)))

@@ -116,169 +116,184 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 	}
 	var files []file
 	for _, s := range suites {
-		v := s.Variants[0]
-		if s.Bot != nil && s.Bot.Variant.Value != "" {
-			for _, x := range s.Variants {
-				if x.Name == s.Bot.Variant.Value {
-					v = x
-				}
-			}
+		served := servedVariants(s)
+		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: served[0].v.Machine, Coverage: eval.NewCoverage(served[0].v.Machine),
+			Latency: map[string]*eval.Latency{}}
+		for _, sv := range served {
+			rs.Variants = append(rs.Variants, sv.v.Name)
+			rs.Latency[sv.v.Name] = eval.NewLatency()
 		}
-		rs := &reports.Suite{Name: s.Name, Dir: s.Dir, Machine: v.Machine, Coverage: eval.NewCoverage(v.Machine),
-			Variants: []string{v.Name}, Latency: map[string]*eval.Latency{v.Name: eval.NewLatency()}}
 		describeSuite(s, rs)
-		fmt.Fprintf(w, "suite %s (%s) against the bot at %s, variant %s\n", s.Name, s.Dir, o.bot.url, v.Name)
-		var convs []*bot.Conversation
-		for _, sc := range s.Scenarios {
-			if !selected(sc, o) {
-				continue
-			}
-			c := bot.FromScenario(bot.Scripted, sc)
-			if !variantOf(s, sc, v) {
-				c.Skip = fmt.Sprintf("runs in other variants than %s, the bot's", v.Name)
-			}
-			convs = append(convs, c)
-		}
-		if o.generate > 0 {
-			gen, err := bot.FromGenerated(s, v, o.seed, 0, o.generate)
-			if err != nil {
-				return 0, err
-			}
-			convs = append(convs, gen...)
-		}
-		depth := o.exploreDepth
-		if depth < 0 {
-			depth = s.ExploreDepth
-		}
-		if depth > 0 {
-			ex, err := bot.FromExploration(s, v, depth, o.maxStates)
-			if err != nil {
-				return 0, err
-			}
-			convs = append(convs, ex...)
-		}
-		p := &bot.Player{Suite: s, Variant: v, Client: client, Match: bot.NewMatcher(s.Bot), Seed: o.seed,
-			Retries: o.bot.retries, Prefix: prefix}
-		prog := newProgress(o.stderr, int64(len(convs)), o.quiet)
-		// Once more conversations have faulted than the share allowed of
-		// all to play, the run is inconclusive whatever the rest does:
-		// playing them would only wait on a bot that is not there.
-		budget := faultBudget(convs, o.bot.maxFaults)
-		faulted := 0
-		results := p.PlayAll(ctx, convs, o.workers, func(r *bot.Result) bool {
-			prog.add(1, 0)
-			if r.Verdict == bot.Faulted {
-				faulted++
-			}
-			return faulted > budget
-		})
-		prog.finish(o.interrupted())
-
 		var t tally
-		counts := botTally{}
-		faults := map[bot.FaultKind]int{}
-		gaveUp := 0
-		seen := map[string]bool{}
-		var shrink []*bot.Result
-		for _, r := range results {
-			counts.add(r)
-			for k, n := range r.Faults {
-				faults[k] += n
-				run.Bot.Faults[string(k)] += n
+		for vi, sv := range served {
+			v := sv.v
+			url := o.bot.url
+			if sv.url != "" {
+				url = sv.url
 			}
-			switch {
-			case r.NotPlayed:
-				run.Bot.NotPlayed++
-				run.Bot.Conversations++
-			case r.Verdict == bot.Faulted:
-				run.Bot.Faulted++
-				run.Bot.Conversations++
-			case r.Verdict != bot.Skipped:
-				run.Bot.Conversations++
-			}
-			rows = append(rows, botRow{Suite: s.Name, Variant: v.Name, Source: r.Conv.Source, Conversation: r.Conv.Name,
-				Verdict: r.Verdict.String(), Turns: len(r.Turns), Attempts: r.Attempts, Reason: r.Why})
-			for i, tn := range r.Turns {
-				rs.Latency[v.Name].AddTurn(tn.MS, tn.State, i+1)
-			}
-			switch r.Verdict {
-			case bot.Conforms:
-				botCoverage(rs, r).Add(r.Coverage)
-			case bot.Faulted:
-				gaveUp++
-			case bot.Diverges:
-				t.fail++
-				if sig := r.Signature(); !seen[sig] && len(shrink) < o.bot.failures {
-					seen[sig] = true
-					shrink = append(shrink, r)
+			fmt.Fprintf(w, "suite %s (%s) against the bot at %s, variant %s\n", s.Name, s.Dir, url, v.Name)
+			var convs []*bot.Conversation
+			for _, sc := range s.Scenarios {
+				if !selected(sc, o) {
+					continue
 				}
-			}
-			if r.Conv.Source == bot.Scripted {
-				printBotScenario(w, r)
-				if r.Verdict == bot.Conforms {
-					t.pass++
-					rs.Scenarios = append(rs.Scenarios, &sim.ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: r.Conv.Name,
-						File: r.Conv.File, Status: sim.Pass, Turns: len(r.Turns)})
+				c := bot.FromScenario(bot.Scripted, sc)
+				switch in := servedFor(s, sc, served); {
+				case in == nil && vi == 0:
+					c.Skip = fmt.Sprintf("runs in other variants than the bot's (%s)", servedNames(served))
+				case in == nil || !in[v.Name]:
+					continue
 				}
+				convs = append(convs, c)
 			}
-		}
-		for _, src := range []string{bot.Scripted, bot.Generated, bot.Explored} {
-			c := counts[src]
-			if c == nil || src == bot.Scripted {
-				continue
+			if o.generate > 0 {
+				gen, err := bot.FromGenerated(s, v, o.seed, 0, o.generate)
+				if err != nil {
+					return 0, err
+				}
+				convs = append(convs, gen...)
 			}
-			fmt.Fprintf(w, "  %-10s %5d conversations: %d conform, %d diverge, %d bot faults, %d skipped\n",
-				src, c[0]+c[1]+c[2]+c[3], c[bot.Conforms], c[bot.Diverges], c[bot.Faulted], c[bot.Skipped])
-		}
-		printSkips(w, results)
-		failDir := filepath.Join(o.out, reports.FailuresDir)
-		for _, r := range shrink {
-			sh := p.Shrink(ctx, r, o.bot.shrinks)
-			name := bot.FailureName(s.Name, v.Name, r.Conv)
-			path := filepath.Join(failDir, name+spec.ScenarioSuffix)
-			rel := s.Dir
-			if a, err := filepath.Abs(s.Dir); err == nil {
-				if b, err := filepath.Abs(failDir); err == nil {
-					if x, err := filepath.Rel(b, a); err == nil {
-						rel = x
+			depth := o.exploreDepth
+			if depth < 0 {
+				depth = s.ExploreDepth
+			}
+			if depth > 0 {
+				ex, err := bot.FromExploration(s, v, depth, o.maxStates)
+				if err != nil {
+					return 0, err
+				}
+				convs = append(convs, ex...)
+			}
+			p := &bot.Player{Suite: s, Variant: v, Client: client.For(s.Bot, sv.url), Match: bot.NewMatcher(s.Bot), Seed: o.seed,
+				Retries: o.bot.retries, Prefix: prefix + "-" + s.Name + "-" + v.Name, Meta: sv.meta}
+			prog := newProgress(o.stderr, int64(len(convs)), o.quiet)
+			// Once more conversations have faulted than the share allowed of
+			// all to play, the run is inconclusive whatever the rest does:
+			// playing them would only wait on a bot that is not there.
+			budget := faultBudget(convs, o.bot.maxFaults)
+			faulted := 0
+			results := p.PlayAll(ctx, convs, o.workers, func(r *bot.Result) bool {
+				prog.add(1, 0)
+				if r.Verdict == bot.Faulted {
+					faulted++
+				}
+				return faulted > budget
+			})
+			prog.finish(o.interrupted())
+
+			counts := botTally{}
+			faults := map[bot.FaultKind]int{}
+			gaveUp := 0
+			seen := map[string]bool{}
+			var shrink []*bot.Result
+			for _, r := range results {
+				counts.add(r)
+				for k, n := range r.Faults {
+					faults[k] += n
+					run.Bot.Faults[string(k)] += n
+				}
+				switch {
+				case r.NotPlayed:
+					run.Bot.NotPlayed++
+					run.Bot.Conversations++
+				case r.Verdict == bot.Faulted:
+					run.Bot.Faulted++
+					run.Bot.Conversations++
+				case r.Verdict != bot.Skipped:
+					run.Bot.Conversations++
+				}
+				rows = append(rows, botRow{Suite: s.Name, Variant: v.Name, Source: r.Conv.Source, Conversation: r.Conv.Name,
+					Verdict: r.Verdict.String(), Turns: len(r.Turns), Attempts: r.Attempts, Reason: r.Why})
+				for i, tn := range r.Turns {
+					rs.Latency[v.Name].AddTurn(tn.MS, tn.State, i+1)
+				}
+				switch r.Verdict {
+				case bot.Conforms:
+					botCoverage(rs, r).Add(r.Coverage)
+				case bot.Faulted:
+					gaveUp++
+				case bot.Diverges:
+					t.fail++
+					if sig := r.Signature(); !seen[sig] && len(shrink) < o.bot.failures {
+						seen[sig] = true
+						shrink = append(shrink, r)
+					}
+				}
+				if r.Conv.Source == bot.Scripted {
+					printBotScenario(w, r)
+					if r.Verdict == bot.Conforms {
+						t.pass++
+						rs.Scenarios = append(rs.Scenarios, &sim.ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: r.Conv.Name,
+							File: r.Conv.File, Status: sim.Pass, Turns: len(r.Turns)})
 					}
 				}
 			}
-			data, line := bot.ScenarioYAML(name, rel, params(s, v), o.seed, sh)
-			files = append(files, file{name: name, path: path, data: data})
-			at := sh.Turns[sh.At]
-			replay := fmt.Sprintf("simctl run %s --bot %s", path, o.bot.url)
-			fmt.Fprintf(w, "  DIVERGE %s %s, %s; shrunk from %d to %d turns (re-played against the bot)\n", r.Conv.Source, r.Conv.Name, sh.Why, sh.From, len(sh.Turns))
-			for i, tn := range sh.Turns {
-				fmt.Fprintf(w, "         %d user:  %q\n", i+1, tn.User)
-				if i == sh.At {
-					fmt.Fprintf(w, "           model: %q\n", bot.Join(at.Model))
-					fmt.Fprintf(w, "           bot:   %q\n", bot.Join(at.Bot))
+			for _, src := range []string{bot.Scripted, bot.Generated, bot.Explored} {
+				c := counts[src]
+				if c == nil || src == bot.Scripted {
+					continue
 				}
+				fmt.Fprintf(w, "  %-10s %5d conversations: %d conform, %d diverge, %d bot faults, %d skipped\n",
+					src, c[0]+c[1]+c[2]+c[3], c[bot.Conforms], c[bot.Diverges], c[bot.Faulted], c[bot.Skipped])
 			}
-			fmt.Fprintf(w, "         replay: %s\n", replay)
-			rs.Scenarios = append(rs.Scenarios, &sim.ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: name, File: path,
-				Description: "the live bot's reply differs from the model's", Status: sim.Fail, Turns: len(sh.Turns), Replay: replay,
-				Failures: []sim.Failure{{Pos: engine.Pos{File: path, Line: line, Col: 5}, Turn: sh.At + 1, What: "bot said (got: the live bot, want: the model)",
-					Got: fmt.Sprintf("%q", bot.Join(at.Bot)), Want: fmt.Sprintf("%q", bot.Join(at.Model))}}})
-		}
-		if n := counts.total(bot.Diverges); n > len(shrink) {
-			fmt.Fprintf(w, "  %d more diverging conversations repeat a divergence shown above (all in %s)\n", n-len(shrink), filepath.Join(o.out, BotCSV))
-		}
-		if len(faults) > 0 {
-			var parts []string
-			n := 0
-			for _, k := range bot.FaultKinds {
-				if faults[k] > 0 {
-					parts = append(parts, fmt.Sprintf("%s %d", k, faults[k]))
-					n += faults[k]
+			printSkips(w, results)
+			failDir := filepath.Join(o.out, reports.FailuresDir)
+			for _, r := range shrink {
+				sh := p.Shrink(ctx, r, o.bot.shrinks)
+				name := bot.FailureName(s.Name, v.Name, r.Conv)
+				path := filepath.Join(failDir, name+spec.ScenarioSuffix)
+				rel := s.Dir
+				if a, err := filepath.Abs(s.Dir); err == nil {
+					if b, err := filepath.Abs(failDir); err == nil {
+						if x, err := filepath.Rel(b, a); err == nil {
+							rel = x
+						}
+					}
 				}
+				data, line := bot.ScenarioYAML(name, rel, params(s, v), o.seed, sh)
+				files = append(files, file{name: name, path: path, data: data})
+				at := sh.Turns[sh.At]
+				replay := fmt.Sprintf("simctl run %s --bot %s", path, o.bot.url)
+				fmt.Fprintf(w, "  DIVERGE %s %s, %s; shrunk from %d to %d turns (re-played against the bot)\n", r.Conv.Source, r.Conv.Name, sh.Why, sh.From, len(sh.Turns))
+				for i, tn := range sh.Turns {
+					fmt.Fprintf(w, "         %d user:  %q\n", i+1, tn.User)
+					if i == sh.At && at.StateWhy != "" {
+						fmt.Fprintf(w, "           said:  %q (both)\n", bot.Join(at.Model))
+						fmt.Fprintf(w, "           state: %s\n", at.StateWhy)
+					} else if i == sh.At {
+						fmt.Fprintf(w, "           model: %q\n", bot.Join(at.Model))
+						fmt.Fprintf(w, "           bot:   %q\n", bot.Join(at.Bot))
+					}
+				}
+				fmt.Fprintf(w, "         replay: %s\n", replay)
+				fail := sim.Failure{Pos: engine.Pos{File: path, Line: line, Col: 5}, Turn: sh.At + 1, What: "bot said (got: the live bot, want: the model)",
+					Got: fmt.Sprintf("%q", bot.Join(at.Bot)), Want: fmt.Sprintf("%q", bot.Join(at.Model))}
+				desc := "the live bot's reply differs from the model's"
+				if at.StateWhy != "" {
+					fail.What, fail.Got, fail.Want = "bot state: "+at.StateWhy, "the live bot's state", "the model's"
+					desc = "the live bot's state differs from the model's"
+				}
+				rs.Scenarios = append(rs.Scenarios, &sim.ScenarioResult{Suite: s.Name, Variant: v.Name, Scenario: name, File: path,
+					Description: desc, Status: sim.Fail, Turns: len(sh.Turns), Replay: replay, Failures: []sim.Failure{fail}})
 			}
-			fmt.Fprintf(w, "  bot faults (not conformance failures): %d (%s); %d conversations still faulted after %d retries\n",
-				n, strings.Join(parts, ", "), gaveUp, o.bot.retries)
+			if n := counts.total(bot.Diverges); n > len(shrink) {
+				fmt.Fprintf(w, "  %d more diverging conversations repeat a divergence shown above (all in %s)\n", n-len(shrink), filepath.Join(o.out, BotCSV))
+			}
+			if len(faults) > 0 {
+				var parts []string
+				n := 0
+				for _, k := range bot.FaultKinds {
+					if faults[k] > 0 {
+						parts = append(parts, fmt.Sprintf("%s %d", k, faults[k]))
+						n += faults[k]
+					}
+				}
+				fmt.Fprintf(w, "  bot faults (not conformance failures): %d (%s); %d conversations still faulted after %d retries\n",
+					n, strings.Join(parts, ", "), gaveUp, o.bot.retries)
+			}
 		}
 		cov, all := 0, 0
-		merged := eval.NewCoverage(v.Machine)
+		merged := eval.NewCoverage(rs.Machine)
 		for _, c := range []*eval.Coverage{rs.Coverage, rs.GeneratedCoverage, rs.ExploredCoverage} {
 			if c != nil {
 				merged.Add(c)
@@ -400,14 +415,64 @@ func botCoverage(rs *reports.Suite, r *bot.Result) *eval.Coverage {
 	return rs.Coverage
 }
 
-// variantOf reports whether scenario sc runs in variant v.
-func variantOf(s *spec.Suite, sc *spec.Scenario, v *spec.Variant) bool {
+// servedVariant is a variant a live bot serves: the bot's URL ("": the
+// --bot URL) and the metadata sent with its messages.
+type servedVariant struct {
+	v    *spec.Variant
+	url  string
+	meta map[string]any
+}
+
+// servedVariants lists the variants bot.yaml says the bot serves, in its
+// order: variants:, else variant:, else the suite's first.
+func servedVariants(s *spec.Suite) []servedVariant {
+	byName := map[string]*spec.Variant{}
+	for _, v := range s.Variants {
+		byName[v.Name] = v
+	}
+	b := s.Bot
+	switch {
+	case b != nil && len(b.Variants) > 0:
+		var out []servedVariant
+		for _, bv := range b.Variants {
+			sv := servedVariant{v: byName[bv.Name.Value], url: bv.URL.Value}
+			if len(bv.Metadata) > 0 {
+				sv.meta = map[string]any{}
+				for _, e := range bv.Metadata {
+					sv.meta[e.Key] = e.Value.Value
+				}
+			}
+			out = append(out, sv)
+		}
+		return out
+	case b != nil && b.Variant.Value != "":
+		return []servedVariant{{v: byName[b.Variant.Value]}}
+	}
+	return []servedVariant{{v: s.Variants[0]}}
+}
+
+// servedFor is the set of served variants scenario sc runs in (nil: none).
+func servedFor(s *spec.Suite, sc *spec.Scenario, served []servedVariant) map[string]bool {
+	var in map[string]bool
 	for _, x := range s.VariantsFor(sc) {
-		if x == v {
-			return true
+		for _, sv := range served {
+			if sv.v == x {
+				if in == nil {
+					in = map[string]bool{}
+				}
+				in[x.Name] = true
+			}
 		}
 	}
-	return false
+	return in
+}
+
+func servedNames(served []servedVariant) string {
+	names := make([]string, len(served))
+	for i, sv := range served {
+		names[i] = sv.v.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // params pins every parameter of the suite to v's value.
