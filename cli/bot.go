@@ -56,8 +56,6 @@ func (b *botFlags) check(o runOptions) error {
 		return &usageError{"--bot-timeout must be positive; --bot-retries, --bot-shrinks and --bot-failures 0 or more"}
 	case b.maxFaults < 0 || b.maxFaults > 100:
 		return &usageError{"--bot-max-faults is a percentage, from 0 to 100"}
-	case o.shard.on():
-		return &usageError{"--bot cannot be sharded: run it in one process"}
 	case len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil:
 		return &usageError{"--bot plays no NLU noise sweep"}
 	}
@@ -134,7 +132,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			fmt.Fprintf(w, "suite %s (%s) against the bot at %s, variant %s\n", s.Name, s.Dir, url, v.Name)
 			var convs []*bot.Conversation
 			for _, sc := range s.Scenarios {
-				if !selected(sc, o) {
+				if !selected(sc, o) || !o.shard.owns(s.Name, v.Name, sc.Name) {
 					continue
 				}
 				c := bot.FromScenario(bot.Scripted, sc)
@@ -147,7 +145,8 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				convs = append(convs, c)
 			}
 			if o.generate > 0 {
-				gen, err := bot.FromGenerated(s, v, o.seed, 0, o.generate)
+				from, to := o.shard.span(o.generate)
+			gen, err := bot.FromGenerated(s, v, o.seed, from, to)
 				if err != nil {
 					return 0, err
 				}
@@ -162,7 +161,11 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				if err != nil {
 					return 0, err
 				}
-				convs = append(convs, ex...)
+				for _, c := range ex {
+				if o.shard.owns(s.Name, v.Name, c.Name) {
+					convs = append(convs, c)
+				}
+			}
 			}
 			p := &bot.Player{Suite: s, Variant: v, Client: client.For(s.Bot, sv.url), Match: bot.NewMatcher(s.Bot), Seed: o.seed,
 				Retries: o.bot.retries, Prefix: prefix + "-" + s.Name + "-" + v.Name, Meta: sv.meta}

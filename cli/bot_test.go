@@ -42,6 +42,10 @@ func plantedDivergence(_ int, _ string, model []string) []string {
 	return model
 }
 
+// repliesOnly is a bot.yaml for a bot of variant completo that offers no
+// state, events or clock.
+const repliesOnly = "variant: completo\n"
+
 // faultyBot answers GET (the reachability check) and fails every POST in
 // the way fail does.
 func faultyBot(fail http.HandlerFunc) string {
@@ -62,12 +66,13 @@ var _ = Describe("simctl run --bot", func() {
 
 	It("passes a bot that says what the model says, with the same verdicts on 1 and 4 workers", func(ctx SpecContext) {
 		url := formfillBot(nil)
+		suite := formfillWith(repliesOnly)
 		csv := map[int]string{}
 		for _, w := range []int{1, 4} {
 			dir := filepath.Join(out, "w", string(rune('0'+w)))
 			// Depth 2 keeps the explored conversations few: formfill's own
 			// exploration is complete, tens of thousands of paths.
-			code, stdout, stderr := simctl("run", formfill, "--bot", url, "--generate", "60", "--explore-depth", "2", "--out", dir, "-q", "--workers", string(rune('0'+w)))
+			code, stdout, stderr := simctl("run", suite, "--bot", url, "--generate", "60", "--explore-depth", "2", "--out", dir, "-q", "--workers", string(rune('0'+w)))
 			Expect(stderr).To(BeEmpty())
 			Expect(code).To(Equal(0), stdout)
 			Expect(stdout).To(ContainSubstring("generated     60 conversations:"))
@@ -84,7 +89,7 @@ var _ = Describe("simctl run --bot", func() {
 
 	It("finds a divergence three turns deep, shrinks it to three turns against the bot, and writes it replayable", func(ctx SpecContext) {
 		url := formfillBot(plantedDivergence)
-		code, stdout, _ := simctl("run", formfill, "--bot", url, "--generate", "40", "--explore-depth", "2", "--out", out, "-q", "--workers", "2")
+		code, stdout, _ := simctl("run", formfillWith(repliesOnly), "--bot", url, "--generate", "40", "--explore-depth", "2", "--out", out, "-q", "--workers", "2")
 		Expect(code).To(Equal(1), stdout)
 		Expect(stdout).To(ContainSubstring(`model: "` + sitioWeb + `"`))
 		Expect(stdout).To(ContainSubstring(`bot:   "¿Y tu web?"`))
@@ -116,7 +121,7 @@ var _ = Describe("simctl run --bot", func() {
 	DescribeTable("counts bot faults apart, retried, never as conformance failures, and a run that could not judge is inconclusive",
 		func(fail http.HandlerFunc, want string) {
 			url := faultyBot(fail)
-			code, stdout, stderr := simctl("run", formfill+"/escalation_keyword.scenario.yaml", "--bot", url,
+			code, stdout, stderr := simctl("run", formfillWith(repliesOnly)+"/escalation_keyword.scenario.yaml", "--bot", url,
 				"--bot-timeout", "200ms", "--bot-retries", "1", "--out", out, "-q")
 			Expect(stderr).To(BeEmpty())
 			Expect(code).To(Equal(3), stdout)
@@ -181,7 +186,7 @@ var _ = Describe("simctl run --bot", func() {
 			model.ServeHTTP(w, r)
 		}))
 		DeferCleanup(srv.Close)
-		code, stdout, stderr := simctl("run", formfill, "--bot", srv.URL, "--generate", "400", "--explore-depth", "0",
+		code, stdout, stderr := simctl("run", formfillWith(repliesOnly), "--bot", srv.URL, "--generate", "400", "--explore-depth", "0",
 			"--bot-timeout", "1s", "--workers", "2", "--out", out, "-q")
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(3), stdout)

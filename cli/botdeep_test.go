@@ -219,3 +219,52 @@ state:
 		Entry("a clock without url", "clock: {}\n", ":1:8: missing required field \"url\""),
 	)
 })
+
+var _ = Describe("simctl run --bot, shards and failure files", func() {
+	var out string
+	BeforeEach(func() { out = GinkgoT().TempDir() })
+
+	It("splits the live conversations between shards as one process plays them", func(ctx SpecContext) {
+		suite := formfillWith(deepBotYAML)
+		url := deepBot(nil, nil) + "/webhooks/rest/webhook"
+		rows := func(dir string) []string {
+			data, err := os.ReadFile(filepath.Join(dir, "bot.csv"))
+			Expect(err).NotTo(HaveOccurred())
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			return lines[1:]
+		}
+		code, stdout, _ := simctl("run", suite, "--bot", url, "--generate", "30", "--explore-depth", "2", "--out", filepath.Join(out, "all"), "-q")
+		Expect(code).To(Equal(0), stdout)
+		var shards []string
+		for i := range 3 {
+			dir := filepath.Join(out, "shard", string(rune('0'+i)))
+			code, stdout, _ := simctl("run", suite, "--bot", url, "--generate", "30", "--explore-depth", "2", "--out", dir, "-q", "--shard", string(rune('0'+i))+"/3")
+			Expect(code).To(Equal(0), stdout)
+			mine := rows(dir)
+			Expect(len(mine)).To(BeNumerically("<", len(rows(filepath.Join(out, "all")))))
+			shards = append(shards, mine...)
+		}
+		Expect(shards).To(ConsistOf(rows(filepath.Join(out, "all"))))
+	}, SpecTimeout(90*time.Second))
+
+	It("keeps a failure file's name when it is played again with --out, and finds its suite by an absolute path", func(ctx SpecContext) {
+		suite := formfillWith(repliesOnly)
+		url := formfillBot(plantedDivergence)
+		code, stdout, _ := simctl("run", suite+"/invalid_number.scenario.yaml", "--bot", url, "--out", out, "-q")
+		Expect(code).To(Equal(1), stdout)
+		files, err := filepath.Glob(filepath.Join(out, "failures", "bot-*.scenario.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(files).To(HaveLen(1), stdout)
+		// The suite by its absolute path, from a file elsewhere.
+		data, err := os.ReadFile(files[0])
+		Expect(err).NotTo(HaveOccurred())
+		abs, err := filepath.Abs(suite)
+		Expect(err).NotTo(HaveOccurred())
+		moved := filepath.Join(GinkgoT().TempDir(), filepath.Base(files[0]))
+		Expect(os.WriteFile(moved, regexp.MustCompile(`(?m)^suite: .*$`).ReplaceAll(data, []byte("suite: "+abs)), 0o644)).To(Succeed())
+		again := filepath.Join(out, "again")
+		code, stdout, _ = simctl("run", moved, "--bot", url, "--out", again, "-q")
+		Expect(code).To(Equal(1), stdout)
+		Expect(filepath.Join(again, "failures", filepath.Base(files[0]))).To(BeAnExistingFile())
+	}, SpecTimeout(60*time.Second))
+})
