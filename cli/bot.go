@@ -146,7 +146,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			}
 			if o.generate > 0 {
 				from, to := o.shard.span(o.generate)
-			gen, err := bot.FromGenerated(s, v, o.seed, from, to)
+				gen, err := bot.FromGenerated(s, v, o.seed, from, to)
 				if err != nil {
 					return 0, err
 				}
@@ -162,10 +162,10 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 					return 0, err
 				}
 				for _, c := range ex {
-				if o.shard.owns(s.Name, v.Name, c.Name) {
-					convs = append(convs, c)
+					if o.shard.owns(s.Name, v.Name, c.Name) {
+						convs = append(convs, c)
+					}
 				}
-			}
 			}
 			p := &bot.Player{Suite: s, Variant: v, Client: client.For(s.Bot, sv.url), Match: bot.NewMatcher(s.Bot), Seed: o.seed,
 				Retries: o.bot.retries, Prefix: prefix + "-" + s.Name + "-" + v.Name, Meta: sv.meta}
