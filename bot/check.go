@@ -58,10 +58,16 @@ func (p *Player) PlayAll(ctx context.Context, convs []*Conversation, workers int
 }
 
 // Signature identifies a divergence for deduplication: the model's and the
-// bot's messages at the divergent turn, and how their states differed.
+// bot's messages at the divergent turn, or, when the replies agreed, what
+// of their states differed (the slot, not its values or the turn: one
+// wrongly stored slot is one divergence).
 func (r *Result) Signature() string {
 	t := r.Turns[r.At]
-	return Join(t.Model) + "\x00" + Join(t.Bot) + "\x00" + t.StateWhy
+	if t.StateWhy != "" {
+		what, _, _ := strings.Cut(t.StateWhy, ":")
+		return "state\x00" + what
+	}
+	return Join(t.Model) + "\x00" + Join(t.Bot)
 }
 
 // FailureName is the scenario name of a shrunk divergence. A failure file
