@@ -90,7 +90,11 @@ func FailureName(suite, variant string, c *Conversation) string {
 func ScenarioYAML(name, suiteDir string, params [][2]string, seed int64, sh *Shrunk) ([]byte, int) {
 	var b strings.Builder
 	r := sh.Result
-	fmt.Fprintf(&b, "# Written by simctl run --bot (seed %d): the live bot's reply differs from the model's at turn %d.\n", seed, r.At+1)
+	what := "reply"
+	if r.Turns[r.At].StateWhy != "" {
+		what = "state"
+	}
+	fmt.Fprintf(&b, "# Written by simctl run --bot (seed %d): the live bot's %s differs from the model's at turn %d.\n", seed, what, r.At+1)
 	fmt.Fprintf(&b, "# Found in %s conversation %s, shrunk from %d to %d turns against the live bot.\n", r.Conv.Source, r.Conv.Name, sh.From, len(r.Turns))
 	b.WriteString("# Play it against the bot again: simctl run <this file> --bot URL\n")
 	fmt.Fprintf(&b, "name: %s\n", name)
