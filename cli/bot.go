@@ -173,7 +173,7 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			// Once more conversations have faulted than the share allowed of
 			// all to play, the run is inconclusive whatever the rest does:
 			// playing them would only wait on a bot that is not there.
-			budget := faultBudget(convs, o.bot.maxFaults)
+			budget := faultBudget(p, convs, o.bot.maxFaults)
 			faulted := 0
 			results := p.PlayAll(ctx, convs, o.workers, func(r *bot.Result) bool {
 				prog.add(1, 0)
@@ -364,11 +364,11 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 }
 
 // faultBudget is how many of convs may fault, maxPercent percent of those
-// to be played (not skipped).
-func faultBudget(convs []*bot.Conversation, maxPercent float64) int {
+// p is to play (not skipped).
+func faultBudget(p *bot.Player, convs []*bot.Conversation, maxPercent float64) int {
 	n := 0
 	for _, c := range convs {
-		if c.Skip == "" {
+		if c.Skip == "" && p.Cannot(c) == "" {
 			n++
 		}
 	}
