@@ -65,12 +65,16 @@ func WriteHTML(w io.Writer, run *Run) error {
 type pageView struct {
 	Version    string
 	Seed       int64
-	Verdict    string // pass or fail
+	Verdict    string // pass, fail or inconclusive
 	Incomplete bool
-	Generate   int
-	Totals     tally
-	Suites     []suiteView
-	Rows       []overviewRow
+	// Bot and BotFaults: a live bot's faults (nil: no live bot), the
+	// counts by kind as one line.
+	Bot       *BotFaults
+	BotFaults string
+	Generate  int
+	Totals    tally
+	Suites    []suiteView
+	Rows      []overviewRow
 	// Failed is what failed the run, over every suite, for the first
 	// screen: each suite's attention items of class fail.
 	Failed []attentionItem
@@ -336,6 +340,12 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 	for _, r := range p.Rows {
 		if r.Verdict == "fail" {
 			p.Verdict = "fail"
+		}
+	}
+	if b := run.Bot; b != nil {
+		p.Bot, p.BotFaults = b, b.Kinds()
+		if p.Verdict == "pass" && b.Inconclusive != "" {
+			p.Verdict = "inconclusive"
 		}
 	}
 	return p, nil
