@@ -385,7 +385,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
 			k := 0
 			for i := 0; i < int(e.c.NBranch); i++ {
-				if want == 0 || e.c.Branches[i].Status == want {
+				if st := e.c.Branches[i].Status; (want == 0 && st != 0) || st == want {
 					k++
 				}
 			}

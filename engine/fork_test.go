@@ -434,7 +434,7 @@ var _ = Describe("Build of forks", func() {
 						Fork: &engine.ForkDef{Branches: 1, Join: []engine.TransitionDef{{Target: "work.b"}}}},
 					engine.StateDef{Name: "x", Parent: "work.inner", Pos: at(51, 5), Final: true})
 			},
-			msg: `parallel state "work.inner" is inside parallel state "work"; parallel states do not nest`, pos: at(50, 3)}),
+			msg: `parallel state "work.inner" is inside parallel state "work"; only parallel: true states nest, forks do not`, pos: at(50, 3)}),
 		Entry("failed on a state that is not final", buildCase{
 			mutate: func(d *engine.Definition) { d.States[2].Failed = true },
 			msg:    `state "work.a": failed applies to final states (a failed branch ending)`, pos: at(30, 3)}),

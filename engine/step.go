@@ -92,7 +92,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		}
 		if ev.Branch > 0 {
 			i := int(ev.Branch) - 1
-			if i >= int(c.NBranch) {
+			if i >= int(c.NBranch) || c.Branches[i].State == NoID {
 				// The result of an action invoked by a region of a parallel
 				// state that has since been left: like the event of a
 				// cancelled timer, it is ignored.
@@ -104,7 +104,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 				return m.rtErr(c, Pos{}, "region %d did not invoke %s", i, m.exts[ev.Ext].name)
 			}
 			b.Pending = NoID
-			if b.Status != BranchRunning {
+			if b.Status == BranchDone || b.Status == BranchFailed {
 				// A region that invoked the action as it ended takes no
 				// further transition: its result is consumed.
 				c.Now = ev.At
