@@ -76,11 +76,16 @@ func le64s(s string) uint64 {
 	return uint64(le32(s)) | uint64(le32(s[4:]))<<32
 }
 
-// Slot returns the value of slot s.
+// Slot returns the value of slot s. (Small enough to be inlined: the
+// engine reads slots on every guard.)
 func (c *Config) Slot(s SlotID) Value {
 	if int(s) < InlineSlots {
 		return c.slots[s]
 	}
+	return c.moreSlot(s)
+}
+
+func (c *Config) moreSlot(s SlotID) Value {
 	if i, ok := moreFind(c.more, s); ok {
 		return moreValue(c.more, i)
 	}
@@ -93,6 +98,10 @@ func (c *Config) SetSlot(s SlotID, v Value) {
 		c.slots[s] = v
 		return
 	}
+	c.setMoreSlot(s, v)
+}
+
+func (c *Config) setMoreSlot(s SlotID, v Value) {
 	i, ok := moreFind(c.more, s)
 	if ok && moreValue(c.more, i) == v || !ok && v == (Value{}) {
 		return

@@ -267,7 +267,11 @@ func (d *Driver) Wait(ms int64) error {
 }
 
 func (d *Driver) step(ev *engine.Event, depth int) error {
-	d.prev = d.Cfg
+	// Only observers read the configuration before the step; a Config
+	// is 1.7 KB, not worth copying on every step when no one reads it.
+	if len(d.Observers) > 0 {
+		d.prev = d.Cfg
+	}
 	var err error
 	if d.Wall != nil {
 		start := d.Wall.start()
