@@ -14,10 +14,11 @@ import (
 )
 
 // queue holds one level of the search's frontier. A Config is a fixed
-// 1.6 KB value sized for the largest machine; a queued one keeps only what
-// the machine uses (its slots and counters, the flow stack to its depth,
-// the pending timers, the fork's branches, the checker's path state),
-// packed into one byte buffer with its texts interned. That keeps a
+// 1.7 KB value (32 slots inline, the others in one string); a queued one
+// keeps only what the machine uses (its slots and counters, the flow
+// stack to its depth, the pending timers, the fork's branches and their
+// texts, the checker's path state), packed into one byte buffer with its
+// texts interned, so its size follows the machine, not engine's caps. That keeps a
 // frontier of a million configurations in a few hundred megabytes, and
 // gives the garbage collector nothing to scan.
 //
