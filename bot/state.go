@@ -18,7 +18,7 @@ func CompareState(st *spec.BotState, m *engine.Machine, c *engine.Config, v any)
 	for i, e := range st.Slots {
 		id, _ := m.SlotID(e.Key)
 		want := ""
-		if x := c.Slots[id]; !x.IsEmpty() {
+		if x := c.Slot(id); !x.IsEmpty() {
 			want = x.String()
 		}
 		if got := first(st.SlotPaths[i].Select(v)); got != want {

@@ -97,10 +97,11 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 // Limits on what a definition may declare. Ids are 16-bit, and some build
 // tables grow with the square of the number of states, so without them a
 // short file could make Build run for minutes or exhaust memory; the
-// largest seed suites are far below them (32 states, 17 intents).
+// largest seed suites are far below them (32 states, 17 intents), and
+// imported bots (the Rasa CALM demo: 97 slots) too.
 const (
-	MaxStates      = 1024
-	MaxTransitions = 8192
+	MaxStates      = 10000
+	MaxTransitions = 60000
 	MaxIntents     = 1024
 	// MaxNames bounds each of timers, flows, actions, validators,
 	// parameters and entity names.
@@ -843,8 +844,11 @@ func (b *builder) declareFork(id StateID, fd *ForkDef) {
 
 // forkRegions marks the states each parallel state's regions run (a
 // fork's are its children, replicated per branch; a parallel: true state's
-// region i is its child i), the final states that end a region, and
-// rejects nested parallel states.
+// region i is its child i), the final states that end a region, and where
+// each state's atomic states sit among the Config's regions (layout). A
+// parallel: true state may hold others in its regions (SCXML's nested
+// parallel states); forks neither nest nor hold parallel states. forkRoot
+// is always the outermost parallel state.
 func (b *builder) forkRegions() {
 	m := b.m
 	for i := range m.states {
@@ -853,14 +857,15 @@ func (b *builder) forkRegions() {
 	}
 	for i := range m.states {
 		fi := m.states[i].fork
-		if fi == nil {
+		if fi == nil || b.insideParallel(StateID(i)) {
 			continue
 		}
 		for _, x := range m.subtree(StateID(i))[1:] {
-			if m.states[x].fork != nil && m.states[x].forkRoot == NoID {
-				b.errf(m.states[x].pos, "parallel state %q is inside parallel state %q; parallel states do not nest", m.states[x].path, m.states[i].path)
+			if xf := m.states[x].fork; xf != nil && (!fi.parallel || !xf.parallel) {
+				b.errf(m.states[x].pos, "parallel state %q is inside parallel state %q; only parallel: true states nest, forks do not", m.states[x].path, m.states[i].path)
 			}
 			m.states[x].forkRoot = StateID(i)
+			m.states[x].par = fi.parallel
 			p := m.states[x].parent
 			if fi.parallel {
 				for k, ch := range m.states[i].children {
@@ -873,7 +878,45 @@ func (b *builder) forkRegions() {
 				m.states[x].endsRegion = m.states[x].final && p == StateID(i)
 			}
 		}
+		if fi.parallel {
+			if w := b.layout(StateID(i), 0); w > MaxBranches {
+				b.errf(m.states[i].pos, "parallel state %q has %d regions with those of the parallel states inside it, more than %d", m.states[i].path, w, MaxBranches)
+			}
+		}
 	}
+}
+
+// insideParallel reports whether a proper ancestor of s is a parallel state.
+func (b *builder) insideParallel(s StateID) bool {
+	for x := b.m.states[s].parent; x != NoID; x = b.m.states[x].parent {
+		if b.m.states[x].fork != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// layout places the subtree of s, a state inside a parallel: true state
+// (or that state itself), from region off of the Config on: an atomic or
+// compound state takes as many regions as its widest child, a parallel
+// state the sum of its children's. Every state's atomic states then sit at
+// off and after; the regions of a nested parallel state follow one
+// another, so that a region's position never moves while it is active.
+// It returns the width.
+func (b *builder) layout(s StateID, off int) int {
+	st := &b.m.states[s]
+	st.off = uint8(min(off, MaxBranches))
+	w := 0
+	for _, ch := range st.children {
+		if st.fork != nil {
+			w += b.layout(ch, off+w)
+		} else {
+			w = max(w, b.layout(ch, off))
+		}
+	}
+	w = max(w, 1)
+	st.width = uint8(min(w, MaxBranches+1))
+	return w
 }
 
 // checkRegion enforces that only a transition from inside a region targets
@@ -889,7 +932,7 @@ func (b *builder) checkRegion(src StateID, td TransitionDef, t *transition) {
 	if root == NoID {
 		return
 	}
-	if src == NoID || m.states[src].forkRoot != root || m.states[src].region != m.states[t.target].region {
+	if src == NoID || m.states[src].forkRoot != root || !m.InState(src, m.regionOf(t.target)) {
 		b.errf(td.TargetPos, "state %q is inside a region of parallel state %q: only a transition from the same region may target it; target the parallel state instead", m.states[t.target].path, m.states[root].path)
 	}
 }
@@ -1056,7 +1099,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
-		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: 1 << a.slot, src: c.slots, cat: c.cat})
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: SlotMask(a.slot), src: c.slots, cat: c.cat})
 	case ActFill:
 		c, err := b.xc.compile(ad.Expr, Empty)
 		if err != nil {
@@ -1159,7 +1202,22 @@ func (b *builder) tables() {
 	m.failTab = make([][]TransID, n*ne)
 	m.alwaysTab = make([][]TransID, n)
 	for i := range m.trans {
-		m.trans[i].scope = m.scopeOf(TransID(i))
+		t := &m.trans[i]
+		t.scope = m.scopeOf(TransID(i))
+		if t.scope == scopeRegion && m.states[t.target].par && t.domain != NoID {
+			// The regions below the domain; below a parallel domain, those
+			// of its child toward the target.
+			rs := t.domain
+			if m.states[rs].fork != nil {
+				rs = t.target
+				for rs != NoID && m.states[rs].parent != t.domain {
+					rs = m.states[rs].parent
+				}
+			}
+			if rs != NoID {
+				t.exLo, t.exHi = m.states[rs].off, m.states[rs].off+m.states[rs].width
+			}
+		}
 	}
 	m.doneStateTab = make([][]TransID, n)
 	bySource := make([][]TransID, n)

@@ -35,6 +35,12 @@ type state struct {
 	// index of the region (child) this state is in; -1 elsewhere (a fork's
 	// regions all run the same states).
 	region int8
+	// off is, inside a parallel: true state, the first of the Config's
+	// regions (Config.Branches) the state's atomic states occupy, and
+	// width how many (see builder.layout).
+	off, width uint8
+	// par: the state is inside a parallel: true state.
+	par bool
 	// endsRegion marks a final state whose entry ends its region: a child
 	// of a fork, or of a region of a parallel state.
 	endsRegion bool
@@ -96,8 +102,10 @@ type transition struct {
 	history uint8
 	histCut uint8
 	// scope is the extent of its exit set (scopeNone, scopeRegion,
-	// scopeAll; see micro.go).
-	scope uint8
+	// scopeAll; see micro.go); exLo and exHi the regions a scopeRegion
+	// transition inside a parallel: true state exits.
+	scope      uint8
+	exLo, exHi uint8
 }
 
 const (
@@ -350,6 +358,32 @@ func (m *Machine) IsLeaf(id StateID) bool { return len(m.states[id].children) ==
 
 // Parent returns the parent of a state, or NoID.
 func (m *Machine) Parent(id StateID) StateID { return m.states[id].parent }
+
+// regionOf returns the root of the region state s runs in: the nearest
+// ancestor (or s) whose parent is a parallel: true state, or, inside a
+// fork, the fork state (its branches run all its children); NoID outside
+// parallel states.
+func (m *Machine) regionOf(s StateID) StateID {
+	for x := s; x != NoID; x = m.states[x].parent {
+		p := m.states[x].parent
+		if p != NoID && m.states[p].fork != nil {
+			if m.states[p].fork.parallel {
+				return x
+			}
+			return p
+		}
+	}
+	return NoID
+}
+
+// regionCount is how many regions of the active parallel state can
+// finish: a parallel: true state's children, a fork's branches.
+func (m *Machine) regionCount(c *Config) uint8 {
+	if fi := m.states[c.State].fork; fi != nil && fi.parallel {
+		return uint8(len(fi.regions))
+	}
+	return c.NBranch
+}
 
 // InState reports whether the leaf state is s or a descendant of s.
 func (m *Machine) InState(leaf, s StateID) bool {
@@ -628,7 +662,7 @@ func (m *Machine) nextEmpty(c *Config) SlotID {
 		return NoID
 	}
 	for _, s := range m.flows[f].slots {
-		if c.Slots[s].Kind == Empty {
+		if c.Slot(s).Kind == Empty {
 			return s
 		}
 	}
@@ -764,7 +798,8 @@ func (m *Machine) Describe(c *Config) string {
 	}
 	first := true
 	for i := range m.slots {
-		if c.Slots[i].Kind == Empty {
+		v := c.Slot(SlotID(i))
+		if v.Kind == Empty {
 			continue
 		}
 		if first {
@@ -773,7 +808,7 @@ func (m *Machine) Describe(c *Config) string {
 			b.WriteByte(' ')
 		}
 		first = false
-		fmt.Fprintf(&b, "%s=%q", m.slots[i].name, c.Slots[i].String())
+		fmt.Fprintf(&b, "%s=%q", m.slots[i].name, v.String())
 	}
 	if !first {
 		b.WriteByte('}')
@@ -813,13 +848,16 @@ func (m *Machine) Describe(c *Config) string {
 	}
 	for i := 0; i < int(c.NBranch); i++ {
 		br := &c.Branches[i]
+		if br.State == NoID {
+			continue
+		}
 		status := [...]string{"?", "running", "done", "failed"}[br.Status]
 		fmt.Fprintf(&b, " branch%d{%s %s", i, m.StateName(br.State), status)
 		if br.Pending != NoID {
 			fmt.Fprintf(&b, " awaiting %s", m.exts[br.Pending].name)
 		}
-		if br.Result != "" {
-			fmt.Fprintf(&b, " contract=%q", br.Result)
+		if res := c.BranchResult(i); res != "" {
+			fmt.Fprintf(&b, " contract=%q", res)
 		}
 		b.WriteByte('}')
 	}

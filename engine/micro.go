@@ -4,7 +4,11 @@ package engine
 // Appendix D: selectTransitions, removeConflictingTransitions, microstep,
 // exitStates, enterStates), specialised to the configurations a Config
 // holds: the main machine's one active leaf, or, while a parallel state is
-// active, one leaf per region (parallel states do not nest).
+// active, one leaf per region. A parallel: true state may hold others in
+// its regions: the Config's regions then hold the atomic states of every
+// region of every active parallel state, each at the position Build laid
+// out for it (state.off), and a position whose region is not active holds
+// NoID.
 
 // atom is an active atomic state and the region it is in (i+1; 0: the main
 // machine).
@@ -23,7 +27,7 @@ func (m *Machine) atoms(c *Config, only int, buf *[MaxBranches + 1]atom) []atom 
 	}
 	n := 0
 	for i := 0; i < int(c.NBranch); i++ {
-		if only > 0 && i != only-1 {
+		if (only > 0 && i != only-1) || c.Branches[i].State == NoID {
 			continue
 		}
 		buf[n] = atom{leaf: c.Branches[i].State, br: uint8(i + 1)}
@@ -35,12 +39,30 @@ func (m *Machine) atoms(c *Config, only int, buf *[MaxBranches + 1]atom) []atom 
 // context returns the region context (i+1, or 0) in which transition t,
 // selected by an atomic state of region br, evaluates its guard and runs
 // its actions: the region's when t is declared inside the regions, the
-// main machine's when it is declared on the parallel state or above.
+// main machine's when it is declared on the parallel state or above. In a
+// parallel: true state it is the first region its source spans, whichever
+// region selected it, so that a transition of a nested parallel state is
+// one however many of its regions select it.
 func (m *Machine) context(t TransID, br uint8) uint8 {
-	if src := m.trans[t].source; src != NoID && m.states[src].forkRoot != NoID {
-		return br
+	src := m.trans[t].source
+	if src == NoID || m.states[src].forkRoot == NoID {
+		return 0
 	}
-	return 0
+	if m.states[src].par {
+		return m.states[src].off + 1
+	}
+	return br
+}
+
+// exitRange returns the regions transition t, selected in region br, exits
+// when its scope is scopeRegion: those below its domain in a parallel:
+// true state, region br alone in a fork.
+func (m *Machine) exitRange(t TransID, br uint8) (lo, hi uint8) {
+	tr := &m.trans[t]
+	if tr.target != NoID && m.states[tr.target].par {
+		return tr.exLo, tr.exHi
+	}
+	return br - 1, br
 }
 
 // chosen is one transition of a microstep's set.
@@ -50,10 +72,11 @@ type chosen struct {
 	// the context it runs in (see context).
 	br, ctx uint8
 	// scope is the extent of its exit set: scopeNone (targetless),
-	// scopeRegion (inside region br) or scopeAll (the whole configuration
-	// below its domain, every region included).
-	scope  uint8
-	lo, hi uint32 // its guards in Result.Guards
+	// scopeRegion (inside regions exLo to exHi-1) or scopeAll (the whole
+	// configuration below its domain, every region included).
+	scope      uint8
+	exLo, exHi uint8
+	lo, hi     uint32 // its guards in Result.Guards
 }
 
 const (
@@ -113,7 +136,11 @@ func (m *Machine) selectTrans(e evalEnv, tab [][]TransID, stride, col int, want 
 			// region selects it; a fork's regions share their states, so
 			// each region's copy of a transition inside them is its own.
 			if !sel.has(t, ce.br) {
-				sel.s[sel.n] = chosen{t: t, br: a.br, ctx: ce.br, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
+				ch := chosen{t: t, br: a.br, ctx: ce.br, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
+				if ch.scope == scopeRegion {
+					ch.exLo, ch.exHi = m.exitRange(t, a.br)
+				}
+				sel.s[sel.n] = ch
 				sel.n++
 			}
 			break
@@ -171,12 +198,12 @@ func (m *Machine) scopeOf(t TransID) uint8 {
 }
 
 // conflict reports whether the exit sets of a and b intersect: both exit
-// something, and one exits every region or both exit in the same one.
+// something, and one exits every region or both exit in a common one.
 func conflict(a, b *chosen) bool {
 	if a.scope == scopeNone || b.scope == scopeNone {
 		return false
 	}
-	return a.scope == scopeAll || b.scope == scopeAll || a.br == b.br
+	return a.scope == scopeAll || b.scope == scopeAll || (a.exLo < b.exHi && b.exLo < a.exHi)
 }
 
 // removeConflicts is SCXML's removeConflictingTransitions: of two
@@ -315,16 +342,16 @@ func (m *Machine) merge(c *Config, x StateID) Join {
 			if b.Status == BranchFailed {
 				j.Failed++
 			}
-			if b.Result != "" {
+			if res := c.BranchResult(i); res != "" {
 				if len(merged) > 0 {
 					merged = append(merged, '\n')
 				}
-				merged = append(merged, b.Result...)
+				merged = append(merged, res...)
 			}
 		}
 	}
 	if fi.into != NoID {
-		c.Slots[fi.into] = emptyText(TextValue(string(merged)))
+		c.SetSlot(fi.into, emptyText(TextValue(string(merged))))
 	}
 	return j
 }
@@ -409,17 +436,8 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 			if ch.scope != scopeRegion {
 				continue
 			}
-			re := e
-			re.br = ch.br
-			tr := &m.trans[ch.t]
-			leaf := c.Branches[ch.br-1].State
-			prev := leaf
-			for x := leaf; x != tr.domain && x != NoID; x = m.states[x].parent {
-				m.record(c, x, prev, leaf)
-				if err := m.run(re, m.states[x].exit, r); err != nil {
-					return err
-				}
-				prev = x
+			if err := m.exitBelow(e, m.trans[ch.t].domain, ch.exLo, ch.exHi, r); err != nil {
+				return err
 			}
 		}
 	}
@@ -469,18 +487,16 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 			re := e
 			re.br = ch.br
 			tr := &m.trans[ch.t]
-			b := &c.Branches[ch.br-1]
 			enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
 			if tr.history != histNone {
 				enter, resume, leaf = m.resume(c, tr)
 			}
-			if err := m.enterRegion(re, b, enter, r); err != nil {
+			if err := m.enterRegion(re, enter, r); err != nil {
 				return err
 			}
-			if err := m.enterRegion(re, b, resume, r); err != nil {
+			if err := m.enterRegion(re, resume, r); err != nil {
 				return err
 			}
-			b.State = leaf
 			steps[k].To = leaf
 		}
 	}
@@ -489,21 +505,58 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 	return nil
 }
 
-// enterRegion enters the states of path in region b, outermost first.
-func (m *Machine) enterRegion(e evalEnv, b *Branch, path []StateID, r *Result) error {
+// enterRegion enters the states of path inside a parallel state,
+// outermost first: in fork branch e.br, or, in a parallel: true state, in
+// the region each state is laid out in. A parallel state on the path
+// starts its regions once its own entry actions ran.
+func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
+	c := e.c
 	for _, s := range path {
-		b.State = s
-		if err := m.run(e, m.states[s].entry, r); err != nil {
+		st := &m.states[s]
+		re := e
+		if st.par {
+			re.br = st.off + 1
+		}
+		c.Branches[re.br-1].State = s
+		if err := m.run(re, st.entry, r); err != nil {
 			return err
+		}
+		if fi := st.fork; fi != nil {
+			for _, rp := range fi.regions {
+				if pos := m.states[rp[0]].off; pos != st.off {
+					c.Branches[pos] = Branch{State: NoID, Pending: NoID}
+				}
+				if err := m.enterRegion(re, rp, r); err != nil {
+					return err
+				}
+			}
 		}
 		// A final state raises its parent's done.state, a region's
 		// included; a fork's branch ending raises nothing by itself (its
-		// fork's event waits for every branch).
-		if p := m.states[s].parent; m.states[s].final && m.states[p].fork == nil {
+		// fork's event waits for every branch). In a parallel state
+		// nested in another, the final state that completes every region
+		// raises the nested state's done.state too, as SCXML's
+		// enterStates does (the outermost one's is regionsEnded's).
+		if p := st.parent; st.final && m.states[p].fork == nil {
 			m.raise(p, r)
+			if q := m.states[p].parent; q != NoID && m.states[q].fork != nil && m.states[q].par && m.regionsFinal(c, q) {
+				m.raise(q, r)
+			}
 		}
 	}
 	return nil
+}
+
+// regionsFinal reports whether every region of parallel state q is in a
+// final state.
+func (m *Machine) regionsFinal(c *Config, q StateID) bool {
+	for _, ch := range m.states[q].children {
+		leaf := c.Branches[m.states[ch].off].State
+		if leaf == NoID || !m.states[leaf].final || m.states[leaf].parent != ch {
+			return false
+		}
+	}
+	return true
 }
 
 // record keeps, as state x is exited with leaf the atomic state active
@@ -568,21 +621,40 @@ func (m *Machine) enterMain(e evalEnv, path []StateID, r *Result) error {
 }
 
 // exitRegions runs, as parallel state p is left, the exit actions of the
-// states its regions are in, in SCXML's exit order (reverse document
-// order): the last region first, each from its leaf up to p.
+// states its regions are in.
 func (m *Machine) exitRegions(e evalEnv, p StateID, r *Result) error {
+	return m.exitBelow(e, p, 0, e.c.NBranch, r)
+}
+
+// exitBelow exits the states below top that regions lo to hi-1 are in, in
+// SCXML's exit order (reverse document order): the last region first,
+// each from its leaf up to top. In a parallel: true state, a state that
+// spans several regions (a nested parallel state, the states around it)
+// is exited with the first of them, after the others; a region whose
+// states are all exited so is no longer active.
+func (m *Machine) exitBelow(e evalEnv, top StateID, lo, hi uint8, r *Result) error {
 	c := e.c
-	for i := int(c.NBranch) - 1; i >= 0; i-- {
+	for i := int(hi) - 1; i >= int(lo); i-- {
+		leaf := c.Branches[i].State
+		if leaf == NoID {
+			continue
+		}
 		re := e
 		re.br = uint8(i + 1)
-		leaf := c.Branches[i].State
 		prev := leaf
-		for x := leaf; x != p && x != NoID; x = m.states[x].parent {
+		x := leaf
+		for ; x != top && x != NoID; x = m.states[x].parent {
+			if m.states[x].par && int(m.states[x].off) != i {
+				break
+			}
 			m.record(c, x, prev, leaf)
 			if err := m.run(re, m.states[x].exit, r); err != nil {
 				return err
 			}
 			prev = x
+		}
+		if x != top && x != NoID {
+			c.Branches[i] = Branch{State: NoID, Pending: NoID}
 		}
 	}
 	return nil
@@ -598,7 +670,7 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 	n := fi.fixed
 	inputs := ""
 	if fi.inputs != NoID {
-		inputs = c.Slots[fi.inputs].Str
+		inputs = c.Slot(fi.inputs).Str
 		n = 0
 		if inputs != "" {
 			n = 1
@@ -613,23 +685,33 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 		return m.rtErr(c, m.states[fi.start[0]].pos, "fork %s: %d branches, more than %d", m.states[s].path, n, MaxBranches)
 	}
 	c.NBranch = uint8(n)
+	if fi.parallel {
+		c.NBranch = m.states[s].width
+		for i := range c.NBranch {
+			c.Branches[i] = Branch{State: NoID, Pending: NoID}
+		}
+	}
 	for i := 0; i < n; i++ {
-		b := &c.Branches[i]
+		p := i
+		if fi.parallel {
+			p = int(m.states[fi.regions[i][0]].off)
+		}
+		b := &c.Branches[p]
 		*b = Branch{Status: BranchRunning, Pending: NoID}
 		if fi.inputs != NoID {
 			part := inputs
 			if j := indexByte(inputs, '|'); j >= 0 {
 				part, inputs = inputs[:j], inputs[j+1:]
 			}
-			b.Input = part
+			c.SetBranchTexts(i, part, "")
 		}
 		path := fi.start
 		if fi.parallel {
 			path = fi.regions[i]
 		}
 		re := e
-		re.br = uint8(i + 1)
-		if err := m.enterRegion(re, b, path, r); err != nil {
+		re.br = uint8(p + 1)
+		if err := m.enterRegion(re, path, r); err != nil {
 			return err
 		}
 	}
@@ -654,6 +736,11 @@ func (m *Machine) regionsEnded(c *Config, r *Result) {
 	before := c.Finished
 	for i := 0; i < int(c.NBranch); i++ {
 		b := &c.Branches[i]
+		if b.Status == 0 {
+			// A position of a nested parallel state's region: only the
+			// outermost state's regions finish.
+			continue
+		}
 		end := m.states[b.State].endsRegion
 		switch {
 		case end && b.Status == BranchRunning:
@@ -668,7 +755,7 @@ func (m *Machine) regionsEnded(c *Config, r *Result) {
 			c.Finished--
 		}
 	}
-	if c.Finished == c.NBranch && before != c.Finished {
+	if c.Finished == m.regionCount(c) && before != c.Finished {
 		m.raise(c.State, r)
 	}
 }

@@ -32,6 +32,19 @@ func NewCoverage(m *engine.Machine) *Coverage {
 // Observe implements sim.Observer.
 func (c *Coverage) Observe(st *Step) { c.ObserveN(st, 1) }
 
+// regionLeaves counts the states entering parallel state p enters in each
+// of its regions, which no trace step of its own names: a leaf, or a
+// nested parallel state and its regions' leaves.
+func (c *Coverage) regionLeaves(p engine.StateID, n int64) {
+	for i := 0; i < c.m.Regions(p); i++ {
+		if path := c.m.RegionEntry(p, i); len(path) > 0 {
+			leaf := path[len(path)-1]
+			c.States[leaf] += n
+			c.regionLeaves(leaf, n)
+		}
+	}
+}
+
 // ObserveN counts step st as n alike steps: an explorer that steps one
 // event for several that it knows step the same way counts them all.
 func (c *Coverage) ObserveN(st *Step, n int64) {
@@ -43,13 +56,7 @@ func (c *Coverage) ObserveN(st *Step, n int64) {
 		if s.To != engine.NoID {
 			c.States[s.To] += n
 			if c.m != nil {
-				// Entering a parallel state enters a leaf in each of its
-				// regions, which no trace step of its own names.
-				for i := 0; i < c.m.Regions(s.To); i++ {
-					if p := c.m.RegionEntry(s.To, i); len(p) > 0 {
-						c.States[p[len(p)-1]] += n
-					}
-				}
+				c.regionLeaves(s.To, n)
 			}
 		}
 	}
@@ -65,7 +72,7 @@ func (c *Coverage) ObserveN(st *Step, n int64) {
 	}
 	if st.Before != nil && st.After != nil {
 		for i := range c.Slots {
-			if a := st.After.Slots[i]; !a.IsEmpty() && a != st.Before.Slots[i] {
+			if a := st.After.Slot(engine.SlotID(i)); !a.IsEmpty() && a != st.Before.Slot(engine.SlotID(i)) {
 				c.Slots[i] += n
 			}
 		}

@@ -280,7 +280,7 @@ func (k *Checker) builtins(st *Step) {
 		return
 	}
 	for i := 0; i < int(after.NBranch); i++ {
-		if int(after.Branches[i].State) >= m.NumStates() {
+		if s := after.Branches[i].State; s != engine.NoID && int(s) >= m.NumStates() {
 			if w := k.in(after.State, engine.NoID); k.fresh(UndefinedState, w) {
 				k.report(st, UndefinedState, engine.Pos{}, engine.NoID, w, fmt.Sprintf("branch %d is in state id %d, which does not exist", i, after.Branches[i].State))
 			}
@@ -333,6 +333,9 @@ func (k *Checker) unhandledFailure(st *Step, ev *engine.Event) {
 	s := st.Before.State
 	if ev.Branch > 0 && int(ev.Branch) <= int(st.Before.NBranch) {
 		s = st.Before.Branches[ev.Branch-1].State
+	}
+	if s == engine.NoID {
+		return
 	}
 	w := k.in(s, engine.NoID)
 	if !k.m.TakesResult(s, ev.Ext, false) || !k.fresh(UnhandledFailure, w) {
@@ -407,7 +410,7 @@ func (k *Checker) slotOverwrite(st *Step) {
 		}
 	}
 	for i := 0; i < m.NumSlots(); i++ {
-		b, a := before.Slots[i], after.Slots[i]
+		b, a := before.Slot(engine.SlotID(i)), after.Slot(engine.SlotID(i))
 		if b.IsEmpty() || a == b {
 			continue
 		}

@@ -43,6 +43,9 @@ var benchCases = []benchCase{
 	// something: 90,000 and 1,000,000 configurations.
 	{name: "counters:300x300", yaml: countersYAML(300), depth: 1000},
 	{name: "cube:6x10", yaml: cubeYAML(6, 10), depth: 1000},
+	// Past the old caps (wide_test.go): 300 slots, 3,000 states, a
+	// parallel state nested in another's region.
+	{name: "wide:300x3000", yaml: wideMachineYAML(300, 3000), depth: 10000},
 }
 
 // BenchmarkExplore searches each case on one goroutine and on two

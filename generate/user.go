@@ -140,7 +140,7 @@ func (w *watcher) reset(slots []engine.SlotID, values []string) {
 func (w *watcher) Observe(st *eval.Step) {
 	ev := st.Event
 	for i, s := range w.want {
-		if v := st.After.Slots[s]; !v.IsEmpty() && (v.Str == w.values[i] || v.String() == w.values[i]) {
+		if v := st.After.Slot(s); !v.IsEmpty() && (v.Str == w.values[i] || v.String() == w.values[i]) {
 			w.filled[i] = true
 		}
 		// A machine may fill the slot and act on it and clear it in the
@@ -482,7 +482,7 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 	}
 	// A slot counts as asked while it is empty: machines may leave the
 	// waiting slot set once it is filled (while confirming, say).
-	if w := c.Waiting; w != engine.NoID && c.Slots[w].IsEmpty() {
+	if w := c.Waiting; w != engine.NoID && c.Slot(w).IsEmpty() {
 		idx := slices.Index(g.slots, w)
 		switch act.Kind {
 		case Invalid:
@@ -495,7 +495,7 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 			// Correct a slot given earlier to another of the goal's values.
 			var filled []int
 			for i, s := range g.slots {
-				if s != w && !c.Slots[s].IsEmpty() {
+				if s != w && !c.Slot(s).IsEmpty() {
 					filled = append(filled, i)
 				}
 			}
@@ -550,7 +550,7 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 		// The correcting user changes its mind about a value given.
 		var filled []int
 		for i, s := range g.slots {
-			if !c.Slots[s].IsEmpty() {
+			if !c.Slot(s).IsEmpty() {
 				filled = append(filled, i)
 			}
 		}
@@ -561,7 +561,7 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 	// The summary: a goal slot holding another value than the user wants
 	// is corrected, with the value, where the state hears a correction.
 	for i, s := range g.slots {
-		v := c.Slots[s]
+		v := c.Slot(s)
 		if v.IsEmpty() || p.corrected[s] || v.Str == p.w.values[i] || v.String() == p.w.values[i] {
 			continue
 		}
@@ -762,7 +762,7 @@ func (p *Player) fresher(chs []choice) []choice {
 func (p *Player) tryOut(what string, t Turn, requested bool, play func() error) (Turn, bool, error) {
 	before := p.d.Cfg
 	err := play()
-	if p.d.Cfg.State == before.State && p.d.Cfg.Waiting == before.Waiting && p.d.Cfg.Slots == before.Slots {
+	if p.d.Cfg.State == before.State && p.d.Cfg.Waiting == before.Waiting && p.d.Cfg.SameSlots(&before) {
 		p.stuck[stuckKey{before.State, what}] = true
 	}
 	return t, requested, err

@@ -160,21 +160,21 @@ func (d *Driver) runBranches() error {
 
 // pick chooses a region whose result to deliver: the schedule's next
 // entry when it names one, else a seeded draw, else the lowest.
-func (d *Driver) pick(mask uint32) int {
+func (d *Driver) pick(mask uint64) int {
 	for len(d.Schedule) > 0 {
 		i := d.Schedule[0]
 		d.Schedule = d.Schedule[1:]
-		if i >= 0 && i < 32 && mask&(1<<i) != 0 {
+		if i >= 0 && i < 64 && mask&(1<<i) != 0 {
 			return i
 		}
 	}
 	if d.Rand == nil {
-		return bits.TrailingZeros32(mask)
+		return bits.TrailingZeros64(mask)
 	}
-	k := d.Rand.IntN(bits.OnesCount32(mask))
+	k := d.Rand.IntN(bits.OnesCount64(mask))
 	for m := mask; ; m &= m - 1 {
 		if k == 0 {
-			return bits.TrailingZeros32(m)
+			return bits.TrailingZeros64(m)
 		}
 		k--
 	}
@@ -267,7 +267,11 @@ func (d *Driver) Wait(ms int64) error {
 }
 
 func (d *Driver) step(ev *engine.Event, depth int) error {
-	d.prev = d.Cfg
+	// Only observers read the configuration before the step; a Config
+	// is 1.7 KB, not worth copying on every step when no one reads it.
+	if len(d.Observers) > 0 {
+		d.prev = d.Cfg
+	}
 	var err error
 	if d.Wall != nil {
 		start := d.Wall.start()

@@ -180,7 +180,7 @@ func (b *Bot) Snapshot(sender string) map[string]any {
 	slots := map[string]any{}
 	for _, name := range m.Slots() {
 		id, _ := m.SlotID(name)
-		if v := cfg.Slots[id]; !v.IsEmpty() {
+		if v := cfg.Slot(id); !v.IsEmpty() {
 			slots[name] = v.String()
 		} else {
 			slots[name] = nil
