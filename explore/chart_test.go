@@ -8,10 +8,11 @@ import (
 
 	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/scxml"
+	"github.com/simctl/simctl/spec"
 )
 
 func loadChart(name string) *scxml.Machine {
-	m, err := scxml.LoadFile("testdata/charts/"+name, scxml.Options{})
+	m, err := spec.LoadChart("testdata/charts/" + name)
 	Expect(err).NotTo(HaveOccurred())
 	return m
 }

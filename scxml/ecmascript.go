@@ -15,11 +15,16 @@ import (
 
 // ecmaCompiler compiles a chart's expressions with goja, once per chart;
 // each session runs them on its own goja.Runtime.
-type ecmaCompiler struct{ late bool }
+type ecmaCompiler struct{}
 
 type ecmaProgram struct {
 	progs []*goja.Program
-	errs  []error // compile errors, kept when late
+	// errs holds each expression's compile error, which the
+	// recommendation makes an error.execution when the expression is
+	// evaluated (W3C test312 and its kin), not a reason to reject the
+	// document; warnings are the same errors with their positions.
+	errs     []error
+	warnings []*statechart.Error
 	// idents marks location expressions that are plain identifiers, which a
 	// <foreach> may declare.
 	idents []string
@@ -60,10 +65,8 @@ func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) 
 		}
 		if err != nil {
 			msg := fmt.Sprintf("expression %q does not compile: %s", clip(e.Src), firstLine(err.Error()))
-			if !c.late {
-				return nil, &statechart.Error{Pos: e.Pos, Msg: msg}
-			}
 			p.errs[i] = errors.New(msg)
+			p.warnings = append(p.warnings, &statechart.Error{Pos: e.Pos, Msg: msg + " (it raises error.execution when evaluated)"})
 		}
 	}
 	return p, nil
