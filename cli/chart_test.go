@@ -175,6 +175,24 @@ lint: 1 suite, 0 errors, 1 warning
 		Expect(stdout).To(ContainSubstring("1 scenario in 1 suite: 1 passed"))
 	})
 
+	It("run and explore survive a foreach over new Array(4294967295) (error.execution, no Go fatal)", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "machine.scxml"), []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0">
+<state id="a"><transition event="go" target="b"/></state>
+<state id="b"><onentry><foreach array="new Array(4294967295)" item="i"/></onentry>
+  <transition event="error.execution" target="done"/></state>
+<final id="done"/></scxml>
+`), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "go.scenario.yaml"), []byte("turns:\n  - event: {name: go}\n    expect: {done: true}\n"), 0o644)).To(Succeed())
+		code, stdout, stderr := run(noOut, "run", dir, "--out", "")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		code, stdout, stderr = run(noOut, "explore", dir)
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(ContainSubstring("no dead ends, stuck regions or livelocks"))
+	})
+
 	It("lint lists every bad scenario file of an SCXML suite, one line each", func() {
 		dir := GinkgoT().TempDir()
 		src, err := os.ReadFile("../docs/examples/research/machine.scxml")

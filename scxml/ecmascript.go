@@ -111,6 +111,10 @@ type ecma struct {
 	rt      *goja.Runtime
 	session *statechart.Session
 	parse   goja.Callable
+	// stringify is JSON.stringify as goja has it, before the bounds
+	// wrap it: Snapshot checks a value's size itself.
+	stringify goja.Callable
+	watch     *watchdog
 }
 
 func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) statechart.Datamodel {
@@ -125,9 +129,11 @@ func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) 
 		z ^= z >> 31
 		return float64(z>>11) / (1 << 53)
 	})
-	d := &ecma{p: p, rt: rt, session: s}
-	parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
-	d.parse = parse
+	json := rt.Get("JSON").ToObject(rt)
+	parse, _ := goja.AssertFunction(json.Get("parse"))
+	stringify, _ := goja.AssertFunction(json.Get("stringify"))
+	bound(rt)
+	d := &ecma{p: p, rt: rt, session: s, watch: &watchdog{rt: rt}, parse: parse, stringify: stringify}
 	g := rt.GlobalObject()
 	_ = g.Set("In", func(id string) bool { return in(id) })
 	d.readonly("_sessionid", rt.ToValue(s.ID()))
@@ -158,17 +164,16 @@ func (d *ecma) run(e statechart.Expr) (v goja.Value, err error) {
 			v, err = nil, fmt.Errorf("%v", r)
 		}
 	}()
-	// A script that never ends (while(true){}) is interrupted: the only
-	// place a wall clock is read, and only to stop a runaway script; the
-	// session then halts.
-	t := time.AfterFunc(ScriptTimeout, func() { d.rt.Interrupt("script ran longer than " + ScriptTimeout.String()) })
-	defer func() {
-		t.Stop()
-		d.rt.ClearInterrupt()
-	}()
+	// A script that never ends (while(true){}) or grows the heap without
+	// bound is interrupted (see watchdog); the session then halts.
+	d.watch.arm()
+	defer d.watch.disarm()
 	v, err = d.rt.RunProgram(d.p.progs[e])
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
+		if ie.Value() == interruptMemory {
+			return nil, &statechart.HaltError{Msg: fmt.Sprintf("a script grew the heap by more than %d MB", MaxScriptHeap>>20)}
+		}
 		return nil, &statechart.HaltError{Msg: "a script ran longer than " + ScriptTimeout.String() + " (wall clock)"}
 	}
 	return v, err
@@ -201,7 +206,6 @@ func (d *ecma) Init(data []statechart.Data) error {
 // value JSON cannot hold, such as a function, renders as its String).
 func (d *ecma) Snapshot() string {
 	var b strings.Builder
-	stringify, _ := goja.AssertFunction(d.rt.Get("JSON").ToObject(d.rt).Get("stringify"))
 	for _, id := range d.vars {
 		v := d.rt.GlobalObject().Get(id)
 		b.WriteString(id + "=")
@@ -209,7 +213,11 @@ func (d *ecma) Snapshot() string {
 			b.WriteString("undefined;")
 			continue
 		}
-		if r, err := stringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(r) {
+		if err := renderable(v); err != nil {
+			b.WriteString("<" + err.Error() + ">;")
+			continue
+		}
+		if r, err := d.stringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(r) {
 			b.WriteString(r.String())
 		} else {
 			b.WriteString(v.String())
@@ -317,6 +325,9 @@ func (d *ecma) Iterate(e statechart.Expr) ([]any, error) {
 		return nil, fmt.Errorf("foreach array is not an array")
 	}
 	n := o.Get("length").ToInteger()
+	if n > MaxItems {
+		return nil, fmt.Errorf("foreach array of %d items: simctl bounds it at %d", n, MaxItems)
+	}
 	out := make([]any, 0, n)
 	for i := int64(0); i < n; i++ {
 		out = append(out, o.Get(strconv.FormatInt(i, 10)))
