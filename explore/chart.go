@@ -81,9 +81,15 @@ type chartNode struct {
 	path   []ChartStep
 	active []string
 	config statechart.Bits
-	done   bool // expanded
-	stop   bool // not running any more
-	final  bool // stopped in a top-level final state
+	// saved is the session at this configuration, to step from; nil when
+	// its data model could not copy its variables (then the path is
+	// replayed on a fresh session).
+	saved  *statechart.Saved
+	wait   int64 // the clock's move to the next delayed event
+	delays bool  // whether an event is delayed
+	done   bool  // expanded
+	stop   bool  // not running any more
+	final  bool  // stopped in a top-level final state
 	halted string
 	succ   []int
 	depth  int
@@ -93,9 +99,11 @@ type chartNode struct {
 // every event of the alphabet and, when events are delayed, the clock
 // moving to the next one. A configuration is the session's Key (states,
 // history, delayed events, data), so regions interleave as the events
-// reach them. Each configuration is reached by replaying its shortest
-// path on a fresh session, which keeps the search exact for any data
-// model at the cost of time linear in the depth.
+// reach them. Each configuration is stored (Session.Save, the data
+// model's variables included) and every step from it starts from what
+// was stored; a configuration whose data cannot be stored that way (a
+// function in a variable) is reached by replaying its shortest path on a
+// fresh session instead, which keeps the search exact for any data model.
 func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	if opt.MaxStates <= 0 {
 		opt.MaxStates = DefaultChartMaxStates
@@ -106,14 +114,26 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	var activeEver statechart.Bits
 	index := map[string]int{}
 	var nodes []*chartNode
-	add := func(s *statechart.Session, path []ChartStep) int {
+	// add records the session's configuration, reached from parent (nil:
+	// the start) by st, unless it is known.
+	add := func(s *statechart.Session, parent *chartNode, st ChartStep) int {
 		k := s.Key()
 		if i, ok := index[k]; ok {
 			return i
 		}
+		var path []ChartStep
+		if parent != nil {
+			path = append(append(make([]ChartStep, 0, len(parent.path)+1), parent.path...), st)
+		}
 		n := &chartNode{key: k, path: path, active: s.Active(), config: s.Configuration(), stop: !s.Running(), depth: len(path)}
 		n.final = n.stop && s.Final >= 0
 		n.halted = s.Halted()
+		if !n.stop {
+			n.saved, _ = s.Save()
+			if due, ok := s.NextDue(); ok {
+				n.wait, n.delays = due-s.Now(), true
+			}
+		}
 		for w := range activeEver {
 			activeEver[w] |= n.config[w]
 		}
@@ -124,26 +144,23 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		return len(nodes) - 1
 	}
-	// replay plays path on a fresh session; with count, what its last
-	// step (or the start, for the empty path) takes counts as explored.
+	// replay plays path on a fresh session, counting what it takes
+	// nowhere that counts: the last step counts where it is played.
 	scratch := sim.ChartCoverage(c)
-	replay := func(path []ChartStep, count bool) *statechart.Session {
+	replay := func(path []ChartStep) *statechart.Session {
 		s := m.NewSession()
-		cov := scratch
-		if count && len(path) == 0 {
-			cov = res.Coverage
-		}
-		sim.CountChart(s, cov, nil)
+		sim.CountChart(s, scratch, nil)
 		s.Start()
-		for k, st := range path {
-			if count && k == len(path)-1 {
-				sim.CountChart(s, res.Coverage, nil)
-			}
+		for _, st := range path {
 			play(s, st)
 		}
 		return s
 	}
-	add(replay(nil, true), nil)
+	s := m.NewSession()
+	sim.CountChart(s, res.Coverage, nil)
+	s.Start()
+	add(s, nil, ChartStep{})
+	steps := make([]ChartStep, 0, len(res.Alphabet)+1)
 	for i := 0; i < len(nodes); i++ {
 		if opt.Stop != nil && i%stopEvery == 0 && opt.Stop() {
 			// The configurations not expanded count as able to reach
@@ -162,19 +179,21 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 			continue
 		}
 		n.done = true
-		steps := make([]ChartStep, 0, len(res.Alphabet)+1)
+		steps = steps[:0]
 		for _, e := range res.Alphabet {
 			steps = append(steps, ChartStep{Event: e})
 		}
-		if s := replay(n.path, false); hasDelayed(s) {
-			due, _ := s.NextDue()
-			steps = append(steps, ChartStep{Wait: true, MS: due - s.Now()})
+		if n.delays {
+			steps = append(steps, ChartStep{Wait: true, MS: n.wait})
 		}
 		for _, st := range steps {
-			path := append(append([]ChartStep(nil), n.path...), st)
-			s := replay(path, true)
+			if n.saved == nil || !s.Restore(n.saved) {
+				s = replay(n.path)
+				sim.CountChart(s, res.Coverage, nil)
+			}
+			play(s, st)
 			res.Generated++
-			j := add(s, path)
+			j := add(s, n, st)
 			if j != i {
 				n.succ = append(n.succ, j)
 			}
@@ -194,11 +213,6 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	}
 	res.Findings = chartFindings(c, nodes)
 	return res
-}
-
-func hasDelayed(s *statechart.Session) bool {
-	_, ok := s.NextDue()
-	return ok
 }
 
 func play(s *statechart.Session, st ChartStep) {
