@@ -193,6 +193,18 @@ lint: 1 suite, 0 errors, 1 warning
 		Expect(stdout).To(ContainSubstring("no dead ends, stuck regions or livelocks"))
 	})
 
+	It("plain explore finds a region stuck behind escapes and a leaked delayed send in an SCXML suite", func() {
+		dir := GinkgoT().TempDir()
+		src, err := os.ReadFile("../explore/testdata/charts/pizza.scxml")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, "machine.scxml"), src, 0o644)).To(Succeed())
+		code, stdout, stderr := run(noOut, "explore", dir)
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitFailed), stdout)
+		Expect(stdout).To(ContainSubstring("  FAIL  stuck: shortest path 3 events: a top-level final state can be reached from here only through an escape (cancel, session.timeout, the delayed session.timeout)"))
+		Expect(stdout).To(ContainSubstring("  FAIL  leaked_timer: shortest path 5 events: delayed event session.timeout fell due in confirmed"))
+	})
+
 	It("lint lists every bad scenario file of an SCXML suite, one line each", func() {
 		dir := GinkgoT().TempDir()
 		src, err := os.ReadFile("../docs/examples/research/machine.scxml")

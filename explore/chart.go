@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/scxml"
 	"github.com/simctl/simctl/sim"
@@ -36,8 +38,10 @@ type ChartFinding struct {
 	// script, stopped the session), "dead_end" (running, and no event or delay changes
 	// anything), "stuck_region" (a region of a parallel state that can no
 	// longer reach its final state, so the parallel state never completes
-	// and is never left) or "livelock" (no top-level final state can be
-	// reached any more).
+	// and is never left), "livelock" (no top-level final state can be
+	// reached any more), "stuck" (one can, but only through an escape:
+	// cancel, a session timeout) or "leaked_timer" (a delayed event
+	// fell due where nothing took it, though the chart handles it).
 	Kind   string
 	Active []string // the active atomic states there
 	Msg    string
@@ -85,14 +89,30 @@ type chartNode struct {
 	// its data model could not copy its variables (then the path is
 	// replayed on a fresh session).
 	saved  *statechart.Saved
-	wait   int64 // the clock's move to the next delayed event
-	delays bool  // whether an event is delayed
-	done   bool  // expanded
-	stop   bool  // not running any more
-	final  bool  // stopped in a top-level final state
+	wait   int64    // the clock's move to the next delayed event
+	delays bool     // whether an event is delayed
+	due    []string // the delayed events that move delivers
+	// esc names, for each successor in succ, the escape the step to it
+	// is (see escape), or "".
+	done   bool // expanded
+	stop   bool // not running any more
+	final  bool // stopped in a top-level final state
 	halted string
 	succ   []int
+	esc    []string
 	depth  int
+}
+
+// escape reports whether a step abandons the task rather than completes
+// it: an event, sent or delayed, whose name a YAML machine's default
+// escapes would count (cancel, stop, quit, abort; session, inactiv, idle).
+func escape(names ...string) bool {
+	for _, n := range names {
+		if engine.DefaultEscape(n, false) || engine.DefaultEscape(n, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // Chart explores an SCXML machine breadth-first: from each configuration,
@@ -132,6 +152,7 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 			n.saved, _ = s.Save()
 			if due, ok := s.NextDue(); ok {
 				n.wait, n.delays = due-s.Now(), true
+				n.due = s.DueWithin(n.wait)
 			}
 		}
 		for w := range activeEver {
@@ -156,8 +177,17 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		return s
 	}
+	// discarded collects the events a step took from a queue that
+	// enabled nothing: a delayed one the chart handles somewhere was
+	// left pending when the states that handle it were exited.
+	var discarded []string
+	hook := func(s *statechart.Session) {
+		sim.CountChart(s, res.Coverage, nil)
+		s.Discarded = func(ev statechart.Event) { discarded = append(discarded, ev.Name) }
+	}
+	var leak *ChartFinding
 	s := m.NewSession()
-	sim.CountChart(s, res.Coverage, nil)
+	hook(s)
 	s.Start()
 	add(s, nil, ChartStep{})
 	steps := make([]ChartStep, 0, len(res.Alphabet)+1)
@@ -189,13 +219,25 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		for _, st := range steps {
 			if n.saved == nil || !s.Restore(n.saved) {
 				s = replay(n.path)
-				sim.CountChart(s, res.Coverage, nil)
+				hook(s)
 			}
+			discarded = discarded[:0]
 			play(s, st)
 			res.Generated++
+			if st.Wait && leak == nil {
+				leak = leaked(c, n, st, discarded)
+			}
 			j := add(s, n, st)
 			if j != i {
 				n.succ = append(n.succ, j)
+				e := ""
+				switch {
+				case st.Wait && escape(n.due...):
+					e = "the delayed " + strings.Join(n.due, ", ")
+				case !st.Wait && escape(st.Event):
+					e = st.Event
+				}
+				n.esc = append(n.esc, e)
 			}
 		}
 	}
@@ -212,7 +254,28 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 	}
 	res.Findings = chartFindings(c, nodes)
+	if leak != nil {
+		res.Findings = append(res.Findings, *leak)
+	}
 	return res
+}
+
+// leaked returns a leaked_timer finding when the wait step st from n
+// delivered a delayed event that no active state took although a
+// transition of the chart handles it, or nil.
+func leaked(c *statechart.Chart, n *chartNode, st ChartStep, discarded []string) *ChartFinding {
+	for _, name := range discarded {
+		isDue := false
+		for _, d := range n.due {
+			isDue = isDue || d == name
+		}
+		if !isDue || !c.Handles(name) {
+			continue
+		}
+		return &ChartFinding{Kind: "leaked_timer", Active: n.active, Path: append(append([]ChartStep(nil), n.path...), st),
+			Msg: "delayed event " + name + " fell due in " + strings.Join(n.active, " ") + " and no active state took it, although a transition of the chart handles it: it was sent, then left pending when the states that handle it were exited (a <cancel> missing from an <onexit>)"}
+	}
+	return nil
 }
 
 func play(s *statechart.Session, st ChartStep) {
@@ -337,7 +400,7 @@ func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
 			}
 			r := r
 			regions = append(regions, r)
-			goods = append(goods, canReach(nodes, func(n *chartNode) bool { return !n.config.Has(p) || inFinal(c, n.config, r) }))
+			goods = append(goods, canReach(nodes, func(n *chartNode) bool { return !n.config.Has(p) || inFinal(c, n.config, r) }, false))
 		}
 		for i, n := range nodes {
 			if !n.config.Has(p) {
@@ -365,7 +428,8 @@ func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
 	if stuck || !hasTopFinal(c) {
 		return out
 	}
-	good := canReach(nodes, func(n *chartNode) bool { return n.final })
+	final := func(n *chartNode) bool { return n.final }
+	good := canReach(nodes, final, false)
 	for i, n := range nodes {
 		if !good[i] {
 			out = append(out, ChartFinding{Kind: "livelock", Active: n.active, Path: n.path,
@@ -373,6 +437,51 @@ func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
 			break
 		}
 	}
+	// stuck: the final state is still reachable, but only through an
+	// escape (cancel, a session timeout), as YAML suites judge it.
+	unaided := canReach(nodes, final, true)
+	for i, n := range nodes {
+		if good[i] && !unaided[i] {
+			out = append(out, ChartFinding{Kind: "stuck", Active: n.active, Path: n.path,
+				Msg: "a top-level final state can be reached from here only through an escape (" + strings.Join(escapesFrom(nodes, i), ", ") + "): the task cannot complete by itself"})
+			break
+		}
+	}
+	return out
+}
+
+// escapesFrom lists the escape steps taken from the stuck node's
+// reachable part, as the finding names them.
+func escapesFrom(nodes []*chartNode, i int) []string {
+	seen := map[int]bool{i: true}
+	names := map[string]bool{}
+	queue := []int{i}
+	for len(queue) > 0 {
+		n := nodes[queue[0]]
+		queue = queue[1:]
+		for k, j := range n.succ {
+			if n.esc[k] != "" {
+				continue
+			}
+			if !seen[j] {
+				seen[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	for j := range seen {
+		n := nodes[j]
+		for _, e := range n.esc {
+			if e != "" {
+				names[e] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for k := range names {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -435,11 +544,14 @@ func hasTopFinal(c *statechart.Chart) bool {
 }
 
 // canReach marks the nodes from which a node satisfying goal, or a node
-// not expanded, can be reached.
-func canReach(nodes []*chartNode, goal func(*chartNode) bool) []bool {
+// not expanded, can be reached; unaided: without an escape step.
+func canReach(nodes []*chartNode, goal func(*chartNode) bool, unaided bool) []bool {
 	pred := make([][]int, len(nodes))
 	for i, n := range nodes {
-		for _, j := range n.succ {
+		for k, j := range n.succ {
+			if unaided && n.esc[k] != "" {
+				continue
+			}
 			pred[j] = append(pred[j], i)
 		}
 	}

@@ -54,6 +54,28 @@ var _ = Describe("Chart", func() {
 		Expect(res.Distinct).To(Equal(8))
 	})
 
+	It("finds a region stuck behind cancel and timeout escapes, and a delayed send left pending (pizza.scxml)", func() {
+		res := explore.Chart(loadChart("pizza.scxml"), explore.ChartOptions{})
+		Expect(res.Complete).To(BeTrue())
+		var kinds []string
+		for _, f := range res.Findings {
+			kinds = append(kinds, f.Kind)
+		}
+		Expect(kinds).To(Equal([]string{"stuck", "leaked_timer"}))
+		Expect(res.Findings[0]).To(Equal(explore.ChartFinding{
+			Kind:   "stuck",
+			Active: []string{"charging", "waiting_stock"},
+			Msg:    "a top-level final state can be reached from here only through an escape (cancel, session.timeout, the delayed session.timeout): the task cannot complete by itself",
+			Path:   steps("add.cheese", "checkout", "stock.unknown"),
+		}))
+		Expect(res.Findings[1]).To(Equal(explore.ChartFinding{
+			Kind:   "leaked_timer",
+			Active: []string{"confirmed"},
+			Msg:    "delayed event session.timeout fell due in confirmed and no active state took it, although a transition of the chart handles it: it was sent, then left pending when the states that handle it were exited (a <cancel> missing from an <onexit>)",
+			Path:   []explore.ChartStep{{Event: "add.cheese"}, {Event: "checkout"}, {Event: "card.ok"}, {Event: "stock.ok"}, {Wait: true, MS: 300000}},
+		}))
+	})
+
 	It("stops when Stop says so, without findings from stopping", func() {
 		res := explore.Chart(loadChart("stuck.scxml"), explore.ChartOptions{Stop: func() bool { return true }})
 		Expect(res.Interrupted).To(BeTrue())

@@ -61,6 +61,9 @@ type Session struct {
 	// Entered, when set, is called with each state entered, in entry
 	// order (coverage counts entries, transient states included).
 	Entered func(state int)
+	// Discarded, when set, is called with each event taken from a queue
+	// that enabled no transition (the explorer's leaked_timer).
+	Discarded func(ev Event)
 	// Scratch space reused by every macrostep, so that a step in steady
 	// state allocates nothing.
 	enabledBuf, filteredBuf []*Transition
@@ -261,6 +264,19 @@ func (s *Session) NextDue() (int64, bool) {
 	return s.delayed[0].due, true
 }
 
+// DueWithin returns the names of the delayed events that fall due within
+// ms milliseconds, in delivery order.
+func (s *Session) DueWithin(ms int64) []string {
+	var out []string
+	for _, d := range s.delayed {
+		if d.due > s.now+ms {
+			break
+		}
+		out = append(out, d.event.Name)
+	}
+	return out
+}
+
 // Advance moves the virtual clock forward by ms milliseconds, delivering
 // each delayed event when its deadline comes, in deadline order (then send
 // order), each processed to completion before the next.
@@ -299,6 +315,9 @@ func (s *Session) mainEventLoop() {
 					ev := s.internal.pop()
 					s.dm.SetEvent(ev)
 					enabled = s.selectTransitions(ev)
+					if len(enabled) == 0 && s.Discarded != nil {
+						s.Discarded(ev)
+					}
 				}
 			}
 			if len(enabled) > 0 {
@@ -323,6 +342,8 @@ func (s *Session) mainEventLoop() {
 		s.dm.SetEvent(ev)
 		if enabled := s.selectTransitions(ev); len(enabled) > 0 {
 			s.microstep(enabled)
+		} else if s.Discarded != nil {
+			s.Discarded(ev)
 		}
 	}
 	s.exitInterpreter()
