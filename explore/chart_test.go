@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"os"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -74,6 +75,26 @@ var _ = Describe("Chart", func() {
 			Msg:    "delayed event session.timeout fell due in confirmed and no active state took it, although a transition of the chart handles it: it was sent, then left pending when the states that handle it were exited (a <cancel> missing from an <onexit>)",
 			Path:   []explore.ChartStep{{Event: "add.cheese"}, {Event: "checkout"}, {Event: "card.ok"}, {Event: "stock.ok"}, {Wait: true, MS: 300000}},
 		}))
+	})
+
+	It("steps from stored configurations as replaying every path from the start does", func() {
+		// A function in a variable cannot be stored as plain data, so
+		// that chart is explored by replaying each path on a fresh
+		// session: the reference the stored configurations must match.
+		for _, name := range []string{"pizza.scxml", "order.scxml"} {
+			src, err := os.ReadFile("testdata/charts/" + name)
+			Expect(err).NotTo(HaveOccurred())
+			replayed := strings.Replace(string(src), "<datamodel>", `<datamodel><data id="f" expr="function () { return 1 }"/>`, 1)
+			m, err := scxml.Load(name, []byte(replayed), scxml.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			opt := explore.ChartOptions{MaxStates: 400}
+			want := explore.Chart(m, opt)
+			got := explore.Chart(loadChart(name), opt)
+			Expect(got.Distinct).To(Equal(want.Distinct), name)
+			Expect(got.Generated).To(Equal(want.Generated), name)
+			Expect(got.Findings).To(Equal(want.Findings), name)
+			Expect(got.Coverage).To(Equal(want.Coverage), name)
+		}
 	})
 
 	It("stops when Stop says so, without findings from stopping", func() {

@@ -3,6 +3,7 @@ package scxml
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -279,21 +280,56 @@ func (d *ecma) Save() (any, bool) {
 func (d *ecma) Restore(x any) bool {
 	s := x.(*savedData)
 	g := d.rt.GlobalObject()
-	keep := make(map[string]bool, len(s.names))
-	for _, n := range s.names {
-		keep[n] = true
-	}
-	for _, n := range d.globals() {
-		if !keep[n] && (g.Delete(n) != nil || g.Get(n) != nil) {
+	// Every global beyond a fresh runtime's (the declared variables are
+	// among them) that the saved session did not have goes.
+	for _, k := range g.Keys() {
+		if d.baseline[k] || contains(s.names, k) {
+			continue
+		}
+		if g.Delete(k) != nil || g.Get(k) != nil {
 			return false
 		}
 	}
 	for i, n := range s.names {
-		if err := g.Set(n, s.vals[i].value(d.rt)); err != nil {
+		p := &s.vals[i]
+		if p.kind < plainArray && samePrimitive(g.Get(n), p) {
+			continue // unchanged: most steps change one variable or none
+		}
+		if err := g.Set(n, p.value(d.rt)); err != nil {
 			return false
 		}
 	}
 	d.vars = append(d.vars[:0], s.names[:s.nvars]...)
 	d.rand = s.rand
 	return true
+}
+
+func contains(names []string, k string) bool {
+	for _, n := range names {
+		if n == k {
+			return true
+		}
+	}
+	return false
+}
+
+// samePrimitive reports whether v is the primitive p holds.
+func samePrimitive(v goja.Value, p *plainValue) bool {
+	if v == nil {
+		return false
+	}
+	switch p.kind {
+	case plainUndefined:
+		return goja.IsUndefined(v)
+	case plainNull:
+		return goja.IsNull(v)
+	case plainString:
+		return goja.IsString(v) && v.String() == p.str
+	case plainNumber:
+		return goja.IsNumber(v) && v.ToFloat() == p.num && (p.num != 0 || 1/v.ToFloat() == 1/p.num)
+	case plainTrue, plainFalse:
+		_, isObj := v.(*goja.Object)
+		return !isObj && v.ExportType() != nil && v.ExportType().Kind() == reflect.Bool && v.ToBoolean() == (p.kind == plainTrue)
+	}
+	return false
 }
