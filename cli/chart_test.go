@@ -156,6 +156,55 @@ var _ = Describe("SCXML suites", func() {
 		Expect(stdout).To(Equal("lint: 3 suites, 0 errors, 0 warnings\n"))
 	})
 
+	It("lint warns of an expression that does not compile (W3C test312), which run loads and raises error.execution for", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "machine.scxml"), []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0">
+<state id="a"><onentry>
+  <assign location="x" expr="return"/></onentry>
+  <transition event="error.execution" target="done"/></state>
+<final id="done"/></scxml>
+`), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "raised.scenario.yaml"), []byte("turns:\n  - wait: 1s\n    expect: {done: true}\n"), 0o644)).To(Succeed())
+		code, stdout, _ := run(noOut, "lint", dir)
+		Expect(code).To(Equal(cli.ExitOK))
+		Expect(strings.ReplaceAll(stdout, dir, "SUITE")).To(Equal(`SUITE/machine.scxml:3:3: warning: expression "return" does not compile: SyntaxError: Unexpected token return (it raises error.execution when evaluated)
+lint: 1 suite, 0 errors, 1 warning
+`))
+		code, stdout, _ = run(noOut, "run", dir, "--explore-depth", "0", "--out", "")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(ContainSubstring("1 scenario in 1 suite: 1 passed"))
+	})
+
+	It("run and explore survive a foreach over new Array(4294967295) (error.execution, no Go fatal)", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "machine.scxml"), []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0">
+<state id="a"><transition event="go" target="b"/></state>
+<state id="b"><onentry><foreach array="new Array(4294967295)" item="i"/></onentry>
+  <transition event="error.execution" target="done"/></state>
+<final id="done"/></scxml>
+`), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "go.scenario.yaml"), []byte("turns:\n  - event: {name: go}\n    expect: {done: true}\n"), 0o644)).To(Succeed())
+		code, stdout, stderr := run(noOut, "run", dir, "--out", "")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		code, stdout, stderr = run(noOut, "explore", dir)
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(ContainSubstring("no dead ends, stuck regions or livelocks"))
+	})
+
+	It("plain explore finds a region stuck behind escapes and a leaked delayed send in an SCXML suite", func() {
+		dir := GinkgoT().TempDir()
+		src, err := os.ReadFile("../explore/testdata/charts/pizza.scxml")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, "machine.scxml"), src, 0o644)).To(Succeed())
+		code, stdout, stderr := run(noOut, "explore", dir)
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitFailed), stdout)
+		Expect(stdout).To(ContainSubstring("  FAIL  stuck: shortest path 3 events: a top-level final state can be reached from here only through an escape (cancel, session.timeout, the delayed session.timeout)"))
+		Expect(stdout).To(ContainSubstring("  FAIL  leaked_timer: shortest path 5 events: delayed event session.timeout fell due in confirmed"))
+	})
+
 	It("lint lists every bad scenario file of an SCXML suite, one line each", func() {
 		dir := GinkgoT().TempDir()
 		src, err := os.ReadFile("../docs/examples/research/machine.scxml")

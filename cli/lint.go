@@ -34,8 +34,14 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 	nerr, nwarn := 0, 0
 	for _, dir := range dirs {
 		if spec.IsChartSuite(dir) {
-			if _, err := spec.LoadChartSuite(dir); err != nil {
+			cs, err := spec.LoadChartSuite(dir)
+			if err != nil {
 				nerr += printLoadErrors(w, dir, err)
+				continue
+			}
+			for _, d := range cs.Machine.Warnings {
+				nwarn++
+				fmt.Fprintf(w, "%s: warning: %s\n", d.Pos, d.Msg)
 			}
 			continue
 		}

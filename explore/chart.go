@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/scxml"
 	"github.com/simctl/simctl/sim"
@@ -36,8 +38,10 @@ type ChartFinding struct {
 	// script, stopped the session), "dead_end" (running, and no event or delay changes
 	// anything), "stuck_region" (a region of a parallel state that can no
 	// longer reach its final state, so the parallel state never completes
-	// and is never left) or "livelock" (no top-level final state can be
-	// reached any more).
+	// and is never left), "livelock" (no top-level final state can be
+	// reached any more), "stuck" (one can, but only through an escape:
+	// cancel, a session timeout) or "leaked_timer" (a delayed event
+	// fell due where nothing took it, though the chart handles it).
 	Kind   string
 	Active []string // the active atomic states there
 	Msg    string
@@ -81,21 +85,45 @@ type chartNode struct {
 	path   []ChartStep
 	active []string
 	config statechart.Bits
+	// saved is the session at this configuration, to step from; nil when
+	// its data model could not copy its variables (then the path is
+	// replayed on a fresh session).
+	saved  *statechart.Saved
+	wait   int64    // the clock's move to the next delayed event
+	delays bool     // whether an event is delayed
+	due    []string // the delayed events that move delivers
+	// esc names, for each successor in succ, the escape the step to it
+	// is (see escape), or "".
 	done   bool // expanded
 	stop   bool // not running any more
 	final  bool // stopped in a top-level final state
 	halted string
 	succ   []int
+	esc    []string
 	depth  int
+}
+
+// escape reports whether a step abandons the task rather than completes
+// it: an event, sent or delayed, whose name a YAML machine's default
+// escapes would count (cancel, stop, quit, abort; session, inactiv, idle).
+func escape(names ...string) bool {
+	for _, n := range names {
+		if engine.DefaultEscape(n, false) || engine.DefaultEscape(n, true) {
+			return true
+		}
+	}
+	return false
 }
 
 // Chart explores an SCXML machine breadth-first: from each configuration,
 // every event of the alphabet and, when events are delayed, the clock
 // moving to the next one. A configuration is the session's Key (states,
 // history, delayed events, data), so regions interleave as the events
-// reach them. Each configuration is reached by replaying its shortest
-// path on a fresh session, which keeps the search exact for any data
-// model at the cost of time linear in the depth.
+// reach them. Each configuration is stored (Session.Save, the data
+// model's variables included) and every step from it starts from what
+// was stored; a configuration whose data cannot be stored that way (a
+// function in a variable) is reached by replaying its shortest path on a
+// fresh session instead, which keeps the search exact for any data model.
 func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	if opt.MaxStates <= 0 {
 		opt.MaxStates = DefaultChartMaxStates
@@ -106,14 +134,27 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 	var activeEver statechart.Bits
 	index := map[string]int{}
 	var nodes []*chartNode
-	add := func(s *statechart.Session, path []ChartStep) int {
+	// add records the session's configuration, reached from parent (nil:
+	// the start) by st, unless it is known.
+	add := func(s *statechart.Session, parent *chartNode, st ChartStep) int {
 		k := s.Key()
 		if i, ok := index[k]; ok {
 			return i
 		}
+		var path []ChartStep
+		if parent != nil {
+			path = append(append(make([]ChartStep, 0, len(parent.path)+1), parent.path...), st)
+		}
 		n := &chartNode{key: k, path: path, active: s.Active(), config: s.Configuration(), stop: !s.Running(), depth: len(path)}
 		n.final = n.stop && s.Final >= 0
 		n.halted = s.Halted()
+		if !n.stop {
+			n.saved, _ = s.Save()
+			if due, ok := s.NextDue(); ok {
+				n.wait, n.delays = due-s.Now(), true
+				n.due = s.DueWithin(n.wait)
+			}
+		}
 		for w := range activeEver {
 			activeEver[w] |= n.config[w]
 		}
@@ -124,26 +165,32 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 		return len(nodes) - 1
 	}
-	// replay plays path on a fresh session; with count, what its last
-	// step (or the start, for the empty path) takes counts as explored.
+	// replay plays path on a fresh session, counting what it takes
+	// nowhere that counts: the last step counts where it is played.
 	scratch := sim.ChartCoverage(c)
-	replay := func(path []ChartStep, count bool) *statechart.Session {
+	replay := func(path []ChartStep) *statechart.Session {
 		s := m.NewSession()
-		cov := scratch
-		if count && len(path) == 0 {
-			cov = res.Coverage
-		}
-		sim.CountChart(s, cov, nil)
+		sim.CountChart(s, scratch, nil)
 		s.Start()
-		for k, st := range path {
-			if count && k == len(path)-1 {
-				sim.CountChart(s, res.Coverage, nil)
-			}
+		for _, st := range path {
 			play(s, st)
 		}
 		return s
 	}
-	add(replay(nil, true), nil)
+	// discarded collects the events a step took from a queue that
+	// enabled nothing: a delayed one the chart handles somewhere was
+	// left pending when the states that handle it were exited.
+	var discarded []string
+	hook := func(s *statechart.Session) {
+		sim.CountChart(s, res.Coverage, nil)
+		s.Discarded = func(ev statechart.Event) { discarded = append(discarded, ev.Name) }
+	}
+	var leak *ChartFinding
+	s := m.NewSession()
+	hook(s)
+	s.Start()
+	add(s, nil, ChartStep{})
+	steps := make([]ChartStep, 0, len(res.Alphabet)+1)
 	for i := 0; i < len(nodes); i++ {
 		if opt.Stop != nil && i%stopEvery == 0 && opt.Stop() {
 			// The configurations not expanded count as able to reach
@@ -162,21 +209,35 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 			continue
 		}
 		n.done = true
-		steps := make([]ChartStep, 0, len(res.Alphabet)+1)
+		steps = steps[:0]
 		for _, e := range res.Alphabet {
 			steps = append(steps, ChartStep{Event: e})
 		}
-		if s := replay(n.path, false); hasDelayed(s) {
-			due, _ := s.NextDue()
-			steps = append(steps, ChartStep{Wait: true, MS: due - s.Now()})
+		if n.delays {
+			steps = append(steps, ChartStep{Wait: true, MS: n.wait})
 		}
 		for _, st := range steps {
-			path := append(append([]ChartStep(nil), n.path...), st)
-			s := replay(path, true)
+			if n.saved == nil || !s.Restore(n.saved) {
+				s = replay(n.path)
+				hook(s)
+			}
+			discarded = discarded[:0]
+			play(s, st)
 			res.Generated++
-			j := add(s, path)
+			if st.Wait && leak == nil {
+				leak = leaked(c, n, st, discarded)
+			}
+			j := add(s, n, st)
 			if j != i {
 				n.succ = append(n.succ, j)
+				e := ""
+				switch {
+				case st.Wait && escape(n.due...):
+					e = "the delayed " + strings.Join(n.due, ", ")
+				case !st.Wait && escape(st.Event):
+					e = st.Event
+				}
+				n.esc = append(n.esc, e)
 			}
 		}
 	}
@@ -193,12 +254,28 @@ func Chart(m *scxml.Machine, opt ChartOptions) ChartResult {
 		}
 	}
 	res.Findings = chartFindings(c, nodes)
+	if leak != nil {
+		res.Findings = append(res.Findings, *leak)
+	}
 	return res
 }
 
-func hasDelayed(s *statechart.Session) bool {
-	_, ok := s.NextDue()
-	return ok
+// leaked returns a leaked_timer finding when the wait step st from n
+// delivered a delayed event that no active state took although a
+// transition of the chart handles it, or nil.
+func leaked(c *statechart.Chart, n *chartNode, st ChartStep, discarded []string) *ChartFinding {
+	for _, name := range discarded {
+		isDue := false
+		for _, d := range n.due {
+			isDue = isDue || d == name
+		}
+		if !isDue || !c.Handles(name) {
+			continue
+		}
+		return &ChartFinding{Kind: "leaked_timer", Active: n.active, Path: append(append([]ChartStep(nil), n.path...), st),
+			Msg: "delayed event " + name + " fell due in " + strings.Join(n.active, " ") + " and no active state took it, although a transition of the chart handles it: it was sent, then left pending when the states that handle it were exited (a <cancel> missing from an <onexit>)"}
+	}
+	return nil
 }
 
 func play(s *statechart.Session, st ChartStep) {
@@ -323,7 +400,7 @@ func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
 			}
 			r := r
 			regions = append(regions, r)
-			goods = append(goods, canReach(nodes, func(n *chartNode) bool { return !n.config.Has(p) || inFinal(c, n.config, r) }))
+			goods = append(goods, canReach(nodes, func(n *chartNode) bool { return !n.config.Has(p) || inFinal(c, n.config, r) }, false))
 		}
 		for i, n := range nodes {
 			if !n.config.Has(p) {
@@ -351,7 +428,8 @@ func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
 	if stuck || !hasTopFinal(c) {
 		return out
 	}
-	good := canReach(nodes, func(n *chartNode) bool { return n.final })
+	final := func(n *chartNode) bool { return n.final }
+	good := canReach(nodes, final, false)
 	for i, n := range nodes {
 		if !good[i] {
 			out = append(out, ChartFinding{Kind: "livelock", Active: n.active, Path: n.path,
@@ -359,6 +437,51 @@ func chartFindings(c *statechart.Chart, nodes []*chartNode) []ChartFinding {
 			break
 		}
 	}
+	// stuck: the final state is still reachable, but only through an
+	// escape (cancel, a session timeout), as YAML suites judge it.
+	unaided := canReach(nodes, final, true)
+	for i, n := range nodes {
+		if good[i] && !unaided[i] {
+			out = append(out, ChartFinding{Kind: "stuck", Active: n.active, Path: n.path,
+				Msg: "a top-level final state can be reached from here only through an escape (" + strings.Join(escapesFrom(nodes, i), ", ") + "): the task cannot complete by itself"})
+			break
+		}
+	}
+	return out
+}
+
+// escapesFrom lists the escape steps taken from the stuck node's
+// reachable part, as the finding names them.
+func escapesFrom(nodes []*chartNode, i int) []string {
+	seen := map[int]bool{i: true}
+	names := map[string]bool{}
+	queue := []int{i}
+	for len(queue) > 0 {
+		n := nodes[queue[0]]
+		queue = queue[1:]
+		for k, j := range n.succ {
+			if n.esc[k] != "" {
+				continue
+			}
+			if !seen[j] {
+				seen[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	for j := range seen {
+		n := nodes[j]
+		for _, e := range n.esc {
+			if e != "" {
+				names[e] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(names))
+	for k := range names {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -421,11 +544,14 @@ func hasTopFinal(c *statechart.Chart) bool {
 }
 
 // canReach marks the nodes from which a node satisfying goal, or a node
-// not expanded, can be reached.
-func canReach(nodes []*chartNode, goal func(*chartNode) bool) []bool {
+// not expanded, can be reached; unaided: without an escape step.
+func canReach(nodes []*chartNode, goal func(*chartNode) bool, unaided bool) []bool {
 	pred := make([][]int, len(nodes))
 	for i, n := range nodes {
-		for _, j := range n.succ {
+		for k, j := range n.succ {
+			if unaided && n.esc[k] != "" {
+				continue
+			}
 			pred[j] = append(pred[j], i)
 		}
 	}

@@ -1,6 +1,7 @@
 package explore_test
 
 import (
+	"os"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -8,10 +9,11 @@ import (
 
 	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/scxml"
+	"github.com/simctl/simctl/spec"
 )
 
 func loadChart(name string) *scxml.Machine {
-	m, err := scxml.LoadFile("testdata/charts/"+name, scxml.Options{})
+	m, err := spec.LoadChart("testdata/charts/" + name)
 	Expect(err).NotTo(HaveOccurred())
 	return m
 }
@@ -51,6 +53,48 @@ var _ = Describe("Chart", func() {
 		// idle; web (searching, done) x docs (searching, waiting, done)
 		// less done/done, which completes at once; synthesis; answered.
 		Expect(res.Distinct).To(Equal(8))
+	})
+
+	It("finds a region stuck behind cancel and timeout escapes, and a delayed send left pending (pizza.scxml)", func() {
+		res := explore.Chart(loadChart("pizza.scxml"), explore.ChartOptions{})
+		Expect(res.Complete).To(BeTrue())
+		var kinds []string
+		for _, f := range res.Findings {
+			kinds = append(kinds, f.Kind)
+		}
+		Expect(kinds).To(Equal([]string{"stuck", "leaked_timer"}))
+		Expect(res.Findings[0]).To(Equal(explore.ChartFinding{
+			Kind:   "stuck",
+			Active: []string{"charging", "waiting_stock"},
+			Msg:    "a top-level final state can be reached from here only through an escape (cancel, session.timeout, the delayed session.timeout): the task cannot complete by itself",
+			Path:   steps("add.cheese", "checkout", "stock.unknown"),
+		}))
+		Expect(res.Findings[1]).To(Equal(explore.ChartFinding{
+			Kind:   "leaked_timer",
+			Active: []string{"confirmed"},
+			Msg:    "delayed event session.timeout fell due in confirmed and no active state took it, although a transition of the chart handles it: it was sent, then left pending when the states that handle it were exited (a <cancel> missing from an <onexit>)",
+			Path:   []explore.ChartStep{{Event: "add.cheese"}, {Event: "checkout"}, {Event: "card.ok"}, {Event: "stock.ok"}, {Wait: true, MS: 300000}},
+		}))
+	})
+
+	It("steps from stored configurations as replaying every path from the start does", func() {
+		// A function in a variable cannot be stored as plain data, so
+		// that chart is explored by replaying each path on a fresh
+		// session: the reference the stored configurations must match.
+		for _, name := range []string{"pizza.scxml", "order.scxml"} {
+			src, err := os.ReadFile("testdata/charts/" + name)
+			Expect(err).NotTo(HaveOccurred())
+			replayed := strings.Replace(string(src), "<datamodel>", `<datamodel><data id="f" expr="function () { return 1 }"/>`, 1)
+			m, err := scxml.Load(name, []byte(replayed), scxml.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			opt := explore.ChartOptions{MaxStates: 400}
+			want := explore.Chart(m, opt)
+			got := explore.Chart(loadChart(name), opt)
+			Expect(got.Distinct).To(Equal(want.Distinct), name)
+			Expect(got.Generated).To(Equal(want.Generated), name)
+			Expect(got.Findings).To(Equal(want.Findings), name)
+			Expect(got.Coverage).To(Equal(want.Coverage), name)
+		}
 	})
 
 	It("stops when Stop says so, without findings from stopping", func() {

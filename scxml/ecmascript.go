@@ -15,17 +15,30 @@ import (
 
 // ecmaCompiler compiles a chart's expressions with goja, once per chart;
 // each session runs them on its own goja.Runtime.
-type ecmaCompiler struct{ late bool }
+type ecmaCompiler struct{}
 
 type ecmaProgram struct {
 	progs []*goja.Program
-	errs  []error // compile errors, kept when late
+	// errs holds each expression's compile error, which the
+	// recommendation makes an error.execution when the expression is
+	// evaluated (W3C test312 and its kin), not a reason to reject the
+	// document; warnings are the same errors with their positions.
+	errs     []error
+	warnings []*statechart.Error
+	// lexical: a script may declare let, const or class globals, which
+	// live outside the global object, so Save never copies a session.
+	lexical bool
 	// idents marks location expressions that are plain identifiers, which a
 	// <foreach> may declare.
 	idents []string
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// lexicalRE finds a declaration a <script> may make outside the global
+// object (let, const, class at its top level), which Save cannot copy; it
+// errs on the safe side, matching nested ones too.
+var lexicalRE = regexp.MustCompile(`\b(let|const|class)\b`)
 
 // ScriptTimeout bounds one evaluation's wall time.
 const ScriptTimeout = time.Second
@@ -49,6 +62,9 @@ func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) 
 			}
 		case statechart.ScriptExpr:
 			src = e.Src
+			if lexicalRE.MatchString(src) {
+				p.lexical = true
+			}
 		}
 		var err error
 		if len(e.Src) > maxExprLen {
@@ -60,10 +76,8 @@ func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) 
 		}
 		if err != nil {
 			msg := fmt.Sprintf("expression %q does not compile: %s", clip(e.Src), firstLine(err.Error()))
-			if !c.late {
-				return nil, &statechart.Error{Pos: e.Pos, Msg: msg}
-			}
 			p.errs[i] = errors.New(msg)
+			p.warnings = append(p.warnings, &statechart.Error{Pos: e.Pos, Msg: msg + " (it raises error.execution when evaluated)"})
 		}
 	}
 	return p, nil
@@ -108,24 +122,47 @@ type ecma struct {
 	rt      *goja.Runtime
 	session *statechart.Session
 	parse   goja.Callable
+	// stringify is JSON.stringify as goja has it, before the bounds
+	// wrap it: Snapshot checks a value's size itself.
+	stringify goja.Callable
+	watch     *watchdog
+	// plain reports whether a value is plain data (see Save).
+	plain goja.Callable
+	// baseline holds the enumerable globals of a fresh runtime.
+	baseline map[string]bool
+	// rand is Math.random's state.
+	rand uint64
 }
 
 func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) statechart.Datamodel {
 	rt := goja.New()
 	rt.SetTimeSource(func() time.Time { return time.UnixMilli(s.Now()).UTC() })
-	var state uint64 = 0x9e3779b97f4a7c15
+	d := &ecma{p: p, rt: rt, session: s, watch: &watchdog{rt: rt}, rand: 0x9e3779b97f4a7c15}
 	rt.SetRandSource(func() float64 {
-		state += 0x9e3779b97f4a7c15
-		z := state
+		d.rand += 0x9e3779b97f4a7c15
+		z := d.rand
 		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 		z ^= z >> 31
 		return float64(z>>11) / (1 << 53)
 	})
-	d := &ecma{p: p, rt: rt, session: s}
-	parse, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("parse"))
-	d.parse = parse
-	g := rt.GlobalObject()
+	json := rt.Get("JSON").ToObject(rt)
+	parse, _ := goja.AssertFunction(json.Get("parse"))
+	stringify, _ := goja.AssertFunction(json.Get("stringify"))
+	bound(rt)
+	d.parse, d.stringify = parse, stringify
+	pv, err := rt.RunProgram(plainProgram)
+	if err != nil {
+		panic(err) // simctl's own code
+	}
+	d.plain, _ = goja.AssertFunction(pv)
+	// The chart's globals live on an object of their own whose prototype
+	// holds the built-ins, so that listing them (Save, Restore) walks a
+	// handful of properties, not every built-in.
+	g := rt.NewObject()
+	_ = g.SetPrototype(rt.GlobalObject())
+	_ = g.DefineDataProperty("globalThis", g, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	rt.SetGlobalObject(g)
 	_ = g.Set("In", func(id string) bool { return in(id) })
 	d.readonly("_sessionid", rt.ToValue(s.ID()))
 	d.readonly("_name", rt.ToValue(s.Chart().Name))
@@ -137,6 +174,10 @@ func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) 
 	d.readonly("_ioprocessors", io)
 	// _event exists, unbound, before the first event.
 	d.readonly("_event", goja.Undefined())
+	d.baseline = map[string]bool{"__simctl_value": true}
+	for _, k := range g.Keys() {
+		d.baseline[k] = true
+	}
 	return d
 }
 
@@ -155,17 +196,16 @@ func (d *ecma) run(e statechart.Expr) (v goja.Value, err error) {
 			v, err = nil, fmt.Errorf("%v", r)
 		}
 	}()
-	// A script that never ends (while(true){}) is interrupted: the only
-	// place a wall clock is read, and only to stop a runaway script; the
-	// session then halts.
-	t := time.AfterFunc(ScriptTimeout, func() { d.rt.Interrupt("script ran longer than " + ScriptTimeout.String()) })
-	defer func() {
-		t.Stop()
-		d.rt.ClearInterrupt()
-	}()
+	// A script that never ends (while(true){}) or grows the heap without
+	// bound is interrupted (see watchdog); the session then halts.
+	d.watch.arm()
+	defer d.watch.disarm()
 	v, err = d.rt.RunProgram(d.p.progs[e])
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
+		if ie.Value() == interruptMemory {
+			return nil, &statechart.HaltError{Msg: fmt.Sprintf("a script grew the heap by more than %d MB", MaxScriptHeap>>20)}
+		}
 		return nil, &statechart.HaltError{Msg: "a script ran longer than " + ScriptTimeout.String() + " (wall clock)"}
 	}
 	return v, err
@@ -194,23 +234,15 @@ func (d *ecma) Init(data []statechart.Data) error {
 	return first
 }
 
-// Snapshot is the JSON of the declared variables in document order (a
-// value JSON cannot hold, such as a function, renders as its String).
+// Snapshot renders the declared variables in document order, as JSON
+// where a value is plain data (see render).
 func (d *ecma) Snapshot() string {
 	var b strings.Builder
-	stringify, _ := goja.AssertFunction(d.rt.Get("JSON").ToObject(d.rt).Get("stringify"))
+	g := d.rt.GlobalObject()
 	for _, id := range d.vars {
-		v := d.rt.GlobalObject().Get(id)
-		b.WriteString(id + "=")
-		if v == nil {
-			b.WriteString("undefined;")
-			continue
-		}
-		if r, err := stringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(r) {
-			b.WriteString(r.String())
-		} else {
-			b.WriteString(v.String())
-		}
+		b.WriteString(id)
+		b.WriteByte('=')
+		render(&b, g.Get(id))
 		b.WriteByte(';')
 	}
 	return b.String()
@@ -314,6 +346,9 @@ func (d *ecma) Iterate(e statechart.Expr) ([]any, error) {
 		return nil, fmt.Errorf("foreach array is not an array")
 	}
 	n := o.Get("length").ToInteger()
+	if n > MaxItems {
+		return nil, fmt.Errorf("foreach array of %d items: simctl bounds it at %d", n, MaxItems)
+	}
 	out := make([]any, 0, n)
 	for i := int64(0); i < n; i++ {
 		out = append(out, o.Get(strconv.FormatInt(i, 10)))

@@ -8,8 +8,7 @@ package scxml
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/simctl/simctl/statechart"
@@ -19,6 +18,11 @@ import (
 type Machine struct {
 	Chart   *statechart.Chart
 	Program statechart.Program
+	// Warnings are what the recommendation lets a document hold but that
+	// can only fail when run: an expression that does not compile, a
+	// <send> type no processor here has. Each raises error.execution when
+	// it is evaluated; simctl lint prints them.
+	Warnings []*statechart.Error
 }
 
 // NewSession returns a fresh, unstarted session.
@@ -31,30 +35,6 @@ type Options struct {
 	// ReadFile reads a src attribute's file, relative to the document's
 	// folder; nil forbids src.
 	ReadFile func(name string) ([]byte, error)
-	// LateCompileErrors turns an expression that does not compile into an
-	// error.execution when it is evaluated, as the conformance tests of
-	// such expressions expect, instead of a load error.
-	LateCompileErrors bool
-}
-
-// LoadFile reads and compiles a machine.scxml; src attributes name files
-// beside it.
-func LoadFile(path string, opt Options) (*Machine, error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if opt.ReadFile == nil {
-		dir := filepath.Dir(path)
-		opt.ReadFile = func(name string) ([]byte, error) {
-			name = strings.TrimPrefix(name, "file:")
-			if filepath.IsAbs(name) || strings.Contains(name, "://") {
-				return nil, fmt.Errorf("only a relative file name can be read")
-			}
-			return os.ReadFile(filepath.Join(dir, name))
-		}
-	}
-	return Load(path, src, opt)
 }
 
 // Load parses and compiles a document; file names it in errors.
@@ -78,14 +58,26 @@ func Load(file string, src []byte, opt Options) (*Machine, error) {
 	if l.chart.Datamodel == "null" {
 		comp = nullCompiler{}
 	} else {
-		comp = ecmaCompiler{late: opt.LateCompileErrors}
+		comp = ecmaCompiler{}
 	}
 	prog, err := comp.Compile(l.chart)
 	if err != nil {
 		return nil, err
 	}
-	return &Machine{Chart: l.chart, Program: prog}, nil
+	m := &Machine{Chart: l.chart, Program: prog, Warnings: l.warnings}
+	if p, ok := prog.(*ecmaProgram); ok {
+		m.Warnings = append(m.Warnings, p.warnings...)
+	}
+	sort.SliceStable(m.Warnings, func(i, j int) bool {
+		a, b := m.Warnings[i].Pos, m.Warnings[j].Pos
+		return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+	})
+	return m, nil
 }
+
+// BasicHTTPProcessor is the type URI of the recommendation's Basic HTTP
+// event I/O processor, which simctl does not implement.
+const BasicHTTPProcessor = "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"
 
 type pendingTargets struct {
 	t    *statechart.Transition
@@ -97,13 +89,21 @@ type pendingTargets struct {
 type loader struct {
 	file string
 
-	opt     Options
-	chart   *statechart.Chart
-	targets []pendingTargets
+	opt      Options
+	chart    *statechart.Chart
+	targets  []pendingTargets
+	warnings []*statechart.Error
 }
 
 func (l *loader) errf(n *node, format string, args ...any) error {
 	return &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// unsupportedf is the error of a feature of the recommendation that
+// simctl does not implement (<invoke>, XML content, the Basic HTTP
+// processor): the document may be right, simctl cannot run it.
+func (l *loader) unsupportedf(n *node, format string, args ...any) error {
+	return &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf(format, args...), Unsupported: true}
 }
 
 // attrs checks n's attributes against the allowed ones and returns them by
@@ -124,7 +124,7 @@ func (l *loader) attrs(n *node, allowed ...string) (map[string]string, error) {
 		}
 		if !ok {
 			if unsupportedAttrs[n.name+"."+name] {
-				return nil, l.errf(n, "<%s %s> is not supported", n.name, name)
+				return nil, l.unsupportedf(n, "<%s %s> is not supported", n.name, name)
 			}
 			return nil, l.errf(n, "<%s> has an unknown attribute %q (expected one of: %s)", n.name, name, strings.Join(allowed, ", "))
 		}
@@ -143,7 +143,7 @@ func (l *loader) checkNS(n *node) error {
 		return l.errf(n, "<%s> is not an SCXML element (namespace %q, expected %q)", n.name, n.space, NS)
 	}
 	if unsupported[n.name] {
-		return l.errf(n, "<%s> is not supported", n.name)
+		return l.unsupportedf(n, "<%s> is not supported", n.name)
 	}
 	return nil
 }
@@ -182,7 +182,7 @@ func (l *loader) document(n *node) error {
 	case "null":
 		c.Datamodel = "null"
 	default:
-		return l.errf(n, "datamodel %q is not supported (expected null or ecmascript)", dm)
+		return l.unsupportedf(n, "datamodel %q is not supported (expected null or ecmascript)", dm)
 	}
 	switch b := a["binding"]; b {
 	case "", "early":
@@ -544,7 +544,7 @@ func (l *loader) innerText(n *node) string {
 // it cannot be kept as what the document means.
 func (l *loader) noXML(n *node) error {
 	if len(n.children) > 0 {
-		return l.errf(n.children[0], "XML content (<%s> in <%s>) is not supported", n.children[0].name, n.name)
+		return l.unsupportedf(n.children[0], "XML content (<%s> in <%s>) is not supported", n.children[0].name, n.name)
 	}
 	return nil
 }
@@ -726,8 +726,16 @@ func (l *loader) send(n *node, act statechart.Action) (statechart.Action, error)
 			return act, l.errf(n, "<send> has either %s or %s", p[0], p[1])
 		}
 	}
-	if t := act.Type; t != "" && t != statechart.SCXMLProcessor && t != "scxml" {
-		return act, l.errf(n, "<send type=%q> is not supported (the SCXML event processor only)", t)
+	// The Basic HTTP processor is one the recommendation defines and
+	// simctl lacks: a document that uses it cannot be run as meant. Any
+	// other type names no processor at all, which the recommendation
+	// makes an error.execution when the <send> runs (W3C test199).
+	switch t := act.Type; t {
+	case "", statechart.SCXMLProcessor, "scxml":
+	case BasicHTTPProcessor:
+		return act, l.unsupportedf(n, "<send type=%q> is not supported (the SCXML event processor only)", t)
+	default:
+		l.warnings = append(l.warnings, &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf("<send type=%q> names no event processor simctl has (the SCXML one only): it raises error.execution when it runs", t)})
 	}
 	if d, ok := a["delay"]; ok {
 		ms, err := statechart.ParseDelay(d)

@@ -70,3 +70,5 @@ func (*nullDM) Script(statechart.Expr) error            { return errNull }
 func (*nullDM) Iterate(statechart.Expr) ([]any, error)  { return nil, errNull }
 func (*nullDM) Snapshot() string                        { return "" }
 func (*nullDM) Object(names []string, values []any) any { return nil }
+func (*nullDM) Save() (any, bool)                       { return nil, true }
+func (*nullDM) Restore(any) bool                        { return true }

@@ -74,16 +74,18 @@ func IsChartSuite(dir string) bool {
 	return err == nil
 }
 
-// LoadChartSuite loads machine.scxml and the *.scenario.yaml beside it.
-func LoadChartSuite(dir string) (*ChartSuite, error) {
-	path := filepath.Join(dir, ChartFile)
+// LoadChart reads and compiles a machine.scxml the way every command
+// does (run, lint, explore and the conformance harness): src attributes
+// name files beside it, each read as carefully as the machine. An error of
+// the document is a *statechart.Error (Unsupported set for a feature simctl
+// lacks); reading it fails with an *Error.
+func LoadChart(path string) (*scxml.Machine, error) {
 	src, err := ReadFile(path, "machine file", MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	m, err := scxml.Load(path, src, scxml.Options{ReadFile: func(name string) ([]byte, error) {
-		// src attributes name files beside machine.scxml, read as
-		// carefully as the machine itself.
+	dir := filepath.Dir(path)
+	return scxml.Load(path, src, scxml.Options{ReadFile: func(name string) ([]byte, error) {
 		name = strings.TrimPrefix(name, "file:")
 		if filepath.IsAbs(name) || strings.Contains(name, "://") {
 			return nil, errors.New("only a relative file name can be read")
@@ -95,10 +97,20 @@ func LoadChartSuite(dir string) (*ChartSuite, error) {
 		}
 		return b, err
 	}})
+}
+
+// LoadChartSuite loads machine.scxml and the *.scenario.yaml beside it.
+func LoadChartSuite(dir string) (*ChartSuite, error) {
+	path := filepath.Join(dir, ChartFile)
+	m, err := LoadChart(path)
 	if err != nil {
 		var se *statechart.Error
-		if errors.As(err, &se) {
+		var fe *Error
+		switch {
+		case errors.As(err, &se):
 			return nil, &Error{Pos: engine.Pos(se.Pos), Msg: se.Msg}
+		case errors.As(err, &fe):
+			return nil, err
 		}
 		return nil, &Error{Pos: engine.Pos{File: path}, Msg: err.Error()}
 	}

@@ -41,6 +41,9 @@ func (p Pos) String() string {
 type Error struct {
 	Pos Pos
 	Msg string
+	// Unsupported marks a feature of the recommendation simctl does not
+	// implement, as opposed to a document that is wrong.
+	Unsupported bool
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }

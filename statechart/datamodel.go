@@ -40,6 +40,14 @@ type Datamodel interface {
 	// model: ""), so that two sessions with equal snapshots and equal
 	// configurations behave alike as far as the chart's data goes.
 	Snapshot() string
+	// Save returns the variables' values as a value Restore takes back,
+	// or false when one cannot be copied that way (a function, an object
+	// two variables share); the caller then replays from the start.
+	Save() (any, bool)
+	// Restore sets the variables back to a value of Save, or reports
+	// false when it cannot (a variable a script made that cannot be
+	// deleted).
+	Restore(v any) bool
 }
 
 // Compiler compiles a chart's expressions once and makes a fresh data model

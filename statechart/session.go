@@ -61,6 +61,9 @@ type Session struct {
 	// Entered, when set, is called with each state entered, in entry
 	// order (coverage counts entries, transient states included).
 	Entered func(state int)
+	// Discarded, when set, is called with each event taken from a queue
+	// that enabled no transition (the explorer's leaked_timer).
+	Discarded func(ev Event)
 	// Scratch space reused by every macrostep, so that a step in steady
 	// state allocates nothing.
 	enabledBuf, filteredBuf []*Transition
@@ -138,6 +141,56 @@ func (s *Session) Key() string {
 	return b.String()
 }
 
+// Saved is a session between two macrosteps, kept by Save to be put back
+// by Restore: the explorer steps from a stored configuration instead of
+// replaying its path from the start.
+type Saved struct {
+	config, historySet, entered Bits
+	history                     []Bits
+	delayed                     []delayed
+	now                         int64
+	seq, sends                  int
+	running                     bool
+	halted                      string
+	final                       int
+	doneData                    any
+	data                        any
+}
+
+// Save keeps the session's state, or reports false when its data model
+// cannot copy its variables (see Datamodel.Save).
+func (s *Session) Save() (*Saved, bool) {
+	data, ok := s.dm.Save()
+	if !ok {
+		return nil, false
+	}
+	return &Saved{
+		config: s.config, historySet: s.historySet, entered: s.entered,
+		history: append([]Bits(nil), s.history...),
+		delayed: append([]delayed(nil), s.delayed...),
+		now:     s.now, seq: s.seq, sends: s.sends, running: s.running, halted: s.halted,
+		final: s.Final, doneData: s.DoneData, data: data,
+	}, true
+}
+
+// Restore puts back a state Save kept of a session of the same chart, so
+// that the session goes on as the saved one would; false when the data
+// model could not be put back (then the session is not to be used).
+func (s *Session) Restore(v *Saved) bool {
+	if !s.dm.Restore(v.data) {
+		return false
+	}
+	s.config, s.historySet, s.entered = v.config, v.historySet, v.entered
+	copy(s.history, v.history)
+	s.delayed = append(s.delayed[:0], v.delayed...)
+	s.now, s.seq, s.sends, s.running, s.halted = v.now, v.seq, v.sends, v.running, v.halted
+	s.Final, s.DoneData = v.final, v.doneData
+	s.internal.evs, s.internal.head = s.internal.evs[:0], 0
+	s.external.evs, s.external.head = s.external.evs[:0], 0
+	s.Log = s.Log[:0]
+	return true
+}
+
 // Now is the virtual clock in milliseconds.
 func (s *Session) Now() int64 { return s.now }
 
@@ -211,6 +264,19 @@ func (s *Session) NextDue() (int64, bool) {
 	return s.delayed[0].due, true
 }
 
+// DueWithin returns the names of the delayed events that fall due within
+// ms milliseconds, in delivery order.
+func (s *Session) DueWithin(ms int64) []string {
+	var out []string
+	for _, d := range s.delayed {
+		if d.due > s.now+ms {
+			break
+		}
+		out = append(out, d.event.Name)
+	}
+	return out
+}
+
 // Advance moves the virtual clock forward by ms milliseconds, delivering
 // each delayed event when its deadline comes, in deadline order (then send
 // order), each processed to completion before the next.
@@ -249,6 +315,9 @@ func (s *Session) mainEventLoop() {
 					ev := s.internal.pop()
 					s.dm.SetEvent(ev)
 					enabled = s.selectTransitions(ev)
+					if len(enabled) == 0 && s.Discarded != nil {
+						s.Discarded(ev)
+					}
 				}
 			}
 			if len(enabled) > 0 {
@@ -273,6 +342,8 @@ func (s *Session) mainEventLoop() {
 		s.dm.SetEvent(ev)
 		if enabled := s.selectTransitions(ev); len(enabled) > 0 {
 			s.microstep(enabled)
+		} else if s.Discarded != nil {
+			s.Discarded(ev)
 		}
 	}
 	s.exitInterpreter()
