@@ -29,13 +29,24 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 
 all: build
 
+# The revision goes in by -ldflags as well as by Go's -buildvcs, so that
+# simctl --version names it when GOFLAGS has -buildvcs=false. A cold build
+# takes minutes (the graph layout's WebAssembly runtime among the
+# dependencies); -v lists each package as it is compiled (nothing when
+# the cache is warm), so the wait shows.
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD 2>/dev/null && echo +modified)
+LDFLAGS  := -X github.com/simctl/simctl/version.revision=$(REVISION)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/simctl
+	@echo "make build: compiling $(BIN) (revision $(or $(REVISION),unknown)); a cold build cache takes a few minutes, packages listed as they compile"
+	@$(GO) build -v -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/simctl
+	@echo "make build: $(BIN) ready"
 
 # make run shows what simctl finds in the bundled suites. Findings make
 # simctl exit 1 (as CI wants); make run reports that and still succeeds,
 # since the reports were written. Bad input (2) or an interruption fails it.
 run: build
+	@echo "make run: $(BIN) run scenarios/ --out $(OUT) --seed $(SEED)"
 	@status=0; $(BIN) run scenarios/ --out $(OUT) --seed $(SEED) || status=$$?; \
 	if [ $$status -eq 1 ]; then echo "make run: simctl exited 1: the findings above fail a CI run; see $(OUT)/report.html"; \
 	elif [ $$status -ne 0 ]; then exit $$status; fi
