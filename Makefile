@@ -15,7 +15,8 @@ FUZZTIME_SHORT ?= 5s
 # budget (the seeds are whole machine files).
 FUZZMINIMIZETIME ?= 5s
 # Random machines the reduction and workers properties try in make fuzz
-# (make test: 50).
+# (make test: 50 for the reductions, 15 for the workers, which run under
+# -race there).
 REDUCE_CASES ?= 2000
 REDUCE_FORMFILL_DEPTH ?= 4
 # The native Go fuzz targets, as package:Target. Each runs from its seed
@@ -55,8 +56,21 @@ vet:
 	$(GO) vet $(PKGS)
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted"; exit 1; fi
 
+# make test runs every spec once. cli and explore hold the long,
+# CPU-bound searches and runs, on one goroutine: there the race detector
+# finds nothing and costs 5 to 10 times the CPU, so only their specs
+# labelled "race" (those that start goroutines: several workers, the
+# progress line, in-process bot and NLU servers) run under -race, the
+# others without it. Every other package runs under -race whole.
+RACE_SPLIT := ./cli ./explore
 test: vet
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	@echo "make test: go test -race, every package but $(RACE_SPLIT)"
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v -e '/cli$$' -e '/explore$$')
+	@echo "make test: $(RACE_SPLIT), the specs labelled race, under -race"
+	$(GO) test -race -count=1 -timeout 30m $(RACE_SPLIT) -args -ginkgo.label-filter=race
+	@echo "make test: $(RACE_SPLIT), the other specs, without -race"
+	$(GO) test -count=1 -timeout 30m $(RACE_SPLIT) -args -ginkgo.label-filter='!race'
+	@echo "make test: simctl mutate scenarios/bench-soni --min-score 90"
 	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
 
 # Mutation testing of every bundled suite (docs/mutate.md): mutants.csv and
@@ -75,7 +89,7 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
 	@echo "fuzz: the reductions against the unreduced search, and several goroutines against one, on $(REDUCE_CASES) random machines"
-	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines'
+	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_WORKERS_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines'
 
 fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100 REDUCE_FORMFILL_DEPTH=3
