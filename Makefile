@@ -56,16 +56,16 @@ vet:
 	$(GO) vet $(PKGS)
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted"; exit 1; fi
 
-# make test runs every spec once. cli and explore hold the long,
+# make test runs every spec once. cli, explore and generate hold the long,
 # CPU-bound searches and runs, on one goroutine: there the race detector
 # finds nothing and costs 5 to 10 times the CPU, so only their specs
 # labelled "race" (those that start goroutines: several workers, the
 # progress line, in-process bot and NLU servers) run under -race, the
 # others without it. Every other package runs under -race whole.
-RACE_SPLIT := ./cli ./explore
+RACE_SPLIT := ./cli ./explore ./generate
 test: vet
 	@echo "make test: go test -race, every package but $(RACE_SPLIT)"
-	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v -e '/cli$$' -e '/explore$$')
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -v -e '/cli$$' -e '/explore$$' -e '/generate$$')
 	@echo "make test: $(RACE_SPLIT), the specs labelled race, under -race"
 	$(GO) test -race -count=1 -timeout 30m $(RACE_SPLIT) -args -ginkgo.label-filter=race
 	@echo "make test: $(RACE_SPLIT), the other specs, without -race"
