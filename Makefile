@@ -26,7 +26,7 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
 	./scxml:FuzzSCXML
 
-.PHONY: all build run test vet bench fuzz fuzz-short e2e peers peers-graph conformance bot-check mutate clean explore-big
+.PHONY: all build run test vet bench fuzz fuzz-short e2e peers peers-graph conformance bot-check bot-planted mutate clean explore-big
 
 all: build
 
@@ -118,6 +118,13 @@ conformance:
 # the status is simctl's. See docs/bot-check.md and scripts/bot-check.sh.
 bot-check: build
 	OUT=$(OUT)/bot-check SIMCTL=$(BIN) sh scripts/bot-check.sh
+
+# Four copies of the reference bot, one bug planted in each (a routing bug
+# after completion, a wrong stored slot behind an unchanged reply, an
+# escalation priority inversion, a validator accepting a bad value), each
+# checked as bot-check checks the bot: every bug must be found and shrunk.
+bot-planted: build
+	OUT=$(OUT)/bot-planted SIMCTL=$(BIN) sh scripts/bot-planted.sh
 
 # Benchmarks: engine.Step on the WORKLOAD machine, whole WORKLOAD
 # conversations through the driver, simctl mutate on bench-soni, the

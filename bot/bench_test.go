@@ -52,7 +52,7 @@ func BenchmarkTurn(b *testing.B) {
 	p := &bot.Player{Suite: s, Variant: v, Client: client, Match: bot.NewMatcher(nil), Prefix: "bench-play"}
 	raw := 0
 	b.Run("play", func(b *testing.B) {
-		c := &bot.Conversation{Source: bot.Scripted, Name: "happy", Users: happy}
+		c := &bot.Conversation{Source: bot.Scripted, Name: "happy", Steps: bot.Users(happy...)}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if r := p.Play(ctx, c); r.Verdict != bot.Conforms {
@@ -66,7 +66,7 @@ func BenchmarkTurn(b *testing.B) {
 			raw++
 			sender := fmt.Sprintf("bench-raw-%d", raw)
 			for _, u := range happy {
-				if _, _, err := client.Send(ctx, sender, u); err != nil {
+				if _, _, err := client.Send(ctx, &bot.Session{Sender: sender}, u, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -75,17 +75,17 @@ func BenchmarkTurn(b *testing.B) {
 	})
 	b.Run("canned", func(b *testing.B) {
 		replies := canned{}
-		r := p.Play(ctx, &bot.Conversation{Source: bot.Scripted, Name: "happy", Users: happy})
+		r := p.Play(ctx, &bot.Conversation{Source: bot.Scripted, Name: "happy", Steps: bot.Users(happy...)})
 		for _, t := range r.Turns {
 			msgs := []map[string]string{}
 			for _, x := range t.Bot {
 				msgs = append(msgs, map[string]string{"recipient_id": "u", "text": x})
 			}
-			replies[t.User], _ = json.Marshal(msgs)
+			replies[t.Text], _ = json.Marshal(msgs)
 		}
 		cp := &bot.Player{Suite: s, Variant: v, Client: &bot.Client{URL: "http://canned.invalid/", HTTP: &http.Client{Transport: replies}},
 			Match: bot.NewMatcher(nil), Prefix: "bench-canned"}
-		c := &bot.Conversation{Source: bot.Scripted, Name: "happy", Users: happy}
+		c := &bot.Conversation{Source: bot.Scripted, Name: "happy", Steps: bot.Users(happy...)}
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {

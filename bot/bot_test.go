@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"time"
@@ -10,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/simctl/simctl/bot"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -57,7 +59,7 @@ var _ = Describe("Client", func() {
 			w.Write([]byte(`[{"recipient_id":"u","text":"uno"},{"recipient_id":"u","image":"x.png"},{"recipient_id":"u","text":"dos","buttons":[]}]`))
 		}))
 		defer srv.Close()
-		texts, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), "u", "hola")
+		texts, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), &bot.Session{Sender: "u"}, "hola", nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(texts).To(Equal([]string{"uno", "dos"}))
 	})
@@ -69,7 +71,7 @@ var _ = Describe("Client", func() {
 				w.Write([]byte(body))
 			}))
 			defer srv.Close()
-			_, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), "u", "hola")
+			_, _, err := bot.NewClient(srv.URL, time.Second).Send(context.Background(), &bot.Session{Sender: "u"}, "hola", nil)
 			var f *bot.Fault
 			Expect(err).To(BeAssignableToTypeOf(f))
 			Expect(err.(*bot.Fault).Kind).To(Equal(want))
@@ -78,6 +80,24 @@ var _ = Describe("Client", func() {
 		Entry("an object instead of a list", `{"text":"hola"}`, 200, bot.Malformed),
 		Entry("a text that is not text", `[{"text":3}]`, 200, bot.Malformed),
 		Entry("HTML", `<html>`, 200, bot.Malformed),
+	)
+})
+
+var _ = Describe("EventMessage", func() {
+	DescribeTable("sends an event without text as bot.yaml says",
+		func(src string, st bot.Step, text string, meta map[string]any) {
+			b, err := spec.LoadBot("bot.yaml", []byte(src), nil)
+			Expect(err).NotTo(HaveOccurred())
+			gotText, gotMeta := bot.EventMessage(b.Events, &st, map[string]any{"variant": "x"})
+			Expect(gotText).To(Equal(text))
+			Expect(gotMeta).To(Equal(meta))
+		},
+		Entry("Rasa's payload", "events: {as: payload}\n", bot.Step{Kind: bot.Event, Intent: "corregir", Entities: [][2]string{{"campo", "email"}}},
+			`/corregir{"campo":"email"}`, map[string]any{"variant": "x"}),
+		Entry("Rasa's payload without entities", "events: {as: payload}\n", bot.Step{Kind: bot.Event, Intent: "silencio"}, "/silencio", map[string]any{"variant": "x"}),
+		Entry("a metadata field", "events: {as: metadata, field: ev}\n", bot.Step{Kind: bot.Event, Intent: "silencio"}, "",
+			map[string]any{"variant": "x", "ev": map[string]any{"intent": "silencio", "entities": map[string]any{}}}),
+		Entry("a button's payload", "events: {messages: {silencio: \"<silence>\"}}\n", bot.Step{Kind: bot.Event, Intent: "silencio"}, "<silence>", map[string]any{"variant": "x"}),
 	)
 })
 
@@ -91,6 +111,44 @@ var _ = Describe("bot.yaml", func() {
 		Entry("neither matches nor accept", "replies:\n  - prompt: a\n", "bot.yaml:2:5: a reply rule needs exactly one of matches or accept"),
 		Entry("a bad regex", "replies:\n  - prompt: a\n    matches: '(('\n", "bot.yaml:3:14: bad regular expression: error parsing regexp: missing closing ): `^(?:(()$`"),
 		Entry("an unknown variant", "variant: grande\n", "bot.yaml:1:10: variant: unknown variant \"grande\" (the suite has: none)"),
-		Entry("an unknown key", "replys: []\n", "bot.yaml:1:1: unknown field \"replys\" (expected one of: variant, replies)"),
+		Entry("an unknown key", "replys: []\n", "bot.yaml:1:1: unknown field \"replys\" (expected one of: variant, variants, replies, connector, state, events, clock)"),
+	)
+})
+
+var _ = Describe("CompareState", func() {
+	// After "Mi nombre es Juan" formfill's model holds nombre Juan, waits
+	// for email, and runs flow completo.
+	var (
+		s *spec.Suite
+		d *sim.Driver
+	)
+	BeforeEach(func() {
+		var err error
+		s, err = spec.Load("../scenarios/formfill")
+		Expect(err).NotTo(HaveOccurred())
+		m := s.Variants[0].Machine
+		stub := sim.NewStub(s.NLU, m)
+		d = sim.NewDriver(m, stub, stub)
+		Expect(d.Start(0)).To(Succeed())
+		Expect(d.User("Mi nombre es Juan")).To(Succeed())
+	})
+
+	DescribeTable("reads Rasa's tracker by the slots' names and names what differs",
+		func(tracker, want string) {
+			b, err := spec.LoadBot("bot.yaml", []byte("state:\n  url: /conversations/{sender}/tracker\n  slots: {nombre: \"\", email: \"\"}\n  waiting: $.requested_slot\n  flow: $.stack[-1].flow_id\n"), s.Variants)
+			Expect(err).NotTo(HaveOccurred())
+			var v any
+			Expect(json.Unmarshal([]byte(tracker), &v)).To(Succeed())
+			Expect(bot.CompareState(b.State, d.M, &d.Cfg, v)).To(Equal(want))
+		},
+		Entry("the same", `{"slots": {"nombre": "Juan", "email": null}, "requested_slot": "email", "stack": [{"flow_id": "completo"}]}`, ""),
+		Entry("a slot stored wrongly", `{"slots": {"nombre": "juan", "email": null}, "requested_slot": "email", "stack": [{"flow_id": "completo"}]}`,
+			`slot nombre: the bot holds "juan", the model "Juan"`),
+		Entry("a slot the bot lacks", `{"slots": {}, "requested_slot": "email", "stack": [{"flow_id": "completo"}]}`,
+			`slot nombre: the bot holds nothing, the model "Juan"`),
+		Entry("another slot asked for", `{"slots": {"nombre": "Juan"}, "requested_slot": "telefono", "stack": [{"flow_id": "completo"}]}`,
+			`waiting for slot: the bot "telefono", the model "email"`),
+		Entry("another flow", `{"slots": {"nombre": "Juan"}, "requested_slot": "email", "stack": [{"flow_id": "ejemplo"}]}`,
+			`active flow: the bot's is "ejemplo", the model's "completo"`),
 	)
 })

@@ -2,10 +2,12 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
+	"time"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -20,8 +22,8 @@ const (
 	Explored  = "explored"
 )
 
-// Conversation is what is played against the bot: user messages only, as
-// the bot's channel carries nothing else.
+// Conversation is what is played against the bot: the user's side of it,
+// step by step.
 type Conversation struct {
 	Source string
 	Name   string
@@ -29,11 +31,43 @@ type Conversation struct {
 	File string
 	// Index is a generated conversation's index in the seeded stream.
 	Index int
-	Users []string
-	// Skip, when set, says why the conversation cannot be played live (it
-	// waits on the virtual clock, injects an event without text, or makes
-	// an external action fail).
+	Steps []Step
+	// Skip, when set, says why the conversation cannot be played live (an
+	// external action made to fail, or a turn the model cannot replay).
+	// What bot.yaml lets reach the bot is decided by the Player.
 	Skip string
+}
+
+// StepKind is what one step of a conversation sends.
+type StepKind uint8
+
+const (
+	// Say: a user message, Text.
+	Say StepKind = iota
+	// Event: a model event without text (Intent, Entities), sent as
+	// bot.yaml's events: says.
+	Event
+	// Wait: WaitMS of the virtual clock, sent to the bot's clock endpoint.
+	Wait
+)
+
+// Step is one turn of the user's side.
+type Step struct {
+	Kind       StepKind
+	Text       string
+	Intent     string
+	Entities   [][2]string // name, value, in the scenario's order
+	Confidence float64     // 0: 1
+	WaitMS     int64
+}
+
+// Users is a conversation of user messages only.
+func Users(texts ...string) []Step {
+	out := make([]Step, len(texts))
+	for i, t := range texts {
+		out[i] = Step{Text: t}
+	}
+	return out
 }
 
 // Verdict is what playing a conversation against the bot found.
@@ -54,8 +88,10 @@ var verdictNames = [...]string{"conforms", "diverges", "fault", "skipped"}
 
 func (v Verdict) String() string { return verdictNames[v] }
 
-// Turn is one user message and both replies.
+// Turn is one step and both replies.
 type Turn struct {
+	Step
+	// User is how the step is shown: the message, the event or the wait.
 	User  string
 	Model []string
 	Bot   []string
@@ -63,6 +99,9 @@ type Turn struct {
 	MS int64
 	// State is the model's state after the turn (for latency by state).
 	State engine.StateID
+	// StateWhy says how the bot's state differed from the model's after
+	// the turn ("": it did not, or was not compared).
+	StateWhy string
 }
 
 // Result is one conversation played.
@@ -83,6 +122,9 @@ type Result struct {
 	Attempts int
 	// Coverage is the model's coverage over the conversation.
 	Coverage *eval.Coverage
+	// NotPlayed marks a conversation never started: the run was
+	// interrupted, or already inconclusive.
+	NotPlayed bool
 }
 
 // Player plays conversations of one suite and variant against the model
@@ -99,7 +141,10 @@ type Player struct {
 	Retries int
 	// Prefix starts every sender id; ids are Prefix plus a counter, so that
 	// every conversation (and every retry) is new to the bot.
-	Prefix  string
+	Prefix string
+	// Meta is sent with every message of the variant's conversations (its
+	// selector at the bot, from bot.yaml's variants:).
+	Meta    map[string]any
 	senders atomic.Int64
 }
 
@@ -111,10 +156,13 @@ func (p *Player) Play(ctx context.Context, c *Conversation) *Result {
 	if c.Skip != "" {
 		return &Result{Conv: c, Verdict: Skipped, Why: c.Skip}
 	}
+	if why := p.Cannot(c); why != "" {
+		return &Result{Conv: c, Verdict: Skipped, Why: why}
+	}
 	faults := map[FaultKind]int{}
 	var r *Result
 	for attempt := 0; attempt <= p.Retries; attempt++ {
-		r = p.play(ctx, c, c.Users)
+		r = p.play(ctx, c, c.Steps)
 		r.Attempts = attempt + 1
 		if r.Verdict != Faulted {
 			break
@@ -140,10 +188,101 @@ func (s *sayings) Observe(st *eval.Step) {
 	}
 }
 
-// play plays users once. What the model says when the conversation starts
+// Cannot says why c cannot be played against this bot ("": it can): an
+// event without text needs bot.yaml's events:, a wait its clock:.
+func (p *Player) Cannot(c *Conversation) string {
+	conf := p.Client.Conf
+	for i, st := range c.Steps {
+		switch {
+		case st.Kind == Event && (conf == nil || conf.Events == nil):
+			return fmt.Sprintf("turn %d injects the event %s, which has no text to send (bot.yaml's events: says how)", i+1, st.Intent)
+		case st.Kind == Wait && (conf == nil || conf.Clock == nil):
+			return fmt.Sprintf("turn %d waits %dms: it needs the virtual clock (bot.yaml's clock: names the bot's)", i+1, st.WaitMS)
+		}
+	}
+	return ""
+}
+
+// send plays one step at the bot.
+func (p *Player) send(ctx context.Context, s *Session, st *Step) ([]string, time.Duration, error) {
+	switch st.Kind {
+	case Wait:
+		return p.Client.Advance(ctx, s, st.WaitMS, p.Meta)
+	case Event:
+		text, meta := EventMessage(p.Client.Conf.Events, st, p.Meta)
+		return p.Client.Send(ctx, s, text, meta)
+	}
+	return p.Client.Send(ctx, s, st.Text, p.Meta)
+}
+
+// EventMessage is what an event without text becomes for the bot: the
+// message bot.yaml gives for its intent, else Rasa's payload
+// /intent{"entity": "value"}, or an empty message with the event in the
+// metadata field.
+func EventMessage(ev *spec.BotEvents, st *Step, meta map[string]any) (string, map[string]any) {
+	for _, m := range ev.Messages {
+		if m.Key == st.Intent {
+			return m.Value.Value, meta
+		}
+	}
+	ents := map[string]any{}
+	for _, e := range st.Entities {
+		ents[e[0]] = e[1]
+	}
+	if ev.As.Value == "metadata" {
+		out := map[string]any{ev.Field.Value: map[string]any{"intent": st.Intent, "entities": ents}}
+		for k, v := range meta {
+			out[k] = v
+		}
+		return "", out
+	}
+	if len(ents) == 0 {
+		return "/" + st.Intent, meta
+	}
+	b, _ := json.Marshal(ents)
+	return "/" + st.Intent + string(b), meta
+}
+
+// step plays one step on the model.
+func step(d *sim.Driver, st *Step) error {
+	switch st.Kind {
+	case Wait:
+		return d.Wait(st.WaitMS)
+	case Event:
+		m := d.M
+		id, _ := m.IntentID(st.Intent)
+		ev := engine.Event{Kind: engine.UserEvent, Intent: id, Confidence: 1}
+		if st.Confidence != 0 {
+			ev.Confidence = st.Confidence
+		}
+		for _, e := range st.Entities {
+			if eid, ok := m.EntityID(e[0]); ok {
+				ev.AddEntity(eid, engine.TextValue(e[1]))
+			}
+			if ev.Value == "" {
+				ev.Value = e[1]
+			}
+		}
+		return d.Inject(ev)
+	}
+	return d.User(st.Text)
+}
+
+// Show is how a step is shown on the terminal and in bot.csv.
+func (st *Step) Show() string {
+	switch st.Kind {
+	case Wait:
+		return fmt.Sprintf("(wait %dms)", st.WaitMS)
+	case Event:
+		return fmt.Sprintf("(event %s)", st.Intent)
+	}
+	return st.Text
+}
+
+// play plays steps once. What the model says when the conversation starts
 // is not compared: the REST channel has no way to hear it before the first
 // message.
-func (p *Player) play(ctx context.Context, c *Conversation, users []string) *Result {
+func (p *Player) play(ctx context.Context, c *Conversation, steps []Step) *Result {
 	m := p.Variant.Machine
 	stub := sim.NewStub(p.Suite.NLU, m)
 	seed := sim.SeedFor(p.Seed, p.Suite.Name, p.Variant.Name, c.Source, c.Name)
@@ -156,27 +295,46 @@ func (p *Player) play(ctx context.Context, c *Conversation, users []string) *Res
 		res.Verdict, res.Why = Skipped, "the model failed: "+err.Error()
 		return res
 	}
-	sender := p.sender()
-	for i, u := range users {
+	sess := &Session{Sender: p.sender()}
+	var st *spec.BotState
+	if p.Client.Conf != nil {
+		st = p.Client.Conf.State
+	}
+	fault := func(i int, err error) *Result {
+		var f *Fault
+		if !errors.As(err, &f) {
+			f = &Fault{Kind: Connection, Msg: err.Error()}
+		}
+		res.Verdict, res.Fault, res.Why = Faulted, f.Kind, fmt.Sprintf("turn %d: %s", i+1, f.Error())
+		return res
+	}
+	for i := range steps {
+		s := &steps[i]
 		said.msgs = said.msgs[:0]
-		if err := d.User(u); err != nil {
+		if err := step(d, s); err != nil {
 			res.Verdict, res.Why = Skipped, fmt.Sprintf("the model failed at turn %d: %v", i+1, err)
 			return res
 		}
-		texts, took, err := p.Client.Send(ctx, sender, u)
+		texts, took, err := p.send(ctx, sess, s)
 		if err != nil {
-			var f *Fault
-			if !errors.As(err, &f) {
-				f = &Fault{Kind: Connection, Msg: err.Error()}
-			}
-			res.Verdict, res.Fault, res.Why = Faulted, f.Kind, fmt.Sprintf("turn %d: %s", i+1, f.Error())
-			return res
+			return fault(i, err)
 		}
-		t := Turn{User: u, Model: append([]string(nil), said.msgs...), Bot: texts, MS: took.Milliseconds(), State: d.Cfg.State}
+		t := Turn{Step: *s, User: s.Show(), Model: append([]string(nil), said.msgs...), Bot: texts, MS: took.Milliseconds(), State: d.Cfg.State}
 		res.Turns = append(res.Turns, t)
 		if why := p.Match.Turn(t.Model, t.Bot); why != "" {
 			res.Verdict, res.At, res.Why = Diverges, i, fmt.Sprintf("turn %d: %s", i+1, why)
 			return res
+		}
+		if st != nil {
+			v, err := p.Client.State(ctx, sess)
+			if err != nil {
+				return fault(i, err)
+			}
+			if why := CompareState(st, m, &d.Cfg, v); why != "" {
+				res.Turns[i].StateWhy = why
+				res.Verdict, res.At, res.Why = Diverges, i, fmt.Sprintf("turn %d: %s", i+1, why)
+				return res
+			}
 		}
 	}
 	res.Verdict = Conforms
@@ -200,16 +358,16 @@ type Shrunk struct {
 // candidate that meets a fault counts as not diverging. The result is
 // re-played against the live bot.
 func (p *Player) Shrink(ctx context.Context, r *Result, maxTries int) *Shrunk {
-	best := make([]string, r.At+1)
+	best := make([]Step, r.At+1)
 	for i := range best {
-		best[i] = r.Turns[i].User
+		best[i] = r.Turns[i].Step
 	}
 	out := &Shrunk{Result: r, From: len(best)}
 	for improved := true; improved && out.Tries < maxTries && ctx.Err() == nil; {
 		improved = false
 		for chunk := len(best) / 2; chunk >= 1 && !improved; chunk /= 2 {
 			for i := 0; i+chunk <= len(best) && out.Tries < maxTries; i++ {
-				cand := append(append([]string(nil), best[:i]...), best[i+chunk:]...)
+				cand := append(append([]Step(nil), best[:i]...), best[i+chunk:]...)
 				if len(cand) == 0 {
 					continue
 				}

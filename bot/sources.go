@@ -13,30 +13,36 @@ import (
 	"github.com/simctl/simctl/spec"
 )
 
-// FromScenario turns a scripted scenario into the user messages it sends.
-// An event turn with text sends its text (the model parses it again); a
-// wait, an event without text or a failed external action cannot be
-// played over the channel, and the conversation is skipped, saying why.
+// FromScenario turns a scripted scenario into the steps it plays: a
+// user: turn sends its text, an event: turn with text sends that text (the
+// model parses it again), an event without text and a wait: are steps the
+// Player sends as bot.yaml says (or skips, saying why). A failed external
+// action cannot be played over any channel: the conversation is skipped.
 // The scenario's expectations are about the model, which simctl run
-// checks without --bot; here only the replies are compared.
+// checks without --bot; here the replies (and the state) are compared.
 func FromScenario(source string, sc *spec.Scenario) *Conversation {
 	c := &Conversation{Source: source, Name: sc.Name, File: sc.File}
 	for i, t := range sc.Turns {
 		switch {
 		case len(t.Fail) > 0:
 			c.Skip = fmt.Sprintf("turn %d makes %s fail, which a live bot cannot be told to do", i+1, t.Fail[0].Value)
+			return c
 		case t.Wait != nil:
-			c.Skip = fmt.Sprintf("turn %d waits %dms: it needs the virtual clock", i+1, int64(*t.Wait))
+			c.Steps = append(c.Steps, Step{Kind: Wait, WaitMS: int64(*t.Wait)})
 		case t.Event != nil && t.Event.Text == "":
-			c.Skip = fmt.Sprintf("turn %d injects the event %s, which has no text to send", i+1, t.Event.Intent.Value)
+			st := Step{Kind: Event, Intent: t.Event.Intent.Value}
+			if t.Event.Confidence != nil {
+				st.Confidence = *t.Event.Confidence
+			}
+			for _, e := range t.Event.Entities {
+				st.Entities = append(st.Entities, [2]string{e.Key, e.Value.Value})
+			}
+			c.Steps = append(c.Steps, st)
 		case t.Event != nil:
-			c.Users = append(c.Users, t.Event.Text)
-			continue
+			c.Steps = append(c.Steps, Step{Text: t.Event.Text})
 		default:
-			c.Users = append(c.Users, t.User.Value)
-			continue
+			c.Steps = append(c.Steps, Step{Text: t.User.Value})
 		}
-		return c
 	}
 	return c
 }
@@ -57,14 +63,21 @@ func FromGenerated(s *spec.Suite, v *spec.Variant, seed int64, from, to int) ([]
 		c := &Conversation{Source: Generated, Name: fmt.Sprintf("generated-%d", k), Index: k}
 		for i, t := range o.Recorded {
 			switch {
+			case len(t.Fail) > 0:
+				c.Skip = fmt.Sprintf("turn %d makes %s fail, which a live bot cannot be told to do", i+1, t.Fail[0])
+			case t.Parsed != nil:
+				c.Skip = fmt.Sprintf("turn %d is an event the user's words do not parse to", i+1)
 			case t.IsWait:
-				c.Skip = fmt.Sprintf("turn %d waits %dms: it needs the virtual clock", i+1, t.WaitMS)
-			case t.Intent != "" || t.Parsed != nil:
-				c.Skip = fmt.Sprintf("turn %d is an event without text", i+1)
+				c.Steps = append(c.Steps, Step{Kind: Wait, WaitMS: t.WaitMS})
+				continue
+			case t.Intent != "":
+				c.Steps = append(c.Steps, Step{Kind: Event, Intent: t.Intent})
+				continue
 			default:
-				c.Users = append(c.Users, t.User)
+				c.Steps = append(c.Steps, Step{Text: t.User})
 				continue
 			}
+			c.Steps = nil
 			break
 		}
 		out = append(out, c)

@@ -264,6 +264,21 @@ var _ = Describe("bad input", func() {
 			args:  []string{"SUITE"},
 			want:  `simctl: SUITE/users.yaml:2:3: behaviour probabilities add up to 1.2, more than 1`,
 		}),
+		Entry("users.yaml naming an unknown persona", badCase{
+			files: suite(map[string]string{"users.yaml": "personas:\n  cooperative: 0.5\n  grumpy: 0.5\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/users.yaml:3:3: unknown persona "grumpy" (expected one of: cooperative, correcting, silent, impatient, off_topic, noisy)`,
+		}),
+		Entry("users.yaml persona probabilities not adding up to 1", badCase{
+			files: suite(map[string]string{"users.yaml": "personas:\n  cooperative: 0.5\n  silent: 0.2\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/users.yaml:2:3: persona probabilities add up to 0.7, not 1`,
+		}),
+		Entry("users.yaml after_completion out of range", badCase{
+			files: suite(map[string]string{"users.yaml": "after_completion: -1\n"}),
+			args:  []string{"SUITE"},
+			want:  `simctl: SUITE/users.yaml:1:19: after_completion must be from 0 to 100`,
+		}),
 		Entry("latency: a negative duration", badCase{
 			files: suite(map[string]string{"machine.yaml": validMachine + "latency:\n  nlu: {fixed: -200ms}\n"}),
 			args:  []string{"SUITE"},

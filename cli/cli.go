@@ -23,10 +23,13 @@ import (
 
 // Exit statuses.
 const (
-	ExitOK          = 0
-	ExitFailed      = 1   // a scenario or invariant failed
-	ExitBadInput    = 2   // bad input: a file, a flag or a path
-	ExitInterrupted = 130 // SIGINT or SIGTERM stopped the run; the report written is marked incomplete
+	ExitOK       = 0
+	ExitFailed   = 1 // a scenario or invariant failed
+	ExitBadInput = 2 // bad input: a file, a flag or a path
+	// ExitInconclusive: simctl run --bot could not judge the bot (too many
+	// conversations faulted, or it stopped answering) and nothing failed.
+	ExitInconclusive = 3
+	ExitInterrupted  = 130 // SIGINT or SIGTERM stopped the run; the report written is marked incomplete
 )
 
 // usageError is a mistake on the command line.

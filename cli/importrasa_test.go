@@ -81,13 +81,14 @@ var _ = Describe("simctl import rasa", func() {
 		}
 		Expect(text).To(ContainSubstring("FAIL  lost_card_links_to_replacement"))
 		Expect(text).To(ContainSubstring(`turn 3: slot address: got empty, want "12 Main Street"`))
-		// Generated users also make a turn's actions fail (issue 20): when
-		// check_balance fails, pattern_internal_error resumes the flow at
-		// check_balance, which fails again in the same turn, for ever.
-		Expect(text).To(ContainSubstring("FAIL  generated breaks runtime_error"))
-		Expect(text).To(ContainSubstring("external actions kept invoking each other past 32 levels"))
-		Expect(text).To(ContainSubstring("7 passed, 1 failed; 1 finding of generated conversations"))
-		Expect(text).To(ContainSubstring("1 violating (breaking runtime_error)"))
+		// Generated users pursue the project's flows (asked for with the
+		// flow entity the start_flow guard tests) and all cooperative ones
+		// complete them. (A runtime_error once reported here, check_balance
+		// failing for ever, did not replay: pattern_internal_error pops the
+		// flow. Issue 26: a finding must replay.)
+		Expect(text).To(MatchRegexp(`generated +50 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`))
+		Expect(text).To(ContainSubstring("7 passed, 1 failed\n"))
+		Expect(text).To(ContainSubstring(", 0 violating\n"))
 
 		var exOut, exErr bytes.Buffer
 		Expect(cli.Main([]string{"explore", out, "--depth", "4"}, &exOut, &exErr)).To(Equal(cli.ExitOK), exOut.String()+exErr.String())

@@ -496,8 +496,9 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
 		}
-		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
-			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy, mean(met.TurnsToCompletion, met.Successes),
+		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s; cooperative users %.1f%% of %d), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
+			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy,
+			pct(met.CooperativeSuccesses, met.Cooperative), met.Cooperative, mean(met.TurnsToCompletion, met.Successes),
 			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(fails, known))
 		for _, f := range fails {
 			gf := reports.GenFailure{Failure: f}
@@ -512,7 +513,7 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 				continue
 			}
 			t.genFail++
-			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, shrunk from %d to %d turns\n", name, f.Violation.Key(), f.Index, f.Turns, f.ShrunkTurns)
+			fmt.Fprintf(w, "  FAIL  %s breaks %s at conversation %d, %s\n", name, f.Violation.Key(), f.Index, f.ShrunkFrom())
 			fmt.Fprintf(w, "         %s\n", f.Violation)
 			fmt.Fprintf(w, "         replay: simctl replay %s\n", file)
 		}

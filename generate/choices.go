@@ -184,6 +184,18 @@ func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
 	return out
 }
 
+// anyAt reports whether a "*" transition (any intent) applies at leaf s.
+func (mo *Model) anyAt(s engine.StateID) bool {
+	m := mo.m
+	for t := 0; t < m.NumTransitions(); t++ {
+		ti := m.Transition(engine.TransID(t))
+		if ti.Trigger == "*" && (ti.Source == engine.NoID || m.InState(s, ti.Source)) && !m.IsOverride(engine.TransID(t)) {
+			return true
+		}
+	}
+	return false
+}
+
 // guardEntities walks a guard for the entities it requires
 // (event.entities.NAME != "").
 func guardEntities(n ast.Node) []string {

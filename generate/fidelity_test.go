@@ -128,7 +128,10 @@ var _ = Describe("bounded liveness", func() {
 			}
 		}
 		Expect(live).NotTo(BeNil(), "got %d failures", len(fails))
-		Expect(live.Index%10).To(Equal(9), "a conversation drawn cooperative on purpose")
+		By("naming the cycle it goes round, and replaying to it")
+		Expect(live.Violation.Key()).To(Equal("liveness: in {asking}"), "the state it rests in after each turn of the loop")
+		Expect(live.Replays).To(BeTrue())
+		Expect(string(live.Scenario)).To(ContainSubstring("\nliveness: true\n"))
 	})
 })
 

@@ -13,7 +13,9 @@ import (
 	"github.com/leanovate/gopter/gen"
 )
 
-// gen returns the gopter generator of the model's conversations.
+// gen returns the gopter generator of the model's conversations: the
+// persona, the goal, a value choice per goal slot, max_turns acts drawn
+// with the persona's chances, and the acts past completion.
 func (mo *Model) gen() gopter.Gen {
 	goalWeights := make([]float64, len(mo.goals))
 	maxSlots := 0
@@ -22,31 +24,26 @@ func (mo *Model) gen() gopter.Gen {
 		maxSlots = max(maxSlots, len(g.slots))
 	}
 	return func(p *gopter.GenParameters) *gopter.GenResult {
-		conv := Conversation{Goal: uint8(weighted(p.Rng, goalWeights))}
+		persona := Persona(weighted(p.Rng, mo.personas[:]))
+		conv := Conversation{Persona: persona, Goal: uint8(weighted(p.Rng, goalWeights))}
 		for i := 0; i < maxSlots; i++ {
 			conv.Values = append(conv.Values, uint8(p.Rng.Intn(256)))
 		}
 		for i := 0; i < mo.maxTurns; i++ {
-			a := Act{Kind: Kind(weighted(p.Rng, mo.weights[:])), Pick: uint8(p.Rng.Intn(256))}
-			if mo.failRate > 0 {
-				// Drawn only when failures may happen, so that a suite
-				// without them draws the conversations it always did.
+			a := Act{Kind: Kind(weighted(p.Rng, mo.stray[persona][:])), Pick: uint8(p.Rng.Intn(256))}
+			if mo.failRate > 0 && persona != Cooperative {
+				// A cooperative user meets a backend that works: bounded
+				// liveness asks for an end when everyone cooperates.
 				a.Fail = p.Rng.Float64() < mo.failRate
 			}
 			conv.Acts = append(conv.Acts, a)
 		}
+		for i := 0; i < mo.after; i++ {
+			conv.After = append(conv.After, Act{Kind: Kind(weighted(p.Rng, afterKinds[:])), Pick: uint8(p.Rng.Intn(256))})
+		}
 		return gopter.NewGenResult(conv, shrinkConversation)
 	}
 }
-
-// cooperativeEvery: one conversation in this many is drawn cooperative
-// on every turn, with no action failing, so that bounded liveness is
-// checked at any max_turns (a conversation drawn turn by turn is
-// cooperative throughout with a chance of 0.69^50 at the defaults).
-const cooperativeEvery = 10
-
-// cooperative reports whether conversation k is drawn cooperative.
-func cooperative(k int) bool { return k%cooperativeEvery == cooperativeEvery-1 }
 
 // weighted draws an index with probability proportional to its weight.
 func weighted(r *rand.Rand, w []float64) int {
@@ -73,15 +70,7 @@ func (mo *Model) Sample(seed int64, k int) Conversation {
 	s := int64(mix(uint64(seed), uint64(k)))
 	p := &gopter.GenParameters{MaxSize: mo.maxTurns, MaxShrinkCount: 1000, Rng: rand.New(&splitMix{state: uint64(s)})}
 	v, _ := mo.gen()(p).Retrieve()
-	c := v.(Conversation)
-	if cooperative(k) {
-		// The values and picks stay drawn: a cooperative user still
-		// chooses among the answers that apply.
-		for i := range c.Acts {
-			c.Acts[i].Kind, c.Acts[i].Fail = Follow, false
-		}
-	}
-	return c
+	return v.(Conversation)
 }
 
 // splitMix is SplitMix64 as a math/rand source (gopter draws through a
@@ -117,12 +106,15 @@ func newRand(seed uint64) *randv2.Rand { return randv2.New(randv2.NewPCG(seed, s
 func shrinkConversation(v interface{}) gopter.Shrink {
 	c := v.(Conversation)
 	acts := gen.SliceShrinker(shrinkAct)(c.Acts).Map(func(a []Act) Conversation {
-		return Conversation{Goal: c.Goal, Values: c.Values, Acts: a}
+		return Conversation{Persona: c.Persona, Goal: c.Goal, Values: c.Values, Acts: a, After: c.After}
+	})
+	after := gen.SliceShrinker(shrinkAct)(c.After).Map(func(a []Act) Conversation {
+		return Conversation{Persona: c.Persona, Goal: c.Goal, Values: c.Values, Acts: c.Acts, After: a}
 	})
 	values := gen.SliceShrinkerOne(shrinkUint8)(c.Values).Map(func(vs []uint8) Conversation {
-		return Conversation{Goal: c.Goal, Values: vs, Acts: c.Acts}
+		return Conversation{Persona: c.Persona, Goal: c.Goal, Values: vs, Acts: c.Acts, After: c.After}
 	})
-	return acts.Interleave(values)
+	return acts.Interleave(after).Interleave(values)
 }
 
 func shrinkAct(v interface{}) gopter.Shrink {

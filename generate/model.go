@@ -13,10 +13,12 @@ package generate
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -33,10 +35,49 @@ const (
 	Human                  // ask for a human
 	Cancel                 // cancel the task
 	Deny                   // say no to a confirmation
+	Thanks                 // past completion: say thanks (the thanks phrase)
 	numKinds
 )
 
-var kindNames = [...]string{"follow", "invalid", "correct", "off_topic", "silence", "change_mind", "human", "cancel", "deny"}
+var kindNames = [...]string{"follow", "invalid", "correct", "off_topic", "silence", "change_mind", "human", "cancel", "deny", "thanks"}
+
+// Persona is the kind of user a conversation is drawn as: how its turns
+// stray (docs/users-format.md#personas).
+type Persona uint8
+
+const (
+	Cooperative  Persona = iota // every turn cooperates; no action fails
+	Correcting                  // changes its mind about values given
+	Silent                      // says nothing until timers fall due
+	Impatient                   // cancels, asks for a person, asks again
+	OffTopicUser                // talks about something else
+	Noisy                       // the behaviour: mix of users.yaml
+	numPersonas
+)
+
+func (p Persona) String() string { return spec.PersonaNames[p] }
+
+// defaultPersonas is the chance of each persona when users.yaml does not
+// say.
+var defaultPersonas = [numPersonas]float64{Cooperative: 0.4, Correcting: 0.1, Silent: 0.1, Impatient: 0.1, OffTopicUser: 0.1, Noisy: 0.2}
+
+// personaStray is, per persona other than Noisy (whose mix is users.yaml's
+// behaviour:), the chance per turn of each way of straying; the rest of
+// the turns cooperate.
+var personaStray = [numPersonas][numKinds]float64{
+	Correcting:   {Correct: 0.25},
+	Silent:       {Silence: 0.25},
+	Impatient:    {Cancel: 0.08, Human: 0.08, ChangeMind: 0.04},
+	OffTopicUser: {OffTopic: 0.25},
+}
+
+// afterKinds is the chance of each kind of turn past completion: thanks,
+// a correction of a value given, a new request, silence.
+var afterKinds = [numKinds]float64{Thanks: 0.3, Correct: 0.2, ChangeMind: 0.2, Silence: 0.3}
+
+// defaultAfter is the number of turns a user goes on for past completion
+// when users.yaml does not say.
+const defaultAfter = 3
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -61,6 +102,24 @@ type goal struct {
 	slots   []engine.SlotID
 	values  [][]string // per slot
 	invalid [][]string // per slot
+	// lists: the slots the user gives several items for, one per ask,
+	// before saying the done phrase.
+	lists []list
+}
+
+type list struct {
+	slot  engine.SlotID
+	items []string
+}
+
+// listOf returns the goal's list for slot s, or nil.
+func (g *goal) listOf(s engine.SlotID) []string {
+	for _, l := range g.lists {
+		if l.slot == s {
+			return l.items
+		}
+	}
+	return nil
 }
 
 // Model is what the user simulator knows of one suite and variant.
@@ -68,6 +127,15 @@ type Model struct {
 	m       *engine.Machine
 	goals   []goal
 	weights [numKinds]float64
+	// personas is the chance of each persona; stray, per persona, the
+	// chance of each kind of turn (Follow: the rest).
+	personas [numPersonas]float64
+	stray    [numPersonas][numKinds]float64
+	// after is the number of turns past completion.
+	after int
+	// utterances are the texts the model knows the NLU's parse of, shortest
+	// first: what shrinking replaces a user's words with.
+	utterances []string
 	// failRate is the chance that a turn's external actions fail.
 	failRate float64
 	phrases  map[string]string
@@ -79,8 +147,6 @@ type Model struct {
 	slotValues  map[engine.SlotID][]string
 	slotValue   map[engine.SlotID]string
 	slotInvalid map[engine.SlotID]string
-	// invokes: the machine invokes external actions somewhere.
-	invokes bool
 	// choices caches, per leaf state, the answers its guards accept
 	// (choices.go).
 	choices map[engine.StateID][]choice
@@ -97,14 +163,25 @@ type Model struct {
 func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
 		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
-	mo.invokes = hasExternal(m)
 	mo.deriveEntityTexts(s.NLU)
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
 	mo.weights = defaultBehaviour
 	mo.failRate = defaultFailRate
+	mo.personas = defaultPersonas
+	mo.after = defaultAfter
 	u := s.Users
+	zero := [numKinds]bool{}
 	if u != nil {
+		if len(u.Personas) > 0 {
+			mo.personas = [numPersonas]float64{}
+			for _, p := range u.Personas {
+				mo.personas[slices.Index(spec.PersonaNames, p.Key)] = p.Value.Value
+			}
+		}
+		if u.AfterCompletion != nil {
+			mo.after = *u.AfterCompletion
+		}
 		b := u.Behaviour
 		if b.ActionFailure != nil {
 			mo.failRate = b.ActionFailure.Value
@@ -113,6 +190,7 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 			ChangeMind: b.ChangeMind, Human: b.Human, Cancel: b.Cancel, Deny: b.Deny} {
 			if p != nil {
 				mo.weights[k] = p.Value
+				zero[k] = p.Value == 0
 			}
 		}
 		for _, p := range u.Phrases {
@@ -147,6 +225,10 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 				}
 				cg.invalid = append(cg.invalid, bad)
 			}
+			for _, e := range g.Lists {
+				id, _ := mo.m.SlotID(e.Key)
+				cg.lists = append(cg.lists, list{slot: id, items: e.Value})
+			}
 			mo.goals = append(mo.goals, cg)
 		}
 	}
@@ -160,6 +242,22 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 		total += mo.weights[k]
 	}
 	mo.weights[Follow] = 1 - total
+	// The personas stray in their own way, never in one users.yaml's
+	// behaviour: sets to 0 (the machine has no way to handle it).
+	for p := Persona(0); p < numPersonas; p++ {
+		if p == Noisy {
+			mo.stray[p] = mo.weights
+			continue
+		}
+		rest := 1.0
+		for k := Invalid; k < numKinds; k++ {
+			if !zero[k] {
+				mo.stray[p][k] = personaStray[p][k]
+				rest -= personaStray[p][k]
+			}
+		}
+		mo.stray[p][Follow] = rest
+	}
 	if len(mo.goals) == 0 {
 		mo.deriveGoals(s)
 	}
@@ -170,6 +268,7 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 		mo.maxTurns = 20
 	}
 	mo.defaultPhrases()
+	mo.deriveUtterances(s)
 	return mo, nil
 }
 
@@ -372,6 +471,44 @@ var regexCandidates = []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "
 
 var intentRe = regexp.MustCompile(`event\.intent\s*==\s*"([^"]+)"`)
 
+// entityRe finds a guard's test of an entity's value.
+var entityRe = regexp.MustCompile(`event\.entities\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*"([^"]*)"`)
+
+// sayFor finds how to ask for a task whose transition's guard wants an
+// entity value (event.entities.flow == "transfer_money", as a Rasa import
+// writes it): a phrase of nlu.yaml's entity value that the NLU makes the
+// intent of, with that entity. "" when there is none: the intent's phrase.
+func (mo *Model) sayFor(s *spec.Suite, intent engine.IntentID, guard string) string {
+	if s.NLU == nil {
+		return ""
+	}
+	stub := sim.NewStub(s.NLU, mo.m)
+	for _, m := range entityRe.FindAllStringSubmatch(guard, -1) {
+		for _, e := range s.NLU.Entities {
+			if e.Key != m[1] {
+				continue
+			}
+			for _, v := range e.Value.Values {
+				if v.Key != m[2] {
+					continue
+				}
+				for _, text := range append(append([]string(nil), v.Value...), v.Key) {
+					var ev engine.Event
+					if stub.Parse(text, 0, &ev) != nil || ev.Intent != intent {
+						continue
+					}
+					for i := 0; i < int(ev.NEnt); i++ {
+						if mo.m.EntityName(ev.Entities[i].ID) == m[1] && ev.Entities[i].Value.String() == m[2] {
+							return text
+						}
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // deriveGoals makes one goal per flow, started by the intent whose
 // transition pushes the flow (named as its trigger, or in its guard as
 // event.intent == "x"); a machine without flows gets one goal per intent
@@ -383,15 +520,20 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 		flowSlots[f.Name] = f.Slots
 	}
 	seen := map[string]bool{}
-	addGoal := func(intent, flow string) {
+	addGoal := func(intent, flow, guard string) {
 		id, ok := mo.m.IntentID(intent)
 		if !ok || seen[intent+"/"+flow] {
 			return
 		}
 		seen[intent+"/"+flow] = true
-		g := goal{name: intent, intent: id, weight: 1}
+		g := goal{name: intent, intent: id, weight: 1, say: mo.sayFor(s, id, guard)}
 		for i, sn := range flowSlots[flow] {
 			sid, _ := mo.m.SlotID(sn)
+			if yesNoSlot(mo.m, sid) {
+				// A confirmation collected as a slot: the user answers it
+				// as a confirmation, not with a value of its goal.
+				continue
+			}
 			g.slots = append(g.slots, sid)
 			// Rotate the candidates by slot, so that slots sharing a
 			// validator (origin, destination) get different values.
@@ -410,14 +552,26 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 						continue
 					}
 					if _, ok := mo.m.IntentID(t.On); ok {
-						addGoal(t.On, a.Name)
+						addGoal(t.On, a.Name, t.Guard.Src)
 					}
 					for _, m := range intentRe.FindAllStringSubmatch(t.Guard.Src, -1) {
-						addGoal(m[1], a.Name)
+						addGoal(m[1], a.Name, t.Guard.Src)
 					}
 				}
 			}
 		}
+	}
+	// A flow that collects slots is a task; a flow that collects none,
+	// where some do, is a repair (cancel, clarify, chitchat in a Rasa
+	// import), not what a user comes for.
+	var tasks []goal
+	for _, g := range mo.goals {
+		if len(g.slots) > 0 {
+			tasks = append(tasks, g)
+		}
+	}
+	if len(tasks) > 0 {
+		mo.goals = tasks
 	}
 	if len(mo.goals) > 0 {
 		return
@@ -428,12 +582,12 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 			continue
 		}
 		for _, t := range sd.On {
-			addGoal(t.On, "")
+			addGoal(t.On, "", t.Guard.Src)
 		}
 	}
 	if len(mo.goals) == 0 {
 		for _, in := range mo.m.Intents() {
-			addGoal(in, "")
+			addGoal(in, "", "")
 		}
 	}
 	sort.SliceStable(mo.goals, func(i, j int) bool { return mo.goals[i].name < mo.goals[j].name })
@@ -446,6 +600,8 @@ var roleIntents = map[string][]string{
 	"cancel":    {"cancel", "stop", "abort", "cancelar"},
 	"human":     {"human", "request_human", "agent", "escalate", "handoff", "ask_human"},
 	"off_topic": {"off_topic", "chitchat", "greet", "smalltalk"},
+	"thanks":    {"thanks", "thank", "thank_you", "thankyou", "goodbye", "bye"},
+	"done":      {"done", "finish", "finished", "thats_all", "that_is_all", "no_more", "nothing_else", "enough"},
 }
 
 // defaultPhrases fills the roles users.yaml left out, from intents whose
@@ -490,4 +646,64 @@ func (mo *Model) SlotValues() map[engine.SlotID][]string {
 		out[s] = append(out[s], xs...)
 	}
 	return out
+}
+
+// deriveUtterances gathers the texts the model knows (every phrase of
+// nlu.yaml's rules, entity synonyms, goal and slot values, role phrases),
+// shortest first, each once: the candidates shrinking tries in place of a
+// user's words.
+func (mo *Model) deriveUtterances(s *spec.Suite) {
+	seen := map[string]bool{}
+	add := func(xs ...string) {
+		for _, x := range xs {
+			if x = strings.TrimSpace(x); x != "" && !seen[x] {
+				seen[x] = true
+				mo.utterances = append(mo.utterances, x)
+			}
+		}
+	}
+	if n := s.NLU; n != nil {
+		for _, r := range n.Intents {
+			add(r.Value.Exact...)
+			add(r.Value.Keywords...)
+		}
+		for _, e := range n.Entities {
+			for _, v := range e.Value.Values {
+				add(v.Key)
+				add(v.Value...)
+			}
+		}
+	}
+	for _, ph := range mo.intentPh {
+		add(ph)
+	}
+	for _, g := range mo.goals {
+		for _, vs := range g.values {
+			add(vs...)
+		}
+		for _, l := range g.lists {
+			add(l.items...)
+		}
+	}
+	for _, vs := range mo.slotValues {
+		add(vs...)
+	}
+	for _, ph := range mo.phrases {
+		if !strings.Contains(ph, "{") {
+			add(ph)
+		}
+	}
+	sort.Slice(mo.utterances, func(i, j int) bool {
+		a, b := mo.utterances[i], mo.utterances[j]
+		if len(a) != len(b) {
+			return len(a) < len(b)
+		}
+		return a < b
+	})
+}
+
+// yesNoSlot reports whether slot s holds the answer to a yes/no question:
+// a bool slot, or one named for confirming.
+func yesNoSlot(m *engine.Machine, s engine.SlotID) bool {
+	return m.SlotType(s) == engine.TypeBool || strings.Contains(strings.ToLower(m.SlotName(s)), "confirm")
 }

@@ -35,14 +35,16 @@ func (p *Player) noisyTurn(t *Turn) bool {
 	}
 	if p.Record {
 		ev := z.Last
-		t.Parsed = &ev
+		t.Parsed, t.Noise = &ev, true
 	}
 	return true
 }
 
-// writeParsed writes a turn the noise changed as an event turn (or, when
-// the noisy text was not understood, as a turn in which nothing happens).
-func writeParsed(b *strings.Builder, m *engine.Machine, ev *engine.Event) {
+// writeParsed writes a parsed turn as an event turn: a menu answered with
+// the event its transition takes, or, under NLU noise, the event the noise
+// made of the user's words (marked "# NLU noise"; when the noisy text was
+// not understood, a turn in which nothing happens).
+func writeParsed(b *strings.Builder, m *engine.Machine, ev *engine.Event, noise bool) {
 	if ev.Intent == engine.NoID {
 		fmt.Fprintf(b, "  - wait: 0ms # NLU noise: %s was not understood\n", strconv.Quote(ev.Text))
 		return
@@ -58,7 +60,11 @@ func writeParsed(b *strings.Builder, m *engine.Machine, ev *engine.Event) {
 		}
 		fmt.Fprintf(b, ", entities: {%s}", strings.Join(parts, ", "))
 	}
-	b.WriteString("} # NLU noise\n")
+	b.WriteString("}")
+	if noise {
+		b.WriteString(" # NLU noise")
+	}
+	b.WriteString("\n")
 }
 
 // GoalTally counts the conversations drawn for one goal and how many of
@@ -115,6 +121,12 @@ func count(met *Metrics, out Outcome) {
 	if out.Success {
 		met.Successes++
 		met.TurnsToCompletion += out.SuccessTurn
+	}
+	if out.Cooperative {
+		met.Cooperative++
+		if out.Success {
+			met.CooperativeSuccesses++
+		}
 	}
 	if out.Escalated {
 		met.Escalations++

@@ -22,9 +22,14 @@ type Act struct {
 // Conversation is one drawn conversation: the goal, a value choice per goal
 // slot, and the user's acts, one per turn.
 type Conversation struct {
-	Goal   uint8
-	Values []uint8
-	Acts   []Act
+	Persona Persona
+	Goal    uint8
+	Values  []uint8
+	Acts    []Act
+	// After are the turns past completion (docs/users-format.md#past-completion):
+	// Thanks, Correct (a value given), ChangeMind (a new request) or
+	// Silence; Follow (what shrinking leaves) says thanks.
+	After []Act
 }
 
 // Turn is one turn a simulated user took, as a scenario would write it.
@@ -40,18 +45,27 @@ type Turn struct {
 	// changed the parse (noise.go), or the event a choice was answered
 	// with; the turn is written as that event.
 	Parsed *engine.Event
+	// Noise: Parsed is what the NLU noise made of User.
+	Noise bool
 	// Fail lists the external actions that failed in this turn.
 	Fail []string
+	// After: the turn was played past completion.
+	After bool
 }
 
 // Outcome is what happened in a played conversation.
 type Outcome struct {
-	Turns          int
-	Success        bool
-	SuccessTurn    int // the turn the goal was achieved in
-	Escalated      bool
-	Cancelled      bool
-	Ended          bool // the task ended (final state, or back to idle) before the acts ran out
+	Turns       int
+	Success     bool
+	SuccessTurn int // the turn the goal was achieved in
+	Escalated   bool
+	Cancelled   bool
+	Ended       bool // the task ended (final state, or back to idle) before the acts ran out
+	// Cooperative: the user cooperated on every turn (the Cooperative
+	// persona, or a draw that never strayed).
+	Cooperative bool
+	// AfterTurns counts the turns played past completion.
+	AfterTurns     int
 	Violations     []eval.Violation
 	ViolationCount int
 	Recorded       []Turn
@@ -67,6 +81,20 @@ type Player struct {
 	// Record keeps the turns taken, for writing scenarios.
 	Record bool
 	all    []sim.Observer
+	// Per conversation: how often each goal slot was answered, how many
+	// items of each list were given, the slots corrected, the (state,
+	// answer) pairs that left the state unchanged (a cooperative user
+	// tries something else there next), and the state after each turn.
+	given     map[engine.SlotID]int
+	listed    map[engine.SlotID]int
+	corrected map[engine.SlotID]bool
+	stuck     map[stuckKey]bool
+	states    []engine.StateID
+}
+
+type stuckKey struct {
+	state engine.StateID
+	what  string
 }
 
 // quiet detaches the caller's observers (coverage, latency), so that the
@@ -98,34 +126,55 @@ type watcher struct {
 	done      bool
 	escalated bool
 	// results: some external action's result came back; lastDone: the
-	// last one was a success.
-	results, lastDone bool
+	// last one was a success; branchDone: a region's action succeeded.
+	results, lastDone, branchDone bool
 }
 
 func (w *watcher) reset(slots []engine.SlotID, values []string) {
 	w.want, w.values = slots, values
 	w.filled = append(w.filled[:0], make([]bool, len(slots))...)
-	w.done, w.escalated, w.results, w.lastDone = false, false, false, false
+	w.done, w.escalated, w.results, w.lastDone, w.branchDone = false, false, false, false, false
 }
 
 // Observe implements sim.Observer.
 func (w *watcher) Observe(st *eval.Step) {
+	ev := st.Event
 	for i, s := range w.want {
 		if v := st.After.Slots[s]; !v.IsEmpty() && (v.Str == w.values[i] || v.String() == w.values[i]) {
 			w.filled[i] = true
 		}
+		// A machine may fill the slot and act on it and clear it in the
+		// one step (a Rasa flow's last collect): the answer the machine
+		// took while it waited for the slot counts as given.
+		if ev != nil && ev.Kind == engine.UserEvent && st.Before.Waiting == s && st.Result.Handled && ev.Value == w.values[i] {
+			w.filled[i] = true
+		}
 	}
-	if ev := st.Event; ev != nil && ev.Kind == engine.DoneEvent && st.Result.Handled {
+	if ev != nil && ev.Kind == engine.DoneEvent && st.Result.Handled {
 		w.done = true
 	}
 	if ev := st.Event; ev != nil && ev.Branch == 0 && (ev.Kind == engine.DoneEvent || ev.Kind == engine.FailedEvent) {
 		w.results, w.lastDone = true, ev.Kind == engine.DoneEvent
+	}
+	if ev := st.Event; ev != nil && ev.Branch != 0 && ev.Kind == engine.DoneEvent {
+		w.branchDone = true
 	}
 	for i := range st.Result.Effects {
 		if st.Result.Effects[i].Kind == engine.EffEscalate {
 			w.escalated = true
 		}
 	}
+}
+
+// given reports whether every goal slot has been seen holding the
+// goal's value.
+func (w *watcher) given() bool {
+	for _, f := range w.filled {
+		if !f {
+			return false
+		}
+	}
+	return true
 }
 
 // achieved is a goal's own success: condition, checked after every turn.
@@ -135,23 +184,27 @@ func (w *watcher) achieved(c *engine.Config, g *goal) bool {
 
 // completed is the default success, judged when the task ends: the goal's
 // flow was completed, not abandoned. Every goal slot was seen holding the
-// goal's value; the user did not cancel and nobody escalated; and, on a
-// machine that invokes external actions, the last result before the end
-// was a success (the flow's final action done: not a pre-check done early
-// and the order refused or dropped later).
-func (w *watcher) completed(needAction, cancelled bool) bool {
+// goal's value (or answered while the machine waited for it); the user did
+// not cancel and nobody escalated; and, when some external action's result
+// came back, the last one of the main machine was a success (the flow's
+// final action done: not a pre-check done early and the order refused
+// later), or one of a parallel state's regions succeeded. Play also
+// leaves out a task ended by the user's no or by a timer.
+func (w *watcher) completed(cancelled bool) bool {
 	for _, f := range w.filled {
 		if !f {
 			return false
 		}
 	}
-	return !cancelled && !w.escalated && (w.lastDone || (!needAction && !w.results))
+	return !cancelled && !w.escalated && (w.lastDone || !w.results || w.branchDone)
 }
 
 // Play runs one conversation from the machine's start and reports what
-// happened. It stops when the task ends (a final state, or back in the
-// initial state with no flow after the user has asked for something), when
-// the acts run out, or at an engine error (a runtime_error violation).
+// happened. The user pursues its goal until the task ends (a final state,
+// or back in the initial state with no flow after the user has asked for
+// something), the acts run out, or the engine fails (a runtime_error
+// violation); then, unless the machine is in a final state, it goes on for
+// the turns past completion (conv.After).
 func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	mo, d := p.mo, p.d
 	var out Outcome
@@ -172,40 +225,23 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		want[i] = p.stub.Normalize(g.slots[i], v)
 	}
 	p.w.reset(g.slots, want)
+	clear(p.given)
+	clear(p.listed)
+	clear(p.corrected)
+	clear(p.stuck)
+	p.states = p.states[:0]
+	if p.listed == nil {
+		p.given, p.listed, p.corrected, p.stuck = map[engine.SlotID]int{}, map[engine.SlotID]int{}, map[engine.SlotID]bool{}, map[stuckKey]bool{}
+	}
 	d.Rand = newRand(seed)
 	p.resetNoise(seed)
 	d.Fail = d.Fail[:0]
 	err := d.Start(0)
 	requested := false
 	cooperative := true
-	for _, act := range conv.Acts {
-		if err != nil {
-			break
-		}
-		c := &d.Cfg
-		if c.Final || (requested && p.idle()) {
-			out.Ended = true
-			break
-		}
-		if act.Kind != Follow {
-			cooperative = false
-		}
-		if act.Fail {
-			// A backend failing is not the user cooperating: bounded
-			// liveness asks for an end when everyone cooperates.
-			cooperative = false
-		}
-		p.failing(act.Fail)
-		var t Turn
-		t, requested, err = p.turn(act, g, values, requested)
-		if act.Fail {
-			t.Fail = p.failed()
-		}
-		if p.noisyTurn(&t) {
-			// The machine did not hear what the user said: the user's
-			// cooperation does not bind it (bounded liveness).
-			cooperative = false
-		}
+	refused := false
+	ended := func() bool { return d.Cfg.Final || (requested && p.idle()) }
+	record := func(t Turn) {
 		// A turn the engine failed on is recorded too: it is the one that
 		// shows the runtime error.
 		if p.Record {
@@ -216,48 +252,130 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		if err == nil {
 			p.checker.EndOfTurn(d.Turn, &d.Cfg)
 		}
+	}
+	for _, act := range conv.Acts {
+		if err != nil {
+			break
+		}
+		if ended() {
+			out.Ended = true
+			break
+		}
+		if act.Kind != Follow || act.Fail {
+			// A backend failing is not the user cooperating either.
+			cooperative = false
+		}
+		p.failing(act.Fail)
+		var t Turn
+		t, requested, err = p.turn(act, g, values, requested)
+		if act.Fail {
+			t.Fail = p.failed(err != nil)
+		}
+		if p.noisyTurn(&t) {
+			// The machine did not hear what the user said: the user's
+			// cooperation does not bind it (bounded liveness).
+			cooperative = false
+		}
+		record(t)
+		p.states = append(p.states, d.Cfg.State)
 		if t.Role == "cancel" {
 			out.Cancelled = true
 		}
+		// A task ended by the user's no, or by a timer while the user was
+		// silent, is not the goal's flow completed.
+		refused = t.Role == "deny" || t.IsWait
 		if !out.Success && p.w.achieved(&d.Cfg, g) {
 			out.Success, out.SuccessTurn = true, out.Turns
-			// Agenda empty: the user has what they came for and stops.
+			// The goal is met: the user turns to what comes after.
 			out.Ended = true
 			break
 		}
 	}
 	d.Fail = d.Fail[:0]
-	if err == nil && !out.Ended && (d.Cfg.Final || (requested && p.idle())) {
+	if err == nil && !out.Ended && ended() {
 		out.Ended = true
 	}
-	if g.success == nil && out.Ended && err == nil && p.w.completed(mo.invokes, out.Cancelled) {
+	if g.success == nil && out.Ended && err == nil && !refused && p.w.completed(out.Cancelled) {
 		out.Success, out.SuccessTurn = true, out.Turns
 	}
 	out.Escalated = p.w.escalated
+	out.Cooperative = cooperative
+	if err == nil && cooperative && len(conv.Acts) >= mo.maxTurns && !out.Ended {
+		// Bounded liveness: a user who always cooperates must see the
+		// task end within the suite's turn bound.
+		p.checker.Violations = append(p.checker.Violations, eval.LivenessViolation(mo.m, p.states, &d.Cfg, d.Turn))
+		p.checker.Count++
+	}
+	if err == nil && out.Ended && !d.Cfg.Final {
+		for _, act := range conv.After {
+			if err != nil {
+				break
+			}
+			t, ok := p.afterTurn(act, g, values)
+			if !ok {
+				continue
+			}
+			err = t.err
+			t.Turn.After = true
+			if p.noisyTurn(&t.Turn) {
+				t.Turn.Noise = true
+			}
+			record(t.Turn)
+			out.AfterTurns++
+			if d.Cfg.Final {
+				break
+			}
+		}
+	}
 	out.Violations = append(out.Violations, p.checker.Violations...)
 	out.ViolationCount = p.checker.Count
 	if err != nil {
 		out.Violations = append(out.Violations, eval.Violation{Invariant: eval.RuntimeError, Turn: d.Turn, Msg: err.Error(),
 			After: mo.m.Describe(&d.Cfg)})
 		out.ViolationCount++
-	} else if cooperative && len(conv.Acts) >= mo.maxTurns && !out.Ended {
-		// Bounded liveness: a user who always cooperates must see the
-		// task end within the suite's turn bound.
-		out.Violations = append(out.Violations, eval.Violation{Invariant: eval.Liveness, Turn: d.Turn,
-			Msg:   "a cooperative user did not reach a final or idle state within the turn bound",
-			After: mo.m.Describe(&d.Cfg)})
-		out.ViolationCount++
 	}
 	return out
 }
 
-func hasExternal(m *engine.Machine) bool {
-	for i := 0; i < m.NumActions(); i++ {
-		if k, _, _ := m.ActionInfo(uint32(i)); k == engine.ActInvoke {
-			return true
+// played is a turn past completion and the engine's answer to it.
+type played struct {
+	Turn
+	err error
+}
+
+// afterTurn plays one turn past completion: thanks, a correction of a
+// value given, a new request, or silence until the next pending timer. It
+// reports false when the turn has nothing to say (no thanks phrase, no
+// timer pending, no slot given).
+func (p *Player) afterTurn(act Act, g *goal, values []string) (played, bool) {
+	mo, d := p.mo, p.d
+	switch act.Kind {
+	case Silence:
+		t, ok := mo.m.NextTimer(&d.Cfg)
+		if !ok {
+			return played{}, false
 		}
+		ms := t.Deadline - d.Cfg.Now
+		return played{Turn{WaitMS: ms, IsWait: true}, d.Wait(ms)}, true
+	case Correct:
+		if len(g.slots) == 0 {
+			return played{}, false
+		}
+		i := int(act.Pick) % len(g.slots)
+		vals := g.values[i]
+		nv := vals[(slices.Index(vals, values[i])+1)%len(vals)]
+		text := mo.correction(mo.m.SlotName(g.slots[i]), nv)
+		return played{Turn{User: text, Role: "correction"}, d.User(text)}, true
+	case ChangeMind:
+		gl := &mo.goals[int(act.Pick)%len(mo.goals)]
+		t, _, err := p.request(gl)
+		return played{t, err}, true
 	}
-	return false
+	ph, ok := mo.phrases["thanks"]
+	if !ok {
+		return played{}, false
+	}
+	return played{Turn{User: ph, Role: "thanks"}, d.User(ph)}, true
 }
 
 // failing makes every external action that may fail fail during the next
@@ -273,9 +391,19 @@ func (p *Player) failing(on bool) {
 	}
 }
 
-// failed names the actions the turn just played invoked and failed.
-func (p *Player) failed() []string {
+// failed names the actions the turn just played invoked and failed. A
+// turn the engine failed on may not have recorded every action it
+// invoked: it names every action that may fail, as the turn made them.
+func (p *Player) failed(broke bool) []string {
 	var out []string
+	if broke {
+		for x := 0; x < p.mo.m.NumExternals(); x++ {
+			if p.mo.m.MayFail(engine.ExtID(x)) {
+				out = append(out, p.mo.m.ExtName(engine.ExtID(x)))
+			}
+		}
+		return out
+	}
 	for _, x := range p.d.Info.Invoked {
 		if int(x) < len(p.d.Fail) && p.d.Fail[x] {
 			name := p.mo.m.ExtName(x)
@@ -293,20 +421,27 @@ func (p *Player) idle() bool {
 	return p.mo.m.IsIdle(&p.d.Cfg)
 }
 
+// request asks for gl's task: with its say, the intent's phrase, or a
+// parsed event with the intent.
+func (p *Player) request(gl *goal) (Turn, bool, error) {
+	mo, d := p.mo, p.d
+	if gl.say != "" {
+		return Turn{User: gl.say}, true, d.User(gl.say)
+	}
+	if ph, ok := mo.intentPh[gl.intent]; ok {
+		return Turn{User: ph}, true, d.User(ph)
+	}
+	return Turn{Intent: mo.m.Intents()[gl.intent]}, true, d.Inject(engine.Event{Kind: engine.UserEvent, Intent: gl.intent, Confidence: 1})
+}
+
 // turn decides and plays what the user does for act, agenda-style: start
-// the task, answer what is asked, confirm; or stray as act says.
+// the task, answer what is asked (the slot waited for, a list, a menu, a
+// confirmation), or stray as act says.
 func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, bool, error) {
 	mo, d := p.mo, p.d
 	c := &d.Cfg
-	say := func(text string) (Turn, bool, error) { return Turn{User: text}, requested, d.User(text) }
-	request := func(gl *goal) (Turn, bool, error) {
-		if gl.say != "" {
-			return Turn{User: gl.say}, true, d.User(gl.say)
-		}
-		if ph, ok := mo.intentPh[gl.intent]; ok {
-			return Turn{User: ph}, true, d.User(ph)
-		}
-		return Turn{Intent: mo.m.Intents()[gl.intent]}, true, d.Inject(engine.Event{Kind: engine.UserEvent, Intent: gl.intent, Confidence: 1})
+	say := func(text, role string) (Turn, bool, error) {
+		return Turn{User: text, Role: role}, requested, d.User(text)
 	}
 	// Straying that means the same wherever the conversation is.
 	switch act.Kind {
@@ -316,41 +451,46 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 			return Turn{WaitMS: ms, IsWait: true}, requested, d.Wait(ms)
 		}
 	case OffTopic:
-		return say(mo.phrases["off_topic"])
+		return say(mo.phrases["off_topic"], "off_topic")
 	case Human, Cancel:
 		role := "human"
 		if act.Kind == Cancel {
 			role = "cancel"
 		}
 		if ph, ok := mo.phrases[role]; ok && requested {
-			t, r, err := say(ph)
-			t.Role = role
-			return t, r, err
+			return say(ph, role)
 		}
 	case ChangeMind:
 		if requested {
-			return request(&mo.goals[int(act.Pick)%len(mo.goals)])
+			return p.request(&mo.goals[int(act.Pick)%len(mo.goals)])
 		}
 	}
 	if !requested || p.idle() {
-		return request(g)
+		return p.request(g)
+	}
+	if w := c.Waiting; w != engine.NoID && act.Kind == Follow {
+		if items := g.listOf(w); items != nil {
+			// A list: its items one per ask, then "that's all".
+			if n := p.listed[w]; n < len(items) {
+				p.listed[w]++
+				return say(items[n], "")
+			}
+			if ph, ok := mo.phrases["done"]; ok {
+				return say(ph, "done")
+			}
+		}
 	}
 	// A slot counts as asked while it is empty: machines may leave the
 	// waiting slot set once it is filled (while confirming, say).
 	if w := c.Waiting; w != engine.NoID && c.Slots[w].IsEmpty() {
-		idx := -1
-		for i, s := range g.slots {
-			if s == w {
-				idx = i
-			}
-		}
+		idx := slices.Index(g.slots, w)
 		switch act.Kind {
 		case Invalid:
 			bad := mo.slotInvalid[w]
 			if idx >= 0 && len(g.invalid[idx]) > 0 {
 				bad = g.invalid[idx][int(act.Pick)%len(g.invalid[idx])]
 			}
-			return say(bad)
+			return say(bad, "")
 		case Correct:
 			// Correct a slot given earlier to another of the goal's values.
 			var filled []int
@@ -361,74 +501,328 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 			}
 			if len(filled) > 0 {
 				i := filled[int(act.Pick)%len(filled)]
-				vals := g.values[i]
-				nv := vals[(int(act.Pick)+1)%len(vals)]
-				values[i] = nv
-				p.w.values[i] = p.stub.Normalize(g.slots[i], nv)
-				return say(mo.correction(mo.m.SlotName(g.slots[i]), nv))
+				nv := p.change(g, values, i, act.Pick)
+				return say(mo.correction(mo.m.SlotName(g.slots[i]), nv), "correction")
 			}
 		}
-		if idx >= 0 {
-			return say(values[idx])
+		switch {
+		case g.listOf(w) != nil:
+			// A list whose items are given and no done phrase: answered
+			// below.
+		case p.given[w] > 0 && p.heardAs("done"):
+			// Asked again for a value already given, where the machine
+			// takes "that's all": a list the goal holds one item of.
+			return say(mo.phrases["done"], "done")
+		case idx >= 0:
+			p.given[w]++
+			return say(values[idx], "")
+		default:
+			if ch := p.choicesHere(); len(ch) > 0 {
+				return p.choose(ch, act.Pick, requested)
+			}
+			if !p.yesNo(w) {
+				p.given[w]++
+				return say(mo.slotValue[w], "")
+			}
+			// A yes/no slot is a confirmation: answered below.
 		}
-		if ch := mo.choicesAt(c.State); len(ch) > 0 {
-			return p.choose(ch[int(act.Pick)%len(ch)], requested)
-		}
-		return say(mo.slotValue[w])
+	}
+	return p.confirm(act, g, values, requested)
+}
+
+// confirm answers where no slot is asked (a confirmation, a menu, a state
+// that waits for what comes next): a value the summary shows wrong is
+// corrected (once per slot), a menu gets one of its answers, a
+// confirmation yes, and elsewhere the user says something the state
+// listens for that moves the task on.
+func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Turn, bool, error) {
+	mo, d := p.mo, p.d
+	c := &d.Cfg
+	say := func(text, role string) (Turn, bool, error) {
+		return Turn{User: text, Role: role}, requested, d.User(text)
 	}
 	if act.Kind == Deny {
 		if ph, ok := mo.phrases["deny"]; ok {
-			return say(ph)
+			return say(ph, "deny")
 		}
 	}
-	if ch := mo.choicesAt(c.State); len(ch) > 0 {
-		return p.choose(ch[int(act.Pick)%len(ch)], requested)
+	if act.Kind == Correct {
+		// The correcting user changes its mind about a value given.
+		var filled []int
+		for i, s := range g.slots {
+			if !c.Slots[s].IsEmpty() {
+				filled = append(filled, i)
+			}
+		}
+		if len(filled) > 0 {
+			p.change(g, values, filled[int(act.Pick)%len(filled)], act.Pick)
+		}
 	}
-	takes := mo.intentsAt(c.State)
-	if ph, ok := mo.phrases["affirm"]; ok && (len(takes) == 0 || p.takes(ph, takes)) {
-		return say(ph)
+	// The summary: a goal slot holding another value than the user wants
+	// is corrected, with the value, where the state hears a correction.
+	for i, s := range g.slots {
+		v := c.Slots[s]
+		if v.IsEmpty() || p.corrected[s] || v.Str == p.w.values[i] || v.String() == p.w.values[i] {
+			continue
+		}
+		text := mo.correction(mo.m.SlotName(s), values[i])
+		if p.takesHere(text) {
+			p.corrected[s] = true
+			return say(text, "correction")
+		}
+	}
+	takes, any := p.intentsHere()
+	affirm, yes := mo.phrases["affirm"]
+	if yes && (any || (len(takes) > 0 && p.takes(affirm, takes))) {
+		return say(affirm, "")
+	}
+	if p.w.given() && p.heardAs("done") {
+		// Everything given: "that's all" ends a list the goal did not
+		// declare.
+		return say(mo.phrases["done"], "done")
+	}
+	if ch := p.fresher(p.choicesHere()); len(ch) > 0 {
+		return p.choose(ch, act.Pick, requested)
+	}
+	if yes && len(takes) == 0 {
+		return say(affirm, "")
 	}
 	if len(takes) > 0 {
 		// Nothing asked, no yes to say: say one of the things the state
-		// listens for (the conversation's "bye"), rather than the request
-		// again, which a cooperative user would repeat for ever.
-		in := takes[int(act.Pick)%len(takes)]
+		// listens for that moves the task on (the conversation's "bye"),
+		// rather than the request again, a reset or a cancel word.
+		takes = p.onwards(takes, g)
+		in := takes[p.fresh(len(takes), act.Pick, func(i int) string { return mo.m.Intents()[takes[i]] })]
+		what := mo.m.Intents()[in]
 		if ph, ok := mo.intentPh[in]; ok {
-			return say(ph)
+			return p.tryOut(what, Turn{User: ph}, requested, func() error { return d.User(ph) })
 		}
 		// An intent with no phrase is often the NLU's fallback, which any
 		// text reaches (with the text as its value).
 		if p.takes(anyText, []engine.IntentID{in}) {
-			return say(anyText)
+			return p.tryOut(what, Turn{User: anyText}, requested, func() error { return d.User(anyText) })
 		}
-		return Turn{Intent: mo.m.Intents()[in]}, requested, d.Inject(engine.Event{Kind: engine.UserEvent, Intent: in, Confidence: 1})
+		return p.tryOut(what, Turn{Intent: what}, requested, func() error {
+			return d.Inject(engine.Event{Kind: engine.UserEvent, Intent: in, Confidence: 1})
+		})
 	}
 	if ph, ok := mo.phrases["affirm"]; ok {
-		return say(ph)
+		return say(ph, "")
 	}
-	return request(g)
+	return p.request(g)
+}
+
+// change makes the user want another of the goal's values for slot i, and
+// returns it.
+func (p *Player) change(g *goal, values []string, i int, pick uint8) string {
+	vals := g.values[i]
+	nv := vals[(int(pick)+1)%len(vals)]
+	values[i] = nv
+	p.w.values[i] = p.stub.Normalize(g.slots[i], nv)
+	return nv
+}
+
+// yesNo reports whether slot s, asked for and not in the goal, is a
+// confirmation: a bool slot, or one named for confirming.
+func (p *Player) yesNo(s engine.SlotID) bool {
+	if _, ok := p.mo.phrases["affirm"]; !ok {
+		return false
+	}
+	return yesNoSlot(p.mo.m, s)
+}
+
+// onwards leaves out of intents those a cooperative user does not say to
+// move on: the tasks' requests, the roles of straying (cancel, human, off
+// topic, deny, correction) and, before every goal value has been given,
+// those whose transitions only lead back to the initial state (a reset
+// word). When nothing is left, it returns intents unchanged.
+func (p *Player) onwards(intents []engine.IntentID, g *goal) []engine.IntentID {
+	mo := p.mo
+	avoid := map[engine.IntentID]bool{}
+	for _, gl := range mo.goals {
+		avoid[gl.intent] = true
+	}
+	for _, role := range []string{"cancel", "human", "off_topic", "deny", "correction"} {
+		if ph, ok := mo.phrases[role]; ok {
+			if role == "correction" {
+				ph = mo.correction("x", "y")
+			}
+			var ev engine.Event
+			if p.stub.Parse(ph, p.d.Cfg.State, &ev) == nil && ev.Intent != engine.NoID {
+				avoid[ev.Intent] = true
+			}
+		}
+	}
+	given := p.w.given()
+	var out []engine.IntentID
+	for _, in := range intents {
+		if avoid[in] || (!given && p.resets(in)) {
+			continue
+		}
+		out = append(out, in)
+	}
+	if len(out) == 0 {
+		return intents
+	}
+	return out
+}
+
+// resets reports whether every transition of the active states on intent
+// in leads to the machine's initial state.
+func (p *Player) resets(in engine.IntentID) bool {
+	m := p.mo.m
+	name := m.Intents()[in]
+	any := false
+	for _, leaf := range p.leaves() {
+		for t := 0; t < m.NumTransitions(); t++ {
+			ti := m.Transition(engine.TransID(t))
+			if ti.Trigger != name || (ti.Source != engine.NoID && !m.InState(leaf, ti.Source)) {
+				continue
+			}
+			if ti.Target == engine.NoID || !m.InState(m.Initial(), ti.Target) {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
+}
+
+// leaves returns the active leaf states: the main machine's and, while a
+// parallel state is active, its regions' unfinished leaves first.
+func (p *Player) leaves() []engine.StateID {
+	c := &p.d.Cfg
+	var out []engine.StateID
+	for i := 0; i < int(c.NBranch); i++ {
+		if b := c.Branches[i]; b.State != engine.NoID && b.Status == engine.BranchRunning {
+			out = append(out, b.State)
+		}
+	}
+	return append(out, c.State)
+}
+
+// intentsHere returns the intents the active states have transitions for
+// (escapes left out, each once), and whether one of them takes any intent.
+func (p *Player) intentsHere() ([]engine.IntentID, bool) {
+	var out []engine.IntentID
+	for _, s := range p.leaves() {
+		is := p.mo.intentsAt(s)
+		if is == nil && p.mo.anyAt(s) {
+			return nil, true
+		}
+		for _, in := range is {
+			if !slices.Contains(out, in) {
+				out = append(out, in)
+			}
+		}
+	}
+	return out, false
+}
+
+// choicesHere returns the answers the guards of the active states test.
+func (p *Player) choicesHere() []choice {
+	var out []choice
+	for _, s := range p.leaves() {
+		for _, ch := range p.mo.choicesAt(s) {
+			if !slices.Contains(out, ch) {
+				out = append(out, ch)
+			}
+		}
+	}
+	return out
+}
+
+// fresh picks among n answers, starting at pick, the first that has not
+// already left this state unchanged in this conversation (else pick).
+func (p *Player) fresh(n int, pick uint8, name func(int) string) int {
+	for j := 0; j < n; j++ {
+		i := (int(pick) + j) % n
+		if !p.stuck[stuckKey{p.d.Cfg.State, name(i)}] {
+			return i
+		}
+	}
+	return int(pick) % n
+}
+
+// fresher returns the choices that have not left this state unchanged in
+// this conversation: once every answer of a menu has been tried in vain,
+// the user says something else.
+func (p *Player) fresher(chs []choice) []choice {
+	var out []choice
+	for _, ch := range chs {
+		if !p.stuck[stuckKey{p.d.Cfg.State, "choice " + ch.text}] {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// tryOut plays an answer and remembers it when it left the state
+// unchanged, so that the user tries another answer there next.
+func (p *Player) tryOut(what string, t Turn, requested bool, play func() error) (Turn, bool, error) {
+	before := p.d.Cfg
+	err := play()
+	if p.d.Cfg.State == before.State && p.d.Cfg.Waiting == before.Waiting && p.d.Cfg.Slots == before.Slots {
+		p.stuck[stuckKey{before.State, what}] = true
+	}
+	return t, requested, err
 }
 
 // anyText is what a user says where any answer will do.
 const anyText = "something"
 
-// takes reports whether the NLU makes of text one of intents.
-func (p *Player) takes(text string, intents []engine.IntentID) bool {
-	var ev engine.Event
-	if p.stub.Parse(text, p.d.Cfg.State, &ev) != nil {
-		return false
+// hears returns the event the machine gets for text now: the waiting
+// slot's direct mapping where the state has one and the text no marker,
+// else the NLU's parse.
+func (p *Player) hears(text string, ev *engine.Event) bool {
+	c := &p.d.Cfg
+	if di := p.mo.m.DirectIntent(c.State); di != engine.NoID && c.Waiting != engine.NoID && !p.stub.HasMarker(text) {
+		*ev = engine.Event{Kind: engine.UserEvent, Intent: di, Text: text, Value: p.stub.Normalize(c.Waiting, text)}
+		return true
 	}
-	return slices.Contains(intents, ev.Intent)
+	return p.stub.Parse(text, c.State, ev) == nil && ev.Intent != engine.NoID
 }
 
-// choose answers a menu or choice question with ch: said, when the NLU
-// makes of the text an event the transition takes, else as a parsed event
-// with the transition's intent.
-func (p *Player) choose(ch choice, requested bool) (Turn, bool, error) {
-	d := p.d
+// takes reports whether the machine makes of text one of intents.
+func (p *Player) takes(text string, intents []engine.IntentID) bool {
 	var ev engine.Event
-	if p.stub.Parse(ch.text, d.Cfg.State, &ev) == nil && ev.Intent != engine.NoID && (ch.intent == engine.NoID || ev.Intent == ch.intent) {
-		return Turn{User: ch.text}, requested, d.User(ch.text)
+	return p.hears(text, &ev) && slices.Contains(intents, ev.Intent)
+}
+
+// takesHere reports whether the machine makes of text an intent the active
+// states have a transition for.
+func (p *Player) takesHere(text string) bool {
+	is, any := p.intentsHere()
+	var ev engine.Event
+	return p.hears(text, &ev) && (any || slices.Contains(is, ev.Intent))
+}
+
+// heardAs reports whether the role's phrase reaches the machine as the
+// intent the NLU makes of it (not as the waiting slot's value), and the
+// active states take it.
+func (p *Player) heardAs(role string) bool {
+	ph, ok := p.mo.phrases[role]
+	if !ok {
+		return false
+	}
+	var heard, parsed engine.Event
+	if !p.hears(ph, &heard) || p.stub.Parse(ph, p.d.Cfg.State, &parsed) != nil || heard.Intent != parsed.Intent {
+		return false
+	}
+	return p.takesHere(ph)
+}
+
+// choose answers a menu or choice question with one of ch (the pick's,
+// else the next that has not left the state unchanged): said, when the
+// NLU makes of the text an event the transition takes, else as a parsed
+// event with the transition's intent.
+func (p *Player) choose(chs []choice, pick uint8, requested bool) (Turn, bool, error) {
+	d := p.d
+	ch := chs[p.fresh(len(chs), pick, func(i int) string { return "choice " + chs[i].text })]
+	what := "choice " + ch.text
+	var ev engine.Event
+	if p.hears(ch.text, &ev) && (ch.intent == engine.NoID || ev.Intent == ch.intent) {
+		return p.tryOut(what, Turn{User: ch.text}, requested, func() error { return d.User(ch.text) })
 	}
 	intent := ch.intent
 	if intent == engine.NoID {
@@ -436,5 +830,5 @@ func (p *Player) choose(ch choice, requested bool) (Turn, bool, error) {
 	}
 	ev = engine.Event{Kind: engine.UserEvent, Intent: intent, Text: ch.text, Value: ch.text, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
 	parsed := ev
-	return Turn{Parsed: &parsed}, requested, d.Inject(ev)
+	return p.tryOut(what, Turn{Parsed: &parsed}, requested, func() error { return d.Inject(ev) })
 }

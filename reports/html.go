@@ -27,10 +27,19 @@ var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap
 	"pct": func(rate float64) string { return strconv.FormatFloat(100*rate, 'f', 1, 64) + "%" },
 	// breakpath lets a path break after each '/' (and nowhere else).
 	"breakpath": breakPath,
+	// dict passes several values to a sub-template: dict "K" v "L" w.
+	"dict": func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	},
 }).ParseFS(templates, "report.html.tmpl", "mutation.html.tmpl"))
 
 // WriteHTML writes report.html for run: one self-contained page (inline
-// CSS and SVG, no scripts, nothing fetched) with an overview, and for each
+// CSS and SVG, a small inline script to zoom and unfold the state graphs,
+// nothing fetched) with an overview, and for each
 // suite its scenarios, its failures with their turns, traces and replay
 // commands, its state graph, its coverage, its invariants, its generated
 // conversations, its exploration and its latency. docs/reports.md lists the
@@ -56,12 +65,19 @@ func WriteHTML(w io.Writer, run *Run) error {
 type pageView struct {
 	Version    string
 	Seed       int64
-	Verdict    string // pass or fail
+	Verdict    string // pass, fail or inconclusive
 	Incomplete bool
-	Generate   int
-	Totals     tally
-	Suites     []suiteView
-	Rows       []overviewRow
+	// Bot and BotFaults: a live bot's faults (nil: no live bot), the
+	// counts by kind as one line.
+	Bot       *BotFaults
+	BotFaults string
+	Generate  int
+	Totals    tally
+	Suites    []suiteView
+	Rows      []overviewRow
+	// Failed is what failed the run, over every suite, for the first
+	// screen: each suite's attention items of class fail.
+	Failed []attentionItem
 	// Mutation is simctl mutate's section (mutation.go); its page has no
 	// suites of its own.
 	Mutation *mutationView
@@ -125,6 +141,8 @@ type suiteView struct {
 	GenFailures     []genFailureView
 	Explored        []exploreView
 	Findings        int // exploration findings, over all variants
+	FindingsKnown   int // of them, those a note names
+	GenKnown        int // generated failures a note names
 	Latency         []latencyView
 	SLOs            []sloView
 }
@@ -280,6 +298,9 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 		v.InvariantTotals = invariantTotals(v.Invariants)
 		for _, f := range s.Failures {
 			v.GenFailures = append(v.GenFailures, newGenFailureView(run, f, ids.take("failure-"+slugify(f.Name))))
+			if f.Known != "" {
+				v.GenKnown++
+			}
 		}
 		for _, e := range s.Explored {
 			how := fmt.Sprintf("to depth %d", e.Depth)
@@ -288,6 +309,11 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 			}
 			v.Explored = append(v.Explored, exploreView{Exploration: e, How: how, Replay: replayExplore(s, e)})
 			v.Findings += len(e.Findings)
+			for _, f := range e.Findings {
+				if f.Known != "" {
+					v.FindingsKnown++
+				}
+			}
 		}
 		lat, err := suiteLatencyViews(s)
 		if err != nil {
@@ -304,10 +330,22 @@ func newPageView(run *Run, suites []*Suite) (*pageView, error) {
 			}
 		}
 		v.Attention = attention(s, v)
+		for _, a := range v.Attention {
+			if a.Class == "fail" {
+				a.Text = s.Name + ": " + a.Text
+				p.Failed = append(p.Failed, a)
+			}
+		}
 	}
 	for _, r := range p.Rows {
 		if r.Verdict == "fail" {
 			p.Verdict = "fail"
+		}
+	}
+	if b := run.Bot; b != nil {
+		p.Bot, p.BotFaults = b, b.Kinds()
+		if p.Verdict == "pass" && b.Inconclusive != "" {
+			p.Verdict = "inconclusive"
 		}
 	}
 	return p, nil

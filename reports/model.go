@@ -6,6 +6,10 @@
 package reports
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/generate"
@@ -20,6 +24,8 @@ type Run struct {
 	// Incomplete marks a run a signal stopped: the reports cover only the
 	// work finished before it.
 	Incomplete bool
+	// Bot sums up the faults of a simctl run --bot (nil: no live bot).
+	Bot *BotFaults
 	// Generate is the number of generated conversations per suite and
 	// variant (0: none).
 	Generate int
@@ -111,4 +117,43 @@ type GenFailure struct {
 	generate.Failure
 	Known  string
 	NoteAt string
+}
+
+// BotFaults is what went wrong talking to a live bot in a simctl run
+// --bot. A run whose Inconclusive is set could not judge the bot: its
+// status is inconclusive unless something failed.
+type BotFaults struct {
+	// Conversations is how many were to be played live (not skipped),
+	// Faulted how many still met a fault on their last attempt, NotPlayed
+	// how many were left once the run was already inconclusive.
+	Conversations int `json:"conversations"`
+	Faulted       int `json:"faulted"`
+	NotPlayed     int `json:"not_played,omitempty"`
+	// Faults counts every fault met, retried or not, by kind.
+	Faults map[string]int `json:"faults"`
+	// MaxFaultsPercent is --bot-max-faults.
+	MaxFaultsPercent float64 `json:"max_faults_percent"`
+	// StoppedAnswering is true when the bot did not answer the check made
+	// after the last conversation.
+	StoppedAnswering bool `json:"stopped_answering,omitempty"`
+	// Inconclusive says why the run could not judge the bot ("": it could).
+	Inconclusive string `json:"inconclusive,omitempty"`
+}
+
+// Kinds lists the faults by kind, in name order: "timeout 3, status 1"
+// ("none" when there were none).
+func (b *BotFaults) Kinds() string {
+	kinds := make([]string, 0, len(b.Faults))
+	for k := range b.Faults {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %d", k, b.Faults[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

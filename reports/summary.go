@@ -93,11 +93,13 @@ type Summary struct {
 	// same release writes the same bytes).
 	Version string `json:"simctl_version"`
 	Seed    int64  `json:"seed"`
-	Status  string `json:"status"` // pass or fail
+	Status  string `json:"status"` // pass, fail or inconclusive
 	// Incomplete is true when a signal stopped the run before it finished.
-	Incomplete bool  `json:"incomplete,omitempty"`
-	Generate   int   `json:"generate"`
-	Totals     Tally `json:"totals"`
+	Incomplete bool `json:"incomplete,omitempty"`
+	// Bot is the live bot's faults (simctl run --bot only).
+	Bot      *BotFaults `json:"bot,omitempty"`
+	Generate int        `json:"generate"`
+	Totals   Tally      `json:"totals"`
 	// Failed counts what failed the run, as simctl run's last line does:
 	// status is fail exactly when one of them is not 0.
 	Failed FailedCounts   `json:"failed"`
@@ -166,7 +168,7 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 	if err != nil {
 		return err
 	}
-	sum := Summary{Version: version.Version, Seed: run.Seed, Status: "pass", Generate: run.Generate, Incomplete: run.Incomplete, Suites: []SuiteSummary{}}
+	sum := Summary{Version: version.Version, Seed: run.Seed, Status: "pass", Generate: run.Generate, Incomplete: run.Incomplete, Bot: run.Bot, Suites: []SuiteSummary{}}
 	gen, err := generatedRows(run)
 	if err != nil {
 		return err
@@ -237,6 +239,9 @@ func WriteSummaryJSON(w io.Writer, run *Run) error {
 		sum.Suites = append(sum.Suites, ss)
 	}
 	sum.EngineWallClock = wall.json()
+	if sum.Status == "pass" && run.Bot != nil && run.Bot.Inconclusive != "" {
+		sum.Status = "inconclusive"
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

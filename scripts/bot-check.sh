@@ -4,13 +4,16 @@
 # Installs Node.js and npm from Debian's packages when missing, installs the
 # bot's locked dependencies (npm ci), starts it on a free loopback port,
 # runs simctl run --bot against it, stops it whatever happens (trap), and
-# exits with simctl's status.
+# exits with simctl's status. BOT names another copy of the bot (as
+# scripts/bot-planted.sh does, NPM_CI=0 when it has its node_modules),
+# EXPLORE the exploration depth (empty: the suite's).
 set -eu
 SIMCTL=${SIMCTL:-bin/simctl}
 OUT=${OUT:-out/bot-check}
-GENERATE=${GENERATE:-2000}
+GENERATE=${GENERATE:-1000}
 WORKERS=${WORKERS:-4}
-BOT=examples/formfill-langgraph
+BOT=${BOT:-examples/formfill-langgraph}
+EXPLORE=${EXPLORE:-}
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	sudo=""
@@ -24,7 +27,9 @@ major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$major" -lt 20 ]; then
 	echo "bot-check: warning: Node.js $(node --version) is older than the 20 the bot's dependencies declare" >&2
 fi
-(cd "$BOT" && npm ci --no-audit --no-fund --loglevel=error)
+if [ "${NPM_CI:-1}" = 1 ]; then
+	(cd "$BOT" && npm ci --no-audit --no-fund --loglevel=error)
+fi
 
 log=$(mktemp)
 pid=""
@@ -54,5 +59,6 @@ while [ -z "$url" ]; do
 done
 
 status=0
-"$SIMCTL" run scenarios/formfill --bot "$url" --generate "$GENERATE" --workers "$WORKERS" --out "$OUT" --quiet || status=$?
+"$SIMCTL" run scenarios/formfill --bot "$url" --generate "$GENERATE" --workers "$WORKERS" --out "$OUT" --quiet \
+	${EXPLORE:+--explore-depth "$EXPLORE"} || status=$?
 exit $status

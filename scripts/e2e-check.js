@@ -6,7 +6,11 @@
 // - an element wider than the viewport, other than inside a box that
 //   scrolls on its own (overflow-x auto or scroll);
 // - a text of a state graph overlapping another (their boxes in the SVG);
-// - no sticky navigation.
+// - no sticky navigation;
+// - a text of a state graph shown smaller than 11 px at the graph's
+//   default zoom;
+// - a table of the overview (the report's first screen) that scrolls
+//   sideways.
 (function () {
   var problems = [];
   var vw = document.documentElement.clientWidth;
@@ -54,6 +58,30 @@
           problems.push("graph " + (graphs[g].closest("section") || {}).id + ": label '" + boxes[a].s + "' overlaps '" + boxes[b].s + "'");
         }
       }
+    }
+  }
+  // Label size: dot writes font-size in the SVG's own units, which the
+  // page scales by the drawn width over the viewBox's width. Folded panes
+  // (closed details) are not shown, so not measured.
+  var small = 0;
+  for (var k = 0; k < graphs.length; k++) {
+    var svg = graphs[k];
+    if (svg.getClientRects().length === 0) continue;
+    var vb = svg.viewBox && svg.viewBox.baseVal;
+    if (!vb || !vb.width) continue;
+    var scale = svg.getBoundingClientRect().width / vb.width;
+    var ts = svg.querySelectorAll("text");
+    for (var q = 0; q < ts.length; q++) {
+      var px = parseFloat(ts[q].getAttribute("font-size") || "14") * scale;
+      if (px < 11 && ts[q].textContent.trim() !== "" && small++ < 5) {
+        problems.push("graph " + (svg.closest("section") || {}).id + ": label '" + ts[q].textContent + "' is " + px.toFixed(1) + " px (under 11)");
+      }
+    }
+  }
+  var heads = document.querySelectorAll("header .scroll");
+  for (var h = 0; h < heads.length; h++) {
+    if (heads[h].scrollWidth > heads[h].clientWidth + 1) {
+      problems.push("the overview's table " + (h + 1) + " scrolls sideways: " + heads[h].scrollWidth + " > " + heads[h].clientWidth);
     }
   }
   var nav = document.querySelector("nav.top");

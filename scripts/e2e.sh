@@ -5,7 +5,9 @@
 # its sections; then, at 1400 and 900 px wide, when an element is wider
 # than the window (outside a box that scrolls on its own), when a label of
 # a state graph overlaps another, or when the sticky navigation is missing
-# (scripts/e2e-check.js, run in a copy of the page). `make e2e` runs it;
+# (scripts/e2e-check.js, run in a copy of the page), when a graph's label
+# is under 11 px at its default zoom, or when the overview scrolls
+# sideways; the same on a generated 300-state machine. `make e2e` runs it;
 # .ci/run calls make e2e.
 #
 # Chromium comes from Debian (apt-get install chromium, as root) when it is
@@ -162,11 +164,12 @@ layout() {
 cat >"$WORK/cramped.html" <<'EOF'
 <!DOCTYPE html><html><head><title>cramped</title></head><body>
 <div style="width:3000px">wide</div>
-<section id="graph-x"><div class="graph"><svg width="200" height="50"><text x="10" y="20">overlapping</text><text x="14" y="22">label</text></svg></div></section>
+<header><div class="scroll" style="overflow-x:auto"><table><tr><td style="min-width:2000px">wide overview</td></tr></table></div></header>
+<section id="graph-x"><div class="graph"><svg width="200" height="50" viewBox="0 0 400 100"><text x="10" y="20" font-size="10">overlapping</text><text x="14" y="22" font-size="10">label</text></svg></div></section>
 </body></html>
 EOF
 layout "$WORK/cramped.html" "$WORK/cramped" 900 >"$WORK/cramped.check"
-for want in "element wider than the viewport" "overlaps" "no navigation"; do
+for want in "element wider than the viewport" "overlaps" "no navigation" "under 11" "scrolls sideways"; do
 	if ! grep -q "$want" "$WORK/cramped.check"; then
 		echo "e2e: the layout check missed '$want' on a cramped page:"
 		cat "$WORK/cramped.check"
@@ -174,15 +177,30 @@ for want in "element wider than the viewport" "overlaps" "no navigation"; do
 	fi
 done
 
+# A big machine's report: 300 states in folded compound states
+# (scripts/bigmachine.sh), laid out and checked as the bundled suites'.
+sh scripts/bigmachine.sh "$WORK/big300"
+status=0
+"$SIMCTL" run "$WORK/big300" --out "$WORK/big-out" --generate 50 >"$E2E_DIR/big-run.txt" 2>"$E2E_DIR/big-run.err" || status=$?
+if [ "$status" -gt 1 ]; then
+	echo "e2e: simctl run on the 300-state machine exited $status:"
+	cat "$E2E_DIR/big-run.err"
+	exit 1
+fi
+cp "$WORK/big-out/report.html" "$E2E_DIR/big300.html"
+
 bad=0
-for width in 1400 900; do
-	layout "$E2E_DIR/report.html" "$E2E_DIR/report" "$width" >"$E2E_DIR/layout-$width.txt"
-	if [ -s "$E2E_DIR/layout-$width.txt" ]; then
-		cat "$E2E_DIR/layout-$width.txt"
-		bad=1
-	fi
+# (layout sets page, prefix and width: sh has no local variables.)
+for report in report big300; do
+	for w in 1400 900; do
+		layout "$E2E_DIR/$report.html" "$E2E_DIR/$report" "$w" >"$E2E_DIR/layout-$report-$w.txt"
+		if [ -s "$E2E_DIR/layout-$report-$w.txt" ]; then
+			sed "s/^/$report: /" "$E2E_DIR/layout-$report-$w.txt"
+			bad=1
+		fi
+	done
 done
 if [ "$bad" -ne 0 ]; then
 	exit 1
 fi
-echo "e2e: report.html loads offline without script errors or fetches, with all $(echo "$ids" | wc -w) sections; at 1400 and 900 px nothing is wider than the window, no graph label overlaps another, the navigation stays; screenshots $E2E_DIR/report-1400.png, $E2E_DIR/report-900.png"
+echo "e2e: report.html loads offline without script errors or fetches, with all $(echo "$ids" | wc -w) sections; at 1400 and 900 px, on the bundled suites and on a 300-state machine, nothing is wider than the window, the overview does not scroll sideways, no graph label overlaps another or is under 11 px, the navigation stays; screenshots $E2E_DIR/report-1400.png, $E2E_DIR/report-900.png, $E2E_DIR/big300-1400.png"

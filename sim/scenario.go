@@ -188,6 +188,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		d.Fail[x] = true
 	}
 	err := d.Start(0)
+	var states []engine.StateID // after each turn, for a liveness check
 	for i := range sc.Turns {
 		if err != nil {
 			break
@@ -214,6 +215,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		if err == nil {
 			checker.EndOfTurn(d.Turn, &d.Cfg)
 		}
+		states = append(states, d.Cfg.State)
 		if err == nil && t.Expect != nil {
 			res.Failures = append(res.Failures, check(d, t.Expect)...)
 		}
@@ -223,6 +225,10 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 	res.Transitions = d.Transitions
 	res.NLUCalls, res.NLUSkipped = d.NLUCalls, d.NLUSkipped
 	res.FinalState = m.StateName(d.Cfg.State)
+	if err == nil && sc.Liveness && !m.IsIdle(&d.Cfg) {
+		checker.Violations = append(checker.Violations, eval.LivenessViolation(m, states, &d.Cfg, d.Turn))
+		checker.Count++
+	}
 	res.Violations = append(res.Violations, checker.Violations...)
 	res.ViolationCount = checker.Count
 	if err != nil {

@@ -152,7 +152,7 @@ func LoadChartScenarioFile(file string) (*ChartSuite, *ChartScenario, error) {
 	}
 	dir := filepath.Dir(file)
 	if head.Suite.Value != "" {
-		dir = filepath.Join(dir, filepath.FromSlash(head.Suite.Value))
+		dir = suiteDir(dir, head.Suite.Value)
 		if !IsChartSuite(dir) {
 			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.scxml in %s", dir)}
 		}

@@ -43,7 +43,12 @@ type Scenario struct {
 	// FailAtStart lists the external actions that fail when the machine's
 	// start invokes them, before the first turn.
 	FailAtStart StrList `yaml:"fail_at_start"`
-	Turns       []Turn  `yaml:"turns,required"`
+	// Liveness: the user cooperated on every turn, so the conversation
+	// must have ended (a top-level final state, or back at the initial
+	// state with nothing under way) by its last turn; otherwise it breaks
+	// liveness, as the generated conversation it was shrunk from did.
+	Liveness bool   `yaml:"liveness"`
+	Turns    []Turn `yaml:"turns,required"`
 }
 
 // TagNames returns the scenario's tags.

@@ -409,7 +409,7 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 	}
 	dir := filepath.Dir(file)
 	if head.Suite.Value != "" {
-		dir = filepath.Join(dir, filepath.FromSlash(head.Suite.Value))
+		dir = suiteDir(dir, head.Suite.Value)
 		if _, err := os.Stat(filepath.Join(dir, MachineFile)); err != nil {
 			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.yaml in %s", dir)}
 		}
@@ -438,4 +438,13 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 		return nil, nil, err
 	}
 	return s, sc, nil
+}
+
+// suiteDir is the folder a scenario file's suite: names, from the folder
+// the file is in: an absolute path as it is, a relative one joined on.
+func suiteDir(from, suite string) string {
+	if p := filepath.FromSlash(suite); filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(from, filepath.FromSlash(suite))
 }

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -21,7 +23,18 @@ type Users struct {
 	Phrases     Entries[Str] `yaml:"phrases"`
 	MaxTurns    int          `yaml:"max_turns"`
 	MaxTurnsPos engine.Pos   `yaml:"-"`
+	// Personas gives the chance of each persona (PersonaNames) per
+	// conversation; empty: the defaults of package generate.
+	Personas Entries[Prob] `yaml:"personas"`
+	// AfterCompletion is the number of turns a user goes on for once its
+	// task has ended (nil: the default of package generate).
+	AfterCompletion    *int       `yaml:"after_completion"`
+	AfterCompletionPos engine.Pos `yaml:"-"`
 }
+
+// PersonaNames are the kinds of simulated user a conversation is drawn
+// as (docs/users-format.md#personas).
+var PersonaNames = []string{"cooperative", "correcting", "silent", "impatient", "off_topic", "noisy"}
 
 // Goal is what one simulated user wants: the intent that starts the task
 // and, per slot, the values it may give (one is drawn per conversation),
@@ -36,6 +49,10 @@ type Goal struct {
 	Weight  float64           `yaml:"weight"`
 	Slots   Entries[[]string] `yaml:"slots"`
 	Invalid Entries[[]string] `yaml:"invalid"`
+	// Lists gives, per slot the machine asks for again and again (a list:
+	// toppings), the items the user gives one after the other before
+	// saying the done phrase.
+	Lists Entries[[]string] `yaml:"lists"`
 	// Success, when given, is the condition (an expression over the
 	// machine, like a guard) that says the task is done; by default every
 	// goal slot must have been filled with the goal's value and, if the
@@ -84,7 +101,7 @@ func (p *Prob) decodeYAML(d *decoder, n *yaml.Node) error {
 
 // PhraseRoles are the things a simulated user may need to say besides slot
 // values; users.yaml phrases: gives them words.
-var PhraseRoles = []string{"affirm", "deny", "cancel", "human", "off_topic", "correction"}
+var PhraseRoles = []string{"affirm", "deny", "cancel", "human", "off_topic", "correction", "thanks", "done"}
 
 // LoadUsers parses users.yaml and checks it against the machine.
 func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
@@ -104,6 +121,21 @@ func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
 	}
 	if total > 1 {
 		return nil, &Error{Pos: u.Behaviour.Pos, Msg: fmt.Sprintf("behaviour probabilities add up to %v, more than 1", total)}
+	}
+	if u.AfterCompletion != nil && (*u.AfterCompletion < 0 || *u.AfterCompletion > 100) {
+		return nil, &Error{Pos: u.AfterCompletionPos, Msg: "after_completion must be from 0 to 100"}
+	}
+	if len(u.Personas) > 0 {
+		sum := 0.0
+		for _, p := range u.Personas {
+			if !slices.Contains(PersonaNames, p.Key) {
+				return nil, &Error{Pos: p.KeyPos, Msg: fmt.Sprintf("unknown persona %q (expected one of: %s)", p.Key, strings.Join(PersonaNames, ", "))}
+			}
+			sum += p.Value.Value
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return nil, &Error{Pos: u.Personas[0].KeyPos, Msg: fmt.Sprintf("persona probabilities add up to %v, not 1", sum)}
+		}
 	}
 	for i := range u.Goals {
 		g := &u.Goals[i]
@@ -126,7 +158,7 @@ func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
 			}
 			g.Check = check
 		}
-		for _, set := range []Entries[[]string]{g.Slots, g.Invalid} {
+		for _, set := range []Entries[[]string]{g.Slots, g.Invalid, g.Lists} {
 			for _, e := range set {
 				if _, ok := m.SlotID(e.Key); !ok {
 					return nil, &Error{Pos: e.KeyPos, Msg: fmt.Sprintf("unknown slot %q (slots: %s)", e.Key, joinNames(m.Slots()))}

@@ -11,7 +11,8 @@
 import { StateGraph, Annotation, START, END } from '@langchain/langgraph';
 import { parse, trim, ESCALATION_KEYWORDS, VALIDATORS } from './rules.mjs';
 
-// The form: one field of each validator type, plus a custom pattern.
+// The form: one field of each validator type, plus a custom pattern
+// (variant `completo`); variant `ejemplo` is the Happy Path's two fields.
 export const FIELDS = [
   { name: 'nombre', type: 'text', prompt: '¿Cuál es tu nombre?' },
   { name: 'email', type: 'email', prompt: '¿Cuál es tu email?' },
@@ -21,12 +22,15 @@ export const FIELDS = [
   { name: 'codigo_postal', type: 'text', pattern: /^(?:[0-9]{5})$/, prompt: '¿Cuál es tu código postal?' },
 ];
 const FIELD = Object.fromEntries(FIELDS.map((f) => [f.name, f]));
+export const FORMS = { completo: FIELDS, ejemplo: FIELDS.slice(0, 2) };
 
-// ConversationState: the form's values and the field last asked for.
-export const newConversation = () => ({ values: {}, current: null, escalated: false, completed: false });
+// ConversationState: the form (which of FORMS), its values and the field
+// last asked for.
+export const newConversation = (form = 'completo') => ({ form, values: {}, current: null, escalated: false, completed: false });
 
-const allFieldsCollected = (conv) => FIELDS.every((f) => conv.values[f.name] !== undefined);
-const nextField = (conv) => FIELDS.find((f) => conv.values[f.name] === undefined)?.name ?? null;
+const fieldsOf = (conv) => FORMS[conv.form] ?? FIELDS;
+const allFieldsCollected = (conv) => fieldsOf(conv).every((f) => conv.values[f.name] !== undefined);
+const nextField = (conv) => fieldsOf(conv).find((f) => conv.values[f.name] === undefined)?.name ?? null;
 
 const last = (init) => Annotation({ reducer: (_prev, next) => next, default: init });
 
@@ -48,13 +52,15 @@ const GraphState = Annotation.Root({
 });
 
 // 1. check_escalation: the EscalationEngine's policies in priority order.
+// metadata may bring the event already parsed (a payload such as
+// /sentimiento_negativo) or say that the conversation's timer fired.
 function check_escalation(state) {
-  const nlu = parse(state.user_message);
+  const nlu = state.metadata.event ?? parse(state.user_message);
   const conv = state.conversation;
   const sentiment = nlu.intent === 'sentimiento_negativo' ? -nlu.confidence : 0;
   let reason = null;
   if (ESCALATION_KEYWORDS.test(state.user_message.toLowerCase())) reason = 'keyword';
-  // timeout: a live conversation has no virtual clock to expire.
+  else if (state.metadata.timer) reason = 'timeout';
   else if (sentiment <= -0.7) reason = 'sentiment';
   else if (nlu.intent === 'request_human' && nlu.confidence >= 0.7) reason = 'llm_intent';
   else if (allFieldsCollected(conv)) reason = 'completion';
@@ -67,7 +73,8 @@ function check_correction(state) {
   const { nlu } = state.metadata;
   const is_correction = nlu.intent === 'corregir';
   const field = nlu.entities.campo;
-  return { is_correction, correction_field: is_correction && field && FIELD[field] ? field : null };
+  const inForm = fieldsOf(state.conversation).some((f) => f.name === field);
+  return { is_correction, correction_field: is_correction && field && inForm ? field : null };
 }
 
 // 3. check_off_topic: greetings, unrelated questions, topic changes.
