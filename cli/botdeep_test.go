@@ -220,7 +220,7 @@ state:
 	)
 })
 
-var _ = Describe("simctl run --bot, shards and failure files", func() {
+var _ = Describe("simctl run --bot, shards and failure files", Label("race"), func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 
