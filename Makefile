@@ -15,7 +15,8 @@ FUZZTIME_SHORT ?= 5s
 # budget (the seeds are whole machine files).
 FUZZMINIMIZETIME ?= 5s
 # Random machines the reduction and workers properties try in make fuzz
-# (make test: 50).
+# (make test: 50 for the reductions, 15 for the workers, which run under
+# -race there).
 REDUCE_CASES ?= 2000
 REDUCE_FORMFILL_DEPTH ?= 4
 # The native Go fuzz targets, as package:Target. Each runs from its seed
@@ -29,13 +30,24 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 
 all: build
 
+# The revision goes in by -ldflags as well as by Go's -buildvcs, so that
+# simctl --version names it when GOFLAGS has -buildvcs=false. A cold build
+# takes minutes (the graph layout's WebAssembly runtime among the
+# dependencies); -v lists each package as it is compiled (nothing when
+# the cache is warm), so the wait shows.
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD 2>/dev/null && echo +modified)
+LDFLAGS  := -X github.com/simctl/simctl/version.revision=$(REVISION)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/simctl
+	@echo "make build: compiling $(BIN) (revision $(or $(REVISION),unknown)); a cold build cache takes a few minutes, packages listed as they compile"
+	@$(GO) build -v -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/simctl
+	@echo "make build: $(BIN) ready"
 
 # make run shows what simctl finds in the bundled suites. Findings make
 # simctl exit 1 (as CI wants); make run reports that and still succeeds,
 # since the reports were written. Bad input (2) or an interruption fails it.
 run: build
+	@echo "make run: $(BIN) run scenarios/ --out $(OUT) --seed $(SEED)"
 	@status=0; $(BIN) run scenarios/ --out $(OUT) --seed $(SEED) || status=$$?; \
 	if [ $$status -eq 1 ]; then echo "make run: simctl exited 1: the findings above fail a CI run; see $(OUT)/report.html"; \
 	elif [ $$status -ne 0 ]; then exit $$status; fi
@@ -44,8 +56,24 @@ vet:
 	$(GO) vet $(PKGS)
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted"; exit 1; fi
 
+# make test runs every spec once, under the race detector wherever it has
+# goroutines to watch. cli, explore and generate hold the long, CPU-bound
+# searches and runs on one goroutine, where -race finds nothing and costs
+# about 10 times the CPU: only their specs labelled "race" (those that
+# start goroutines: several workers, the progress line, in-process bot and
+# NLU servers) run under -race, the others without it. NORACE_PKGS are the
+# packages whose code and specs start no goroutine at all (a package that
+# gains one leaves the list); every other package runs under -race whole.
+RACE_SPLIT  := ./cli ./explore ./generate
+NORACE_PKGS := ./conformance ./deploy ./eval ./jsonpath ./latency ./rasa ./reports ./scxml ./spec ./statechart
 test: vet
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	@echo "make test: go test -race, every package but $(RACE_SPLIT) $(NORACE_PKGS)"
+	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(RACE_SPLIT) $(NORACE_PKGS))")
+	@echo "make test: $(RACE_SPLIT), the specs labelled race, under -race"
+	$(GO) test -race -count=1 -timeout 30m $(RACE_SPLIT) -args -ginkgo.label-filter=race
+	@echo "make test: $(RACE_SPLIT), the other specs, and $(NORACE_PKGS), without -race"
+	$(GO) test -count=1 -timeout 30m $(RACE_SPLIT) $(NORACE_PKGS) -args -ginkgo.label-filter='!race'
+	@echo "make test: simctl mutate scenarios/bench-soni --min-score 90"
 	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
 
 # Mutation testing of every bundled suite (docs/mutate.md): mutants.csv and
@@ -64,7 +92,7 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
 	@echo "fuzz: the reductions against the unreduced search, and several goroutines against one, on $(REDUCE_CASES) random machines"
-	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines'
+	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_WORKERS_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines'
 
 fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100 REDUCE_FORMFILL_DEPTH=3

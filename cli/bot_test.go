@@ -60,7 +60,7 @@ func faultyBot(fail http.HandlerFunc) string {
 	return srv.URL
 }
 
-var _ = Describe("simctl run --bot", func() {
+var _ = Describe("simctl run --bot", Label("race"), func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 

@@ -74,7 +74,7 @@ type plantedBug struct {
 	turns int
 }
 
-var _ = Describe("simctl run --bot, deeper", func() {
+var _ = Describe("simctl run --bot, deeper", Label("race"), func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 
@@ -145,7 +145,7 @@ var _ = Describe("simctl run --bot, deeper", func() {
 	)
 })
 
-var _ = Describe("simctl run --bot, other JSON APIs", func() {
+var _ = Describe("simctl run --bot, other JSON APIs", Label("race"), func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 
@@ -220,7 +220,7 @@ state:
 	)
 })
 
-var _ = Describe("simctl run --bot, shards and failure files", func() {
+var _ = Describe("simctl run --bot, shards and failure files", Label("race"), func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 

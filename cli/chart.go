@@ -29,10 +29,11 @@ import (
 )
 
 // loadAll discovers the suites under paths and loads them: YAML suites and
-// SCXML chart suites, each sorted by name.
-func loadAll(ctx context.Context, paths []string) ([]*spec.Suite, []*spec.ChartSuite, error) {
+// SCXML chart suites, each sorted by name. cmd names the command, for the
+// example given when paths is empty.
+func loadAll(ctx context.Context, cmd string, paths []string) ([]*spec.Suite, []*spec.ChartSuite, error) {
 	if len(paths) == 0 {
-		return nil, nil, &usageError{"no suite given (simctl run scenarios/)"}
+		return nil, nil, &usageError{fmt.Sprintf("no suite given (for example: %s)", noSuiteExample(cmd))}
 	}
 	dirs, err := spec.Discover(paths)
 	if err != nil {
@@ -358,4 +359,15 @@ func exploreCharts(w io.Writer, charts []*spec.ChartSuite, depth, maxStates int,
 		fmt.Fprintf(w, "wrote %d scenarios of SCXML findings to %s\n", n, emit)
 	}
 	return failed, nil
+}
+
+// noSuiteExample is a command line of cmd on a bundled suite.
+func noSuiteExample(cmd string) string {
+	switch cmd {
+	case "run", "mutate":
+		return "simctl " + cmd + " scenarios/"
+	case "record":
+		return "simctl record scenarios/soni --nlu-url URL"
+	}
+	return "simctl " + cmd + " scenarios/soni"
 }

@@ -114,6 +114,11 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			fmt.Fprint(stdout, usage())
 			return ExitOK
 		}
+		if args[1] == "help" || args[1] == "version" {
+			// Commands without flags of their own: their line of the usage.
+			fmt.Fprint(stdout, commandHelp(newFlags(args[1])))
+			return ExitOK
+		}
 		// simctl help run is simctl run --help; help report merge too.
 		args = append(append([]string{}, args[1:]...), "--help")
 	}
@@ -217,6 +222,9 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 		return &helpRequest{commandHelp(fs)}
 	}
 	if err != nil {
+		if msg, ok := badFlagValue(fs, err); ok {
+			return &usageError{msg}
+		}
 		msg := fmt.Sprintf("%s: %v", fs.Name(), err)
 		if flag, ok := unknownFlag(err); ok {
 			var names []string
@@ -229,6 +237,40 @@ func parseFlags(fs *pflag.FlagSet, args []string) error {
 		return &usageError{msg}
 	}
 	return nil
+}
+
+// badValueRe matches pflag's error for a value its flag's type cannot
+// parse; what follows "flag: " is strconv's wording, not simctl's.
+var badValueRe = regexp.MustCompile(`^invalid argument ("(?:[^"\\]|\\.)*") for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
+
+// badFlagValue rewords pflag's "invalid argument" error as one line that
+// says what the flag expects: "run: --seed: expected an integer, got "abc"".
+func badFlagValue(fs *pflag.FlagSet, err error) (string, bool) {
+	m := badValueRe.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", false
+	}
+	want := "a value"
+	if f := fs.Lookup(strings.TrimPrefix(m[2], "--")); f != nil {
+		switch f.Value.Type() {
+		case "int", "int64", "int32", "uint", "uint64":
+			want = "an integer"
+		case "float64", "float32":
+			want = "a number"
+		case "bool":
+			want = "true or false"
+		case "duration":
+			want = "a duration such as 500ms or 2s"
+		}
+	}
+	if strings.Contains(m[3], "out of range") {
+		want += " in range"
+	}
+	got := m[1]
+	if v, uerr := strconv.Unquote(got); uerr == nil {
+		got = spec.Quote(v)
+	}
+	return fmt.Sprintf("%s: %s: expected %s, got %s", fs.Name(), m[2], want, got), true
 }
 
 // unknownFlag extracts the flag of pflag's "unknown flag: --x" error.

@@ -42,7 +42,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err := checkSearch(*workers, *queueMB); err != nil {
 		return 0, err
 	}
-	suites, charts, err := loadAll(ctx, fs.Args())
+	suites, charts, err := loadAll(ctx, "explore", fs.Args())
 	if err != nil {
 		return 0, err
 	}

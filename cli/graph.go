@@ -32,7 +32,7 @@ func graphCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if fs.NArg() != 1 {
 		return 0, &usageError{"graph takes one suite folder (simctl graph scenarios/soni --format dot)"}
 	}
-	suites, charts, err := loadAll(ctx, fs.Args())
+	suites, charts, err := loadAll(ctx, "graph", fs.Args())
 	if err != nil {
 		return 0, err
 	}

@@ -88,7 +88,7 @@ var _ = Describe("misspellings", func() {
 	})
 })
 
-var _ = Describe("progress", func() {
+var _ = Describe("progress", Label("race"), func() {
 	It("ends on the finished state, on stderr, for a run and for a shard", func() {
 		tmp := GinkgoT().TempDir()
 		golden("progress.txt", transcript(tmp,

@@ -32,17 +32,25 @@ var (
 	binOnce sync.Once
 	binDir  string
 	binPath string
+	binHead string // git's HEAD when the binary was built, for the --version spec
 )
 
-// simctlBinary builds cmd/simctl once for the suite's subprocess tests.
+// simctlBinary builds cmd/simctl once for the suite's subprocess tests,
+// with make build.
 func simctlBinary() string {
 	binOnce.Do(func() {
 		var err error
 		binDir, err = os.MkdirTemp("", "simctl-bin-")
 		Expect(err).NotTo(HaveOccurred())
 		binPath = filepath.Join(binDir, "simctl")
-		build := exec.Command("go", "build", "-o", binPath, "../cmd/simctl")
-		build.Stderr = GinkgoWriter
+		// As a user builds it: make build, which passes the revision by
+		// -ldflags (the spec of --version checks it with -buildvcs off).
+		if head, err := exec.Command("git", "-C", "..", "rev-parse", "HEAD").Output(); err == nil {
+			binHead = strings.TrimSpace(string(head))
+		}
+		build := exec.Command("make", "-s", "-C", "..", "build", "BIN="+binPath)
+		build.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+		build.Stdout, build.Stderr = GinkgoWriter, GinkgoWriter
 		Expect(build.Run()).To(Succeed())
 	})
 	return binPath

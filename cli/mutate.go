@@ -64,6 +64,9 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 		return 0, err
 	}
 	o.Known = func(s *spec.Suite, f generate.Failure) bool { return generatedKnown(s, f) != "" }
+	// A signal stops the searches and generated runs under way within a
+	// few milliseconds; the verdicts they were reaching are dropped.
+	o.Stop = func() bool { return ctx.Err() != nil }
 	var results []mutate.Result
 	g := 0 // mutants numbered across suites, for the shards
 	interrupted := false
@@ -120,7 +123,12 @@ func judge(ctx context.Context, r *mutate.Runner, ms []*mutate.Mutant, workers i
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], done[i] = r.Judge(ms[i]), true
+				res := r.Judge(ms[i])
+				// A verdict finished after the signal may rest on a
+				// search it cut short: it is not kept.
+				if ctx.Err() == nil {
+					out[i], done[i] = res, true
+				}
 			}
 		}()
 	}

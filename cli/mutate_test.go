@@ -38,7 +38,7 @@ var _ = Describe("simctl mutate", func() {
 		Expect(code).To(Equal(cli.ExitFailed))
 	})
 
-	It("gives the same bytes with --workers 2, and shards that merge into one process's reports", func() {
+	It("gives the same bytes with --workers 2, and shards that merge into one process's reports", Label("race"), func() {
 		code, _, _ := run(out, "mutate", lampSuite, "--out", out, "--seed", "3")
 		Expect(code).To(Equal(cli.ExitOK))
 		want := files(out)

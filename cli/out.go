@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -30,7 +32,13 @@ func checkWritable(dir string) error {
 	}
 	f, err := os.CreateTemp(at, ".simctl-probe-*")
 	if err != nil {
-		return &usageError{fmt.Sprintf("--out %s: cannot write in %s: %v", dir, at, unwrapPath(err))}
+		why := unwrapPath(err).Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			// The folder is there (Stat said so): a special file system
+			// such as /proc, where no file can be created.
+			why = "the folder accepts no new files"
+		}
+		return &usageError{fmt.Sprintf("--out %s: cannot write in %s: %s", dir, at, why)}
 	}
 	name := f.Name()
 	f.Close()

@@ -79,7 +79,7 @@ func tempFiles(dir string) []string {
 	return matches
 }
 
-var _ = Describe("simctl record", func() {
+var _ = Describe("simctl record", Label("race"), func() {
 	var dir, cassette string
 	var server *nlutest.Server
 
@@ -255,7 +255,7 @@ var _ = Describe("simctl record", func() {
 	)
 })
 
-var _ = Describe("simctl run with a cassette", func() {
+var _ = Describe("simctl run with a cassette", Label("race"), func() {
 	var dir string
 
 	BeforeEach(func() {
@@ -286,7 +286,7 @@ var _ = Describe("simctl run with a cassette", func() {
 	})
 })
 
-var _ = Describe("simctl run --nlu-noise-sweep", func() {
+var _ = Describe("simctl run --nlu-noise-sweep", Label("race"), func() {
 	It("prints success, escalation, violations and pass^k at each rate, and writes noise.csv and summary.json", func() {
 		out := filepath.Join(GinkgoT().TempDir(), "out")
 		code, stdout, stderr := simctl("run", "../scenarios/bench-soni", "--generate", "200", "--nlu-noise-sweep", "0.2,0", "--explore-depth", "0", "--out", out, "-q")

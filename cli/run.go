@@ -24,7 +24,7 @@ import (
 // are refused, in one line naming command cmd (the commands that read them
 // call loadAll).
 func loadSuites(ctx context.Context, cmd string, paths []string) ([]*spec.Suite, error) {
-	suites, charts, err := loadAll(ctx, paths)
+	suites, charts, err := loadAll(ctx, cmd, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +177,7 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		suites, charts, err := loadAll(o.ctx, paths)
+		suites, charts, err := loadAll(o.ctx, "run", paths)
 		o.charts = charts
 		if err == nil && len(charts) > 0 && (len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil) {
 			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)", charts[0].Dir, spec.ChartFile)}
@@ -341,6 +341,11 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		}
 		exploreParts = append(exploreParts, parts)
 		latencyReport(s, rs, o, w, &t)
+		if o.interrupted() {
+			// A signal cut this suite's run short: what it did not
+			// reach says nothing of the notes (no STALE advice).
+			rs.Partial = true
+		}
 		if !o.shard.on() {
 			// A shard sees part of the run: only the merge can say.
 			for _, l := range reports.Stale(rs) {

@@ -13,6 +13,9 @@ import (
 // run to run.
 var wallClock = regexp.MustCompile(`(?m)^  [0-9.]+ s, .*\(wall clock\)\n`)
 
+// Not labelled race: the goroutines are the explorer's, which explore's
+// own specs (workers_test.go) run under the race detector; here, under
+// -race, the same searches took half of cli's race run.
 var _ = Describe("simctl explore --workers", func() {
 	It("prints what one goroutine prints, the wall clock aside", func() {
 		args := []string{"explore", "../scenarios/soni", "../scenarios/thea", "../scenarios/hfsm", "--depth", "5"}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/sim"
@@ -33,7 +35,7 @@ func printTrace(w io.Writer, r *sim.ScenarioResult) {
 		if len(vs) > 0 {
 			mark = "✗ "
 		}
-		fmt.Fprintf(w, "%s  %s%s\n", indent, mark, l.Step())
+		fmt.Fprintf(w, "%s  %s%s\n", indent, mark, terminalText(l.Step()))
 		for _, v := range vs {
 			for k := range r.Violations {
 				if r.Violations[k].Invariant == v.Invariant && r.Violations[k].Turn == v.Turn {
@@ -59,7 +61,7 @@ func printTrace(w io.Writer, r *sim.ScenarioResult) {
 		}
 		for _, line := range strings.Split(t.Said, "\n") {
 			if line != "" {
-				fmt.Fprintf(w, "%s    bot: %s\n", indent, line)
+				fmt.Fprintf(w, "%s    bot: %s\n", indent, terminalText(line))
 			}
 		}
 		for k, v := range r.Violations {
@@ -100,5 +102,39 @@ func turnInput(t sim.TurnRecord) string {
 	return s
 }
 
-// oneLineText collapses a message's line breaks and runs of spaces.
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLineText collapses a message's line breaks and runs of spaces, and
+// escapes control characters.
+func oneLineText(s string) string { return terminalText(strings.Join(strings.Fields(s), " ")) }
+
+// terminalText escapes, as Go does in a quoted string (\x1b, \x00, \t),
+// the control characters and invalid UTF-8 of text from a suite or a bot,
+// so that an ESC in a bot's reply cannot drive the reader's terminal.
+func terminalText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				fmt.Fprintf(&b, "\\x%02x", s[i])
+				continue
+			}
+			b.WriteRune(r)
+		case unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -101,7 +101,7 @@ var _ = Describe("generated conversations", func() {
 	})
 })
 
-var _ = Describe("generated conversations on several workers", func() {
+var _ = Describe("generated conversations on several workers", Label("race"), func() {
 	It("give the same metrics, failures and coverage as one worker", func() {
 		s := load("../scenarios/soni")
 		v := s.Variants[0]

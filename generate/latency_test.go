@@ -7,7 +7,7 @@ import (
 	"github.com/simctl/simctl/generate"
 )
 
-var _ = Describe("latency of generated conversations", func() {
+var _ = Describe("latency of generated conversations", Label("race"), func() {
 	It("is aggregated per suite and variant under the suite's latency model, the same on several workers", func() {
 		s := load("../scenarios/soni")
 		v := s.Variants[0]

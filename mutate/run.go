@@ -62,6 +62,11 @@ type Options struct {
 	// Known says whether a generated failure is a known one (its
 	// invariant's note), as simctl run judges it; nil: none is.
 	Known func(s *spec.Suite, f generate.Failure) bool
+	// Stop, when set, is asked between scenarios and, inside generated
+	// runs and searches, every few steps; once it returns true every
+	// search and run gives up soon, and a verdict reached after that is
+	// not to be trusted (the caller drops it).
+	Stop func() bool
 }
 
 // Result is the verdict on one mutant.
@@ -165,6 +170,9 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 	switch src {
 	case Scripted:
 		for _, sc := range s.Scenarios {
+			if o.stopped() {
+				break
+			}
 			for _, v := range s.VariantsFor(sc) {
 				res := sim.RunScenario(s, sc, sim.Options{Variant: v, Seed: o.Seed})
 				if res.Status == sim.Fail {
@@ -177,7 +185,7 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 			return nil
 		}
 		for _, v := range s.Variants {
-			_, fails, err := generate.Run(s, v, generate.Options{Seed: o.Seed, To: o.Generate, MaxShrinks: 1})
+			_, fails, err := generate.Run(s, v, generate.Options{Seed: o.Seed, To: o.Generate, MaxShrinks: 1, Stop: o.Stop})
 			if err != nil {
 				out = append(out, fmt.Sprintf("generated conversations%s: %s", variant(s, v), firstLine(err.Error())))
 				continue
@@ -201,7 +209,7 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 			limit = s.ExploreMaxStates
 		}
 		for _, v := range s.Variants {
-			opts := explore.Options{Depth: depth, MaxStates: limit}
+			opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.Stop}
 			res, err := explore.Explore(s, v, opts)
 			if err == nil && res.Stopped != "" && res.Depth > 0 {
 				// As simctl run does: the cap cut a level short, so the
@@ -228,11 +236,11 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 // equivalent searches every variant of ms completely and compares the
 // digests of the reachable labelled graphs with the original's.
 func (r *Runner) equivalent(ms *spec.Suite) (bool, string) {
-	r.once.Do(func() { r.digests, r.digestOK = digests(r.s, r.o.EquivStates) })
+	r.once.Do(func() { r.digests, r.digestOK = digests(r.s, r.o.EquivStates, r.o.Stop) })
 	if !r.digestOK {
 		return false, fmt.Sprintf("not proved equivalent: the original's search does not complete within %d configurations", r.o.EquivStates)
 	}
-	d, ok := digests(ms, r.o.EquivStates)
+	d, ok := digests(ms, r.o.EquivStates, r.o.Stop)
 	if !ok {
 		return false, fmt.Sprintf("not proved equivalent: the mutant's search does not complete within %d configurations", r.o.EquivStates)
 	}
@@ -245,11 +253,11 @@ func (r *Runner) equivalent(ms *spec.Suite) (bool, string) {
 }
 
 // digests returns the digest of a complete search of each variant, and
-// false when one does not complete.
-func digests(s *spec.Suite, maxStates int) ([]uint64, bool) {
+// false when one does not complete (stop ended it, or the cap).
+func digests(s *spec.Suite, maxStates int, stop func() bool) ([]uint64, bool) {
 	var out []uint64
 	for _, v := range s.Variants {
-		res, err := explore.Explore(s, v, explore.Options{Depth: 1 << 30, MaxStates: maxStates, Digest: true})
+		res, err := explore.Explore(s, v, explore.Options{Depth: 1 << 30, MaxStates: maxStates, Digest: true, Stop: stop})
 		if err != nil || !res.Complete {
 			return nil, false
 		}
@@ -257,6 +265,9 @@ func digests(s *spec.Suite, maxStates int) ([]uint64, bool) {
 	}
 	return out, true
 }
+
+// stopped reports whether Stop asked the run to give up.
+func (o Options) stopped() bool { return o.Stop != nil && o.Stop() }
 
 func variant(s *spec.Suite, v *spec.Variant) string {
 	if len(s.Variants) > 1 {

@@ -43,8 +43,9 @@ type Suite struct {
 	// slots) are empty.
 	Chart     *statechart.Chart
 	Scenarios []*sim.ScenarioResult // in scenario file order
-	// Partial marks a run of part of the suite (chosen scenario files, or
-	// --only tags): what it did not reach says nothing of the notes.
+	// Partial marks a run of part of the suite (chosen scenario files,
+	// --only tags, or a run a signal stopped): what it did not reach says
+	// nothing of the notes.
 	Partial  bool
 	Coverage *eval.Coverage // transition, state and guard counts over all its scenarios
 	// Generated holds the metrics of generated conversations, one per

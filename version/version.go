@@ -9,10 +9,18 @@ import "runtime/debug"
 // with each release.
 const Version = "0.1.0"
 
+// revision is set by make build with -ldflags "-X ...version.revision=R",
+// so that a build with GOFLAGS=-buildvcs=false still knows its revision.
+var revision string
+
 // Revision is the VCS revision the binary was built from, with
-// "+modified" when the work tree had uncommitted changes, or "unknown"
-// when Go embedded none (go run, a build outside a repository, tests).
+// "+modified" when the work tree had uncommitted changes: the one make
+// build passed, else the one Go embedded (-buildvcs), else "unknown" (go
+// run, a build outside a repository, tests).
 func Revision() string {
+	if revision != "" {
+		return revision
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
