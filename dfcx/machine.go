@@ -511,8 +511,9 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		ask := mapping("description", "form parameter "+fp.get("displayName").s(), "waits", true)
 		on := mapping("*", seq(
 			mapping("guard", notScope+" and "+val+` != ""`, "target", path+".form", "actions", fill),
-			mapping("guard", notScope, "target", path+".nm_"+s, "actions", seq(mapping("incr", "no_match")))))
-		add(on, intentNoInput, mapping("target", path+".ni_"+s, "actions", seq(mapping("incr", "no_input"))))
+			mapping("guard", notScope+" and no_match < 6", "target", path+".nm_"+s, "actions", seq(mapping("incr", "no_match"))),
+			mapping("guard", notScope, "target", path+".nm_"+s)))
+		add(on, intentNoInput, counted("no_input", path+".ni_"+s, ""))
 		add(ask, "on", on)
 		add(children, "ask_"+s, ask)
 		add(children, "nm_"+s, t.dispatch(f, p, fp, "no-match", "no_match", path+".ask_"+s))
@@ -583,13 +584,28 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 			evs[in].Content = append(evs[in].Content, tr)
 		}
 	}
-	add(on, intentNoInput, mapping("target", path+".ni", "actions", seq(mapping("incr", "no_input"))))
-	add(on, "*", mapping("guard", notScope, "target", path+".nm", "actions", seq(mapping("incr", "no_match"))))
+	add(on, intentNoInput, counted("no_input", path+".ni", ""))
+	add(on, "*", counted("no_match", path+".nm", notScope))
 	if len(hooks) > 0 {
 		add(on, "failed:*", seq(hooks...))
 	}
 	_ = pn
 	return mapping("description", desc, "initial", initial, "on", on, "states", children)
+}
+
+// counted is a move to a handler dispatch that counts the event on this
+// page. The count stops at 6, the last numbered event
+// (sys.no-match-6), so the state space stays finite.
+func counted(counter, target, guard string) *yaml.Node {
+	g := counter + " < 6"
+	if guard != "" {
+		g = guard + " and " + g
+	}
+	last := mapping("target", target)
+	if guard != "" {
+		last = mapping("guard", guard, "target", target)
+	}
+	return seq(mapping("guard", g, "target", target, "actions", seq(mapping("incr", counter))), last)
 }
 
 func countEntity(t *translator, params []*node, ent string) int {

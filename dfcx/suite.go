@@ -33,22 +33,32 @@ func (t *translator) nlu() []byte {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// The test cases' utterances go to the intent the agent matched them
+	// to, before any training phrase: Dialogflow matches only the
+	// intents in scope, the stub NLU everywhere, so where phrases clash the
+	// recorded match wins.
 	seen := map[string]bool{}
+	for _, n := range names {
+		for _, u := range t.testPhrases[t.intOf[n]] {
+			seen[strings.ToLower(strings.TrimSpace(u))] = true
+		}
+	}
 	for _, n := range names {
 		in := t.a.Intents[n]
 		if n == "Default Negative Intent" {
 			continue
 		}
 		var exact []string
+		own := map[string]bool{}
+		for _, u := range t.testPhrases[t.intOf[n]] {
+			exact = appendPhrase(exact, own, u)
+		}
 		for _, ph := range in.Phrases {
 			var b strings.Builder
 			for _, part := range ph.get("parts").arr() {
 				b.WriteString(part.get("text").s())
 			}
 			exact = appendPhrase(exact, seen, b.String())
-		}
-		for _, u := range t.testPhrases[t.intOf[n]] {
-			exact = appendPhrase(exact, seen, u)
 		}
 		if len(exact) > 0 {
 			add(intents, t.intOf[n], mapping("exact", flowSeq(exact...)))
