@@ -33,6 +33,7 @@ type operand struct {
 	x    string
 	t    typ
 	slot string // a bare slot reference, for null comparisons and numbers
+	gone bool   // a parameter left out: always null
 }
 
 // funcs are the $sys.func functions kept, with their arity and result.
@@ -218,6 +219,12 @@ func compare(l operand, op string, r operand) string {
 		if l.t == tNull {
 			s = r
 		}
+		if s.gone || s.t == tNull {
+			if op == "!=" {
+				return "false"
+			}
+			return "true"
+		}
 		if s.slot == "" {
 			return "false"
 		}
@@ -290,7 +297,10 @@ func (p *condParser) pageStatus() (string, bool) {
 	}
 	if name, ok := strings.CutSuffix(path, ".status"); ok {
 		p.i += j
-		return "filled(" + p.sc.slot(name) + ")", true
+		if s := p.sc.slot(name); s != "" {
+			return "filled(" + s + ")", true
+		}
+		return "false", true
 	}
 	return "", false
 }
@@ -430,6 +440,10 @@ func (p *condParser) ref() (operand, error) {
 			}
 			p.i += j
 			s := p.sc.slot(name)
+			if s == "" {
+				// A parameter left out is always empty.
+				return operand{x: `""`, t: tText, gone: true}, nil
+			}
 			return operand{x: s, t: tText, slot: s}, nil
 		}
 	}

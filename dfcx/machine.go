@@ -94,6 +94,11 @@ type translator struct {
 	entNames    map[string]string // entity type ("@size", "@sys.number") -> nlu entity
 	entOrder    []string
 	testPhrases map[string][]string // intent -> test case utterances matched to it
+	written     map[string]bool     // parameters the agent writes (forms, intents, presets, injections)
+	order       []string            // parameters in the order they were first used
+	gone        map[string]bool     // parameters left out (overflow)
+	read        map[string]bool     // parameters read somewhere
+	internals   map[string]bool     // slots of the translation's own
 	cur         *Page               // the page whose conditions are translated
 	err         error
 }
@@ -114,8 +119,23 @@ func (t *translator) fail(err error) {
 	}
 }
 
-// slot returns the slot of a parameter, declaring it on first use.
+// slot returns the slot of a parameter that is read (in a condition, a
+// message, a form), declaring it on first use; "" for one left out.
 func (t *translator) slot(param string) string {
+	t.read[param] = true
+	return t.declare(param)
+}
+
+// wslot returns the slot of a parameter that is written.
+func (t *translator) wslot(param string) string {
+	t.written[param] = true
+	return t.declare(param)
+}
+
+func (t *translator) declare(param string) string {
+	if t.gone[param] {
+		return ""
+	}
 	if s, ok := t.slotOf[param]; ok {
 		return s
 	}
@@ -125,6 +145,7 @@ func (t *translator) slot(param string) string {
 	}
 	s := t.slotNm.take(base)
 	t.slotOf[param] = s
+	t.order = append(t.order, param)
 	t.slots = append(t.slots, s)
 	return s
 }
@@ -134,6 +155,7 @@ func (t *translator) slot(param string) string {
 func (t *translator) internal(name string) string {
 	s := t.slotNm.take(name)
 	t.slots = append(t.slots, s)
+	t.internals[s] = true
 	return s
 }
 
@@ -238,10 +260,55 @@ func sysNames() string {
 
 // Translate turns the agent into a suite named name.
 func Translate(a *Agent, name string) (*Suite, error) {
-	t := &translator{a: a, noted: map[string]bool{}, slotOf: map[string]string{}, slotNm: namer{},
+	s, t, err := translate(a, name, nil)
+	if err != nil || len(t.slots) <= maxSlots {
+		return s, err
+	}
+	// Too many parameters for one machine: translate again without those
+	// that matter least (see overflow).
+	gone := t.overflow()
+	if gone == nil {
+		return nil, fmt.Errorf("%s: the agent uses %d parameters; a simctl machine holds at most %d slots", a.agentFile.pos, len(t.slots), maxSlots)
+	}
+	s, _, err = translate(a, name, gone)
+	return s, err
+}
+
+// maxSlots is simctl's limit of slots per machine.
+const maxSlots = 32
+
+// overflow picks the parameters to leave out when the agent has more
+// than a machine's slots: first those nothing reads (their writes are
+// no-ops to the conversation), then those nothing in the agent writes
+// (only a webhook sets them, and the stubbed webhooks set nothing, so
+// they are always empty), the last declared first. nil when that is not
+// enough.
+func (t *translator) overflow() map[string]bool {
+	gone := map[string]bool{}
+	n := len(t.slots)
+	for _, pass := range []func(p string) bool{
+		func(p string) bool { return !t.read[p] },
+		func(p string) bool { return !t.written[p] },
+	} {
+		for i := len(t.order) - 1; i >= 0 && n > maxSlots; i-- {
+			p := t.order[i]
+			if !gone[p] && pass(p) {
+				gone[p] = true
+				n--
+			}
+		}
+	}
+	if n > maxSlots {
+		return nil
+	}
+	return gone
+}
+
+func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator, error) {
+	t := &translator{a: a, gone: gone, written: map[string]bool{}, noted: map[string]bool{}, slotOf: map[string]string{}, slotNm: namer{},
 		intOf: map[string]string{}, events: map[string]string{}, actSet: map[string]bool{},
 		flowOf: map[*Flow]string{}, pageOf: map[*Page]string{}, retOf: map[*Flow]string{},
-		callers: map[*Flow][]string{}, injected: map[string]bool{}, entNames: map[string]string{}, testPhrases: map[string][]string{}}
+		callers: map[*Flow][]string{}, injected: map[string]bool{}, entNames: map[string]string{}, testPhrases: map[string][]string{}, read: map[string]bool{}, internals: map[string]bool{}}
 	for _, s := range []string{intentNoMatch, intentNoInput, intentInject} {
 		t.intents = append(t.intents, s)
 	}
@@ -279,17 +346,29 @@ func Translate(a *Agent, name string) (*Suite, error) {
 			inj := turn.path("userInput", "injectedParameters")
 			for _, k := range inj.keys {
 				t.injected[k] = true
-				t.slot(k)
+				t.wslot(k)
 			}
 		}
 	}
+	var inject *yaml.Node
 	states := mapping()
 	for _, f := range a.Flows {
 		add(states, t.flowOf[f][strings.LastIndex(t.flowOf[f], ".")+1:], t.flow(f))
 	}
 	add(states, endSession, mapping("description", "END_SESSION: the conversation is over", "final", true))
 	if t.err != nil {
-		return nil, t.err
+		return nil, nil, t.err
+	}
+	if len(t.injected) > 0 {
+		var sets []*yaml.Node
+		for _, k := range sortedKeys(t.injected) {
+			s := t.wslot(k)
+			if s == "" {
+				continue
+			}
+			sets = append(sets, mapping("set", mapping(s, fmt.Sprintf(`event.entities.%s != "" ? event.entities.%s : %s`, s, s, s))))
+		}
+		inject = mapping(intentInject, mapping("description", "parameters a test case injects", "actions", sets))
 	}
 	root := mapping("machine", sanitize(name),
 		"description", "Imported from the Dialogflow CX agent "+a.Name+" by simctl import dfcx",
@@ -312,23 +391,22 @@ func Translate(a *Agent, name string) (*Suite, error) {
 		add(root, "actions", ac)
 	}
 	add(root, "states", states)
-	if len(t.injected) > 0 {
-		var sets []*yaml.Node
-		for _, k := range sortedKeys(t.injected) {
-			s := t.slot(k)
-			sets = append(sets, mapping("set", mapping(s, fmt.Sprintf(`event.entities.%s != "" ? event.entities.%s : %s`, s, s, s))))
-		}
-		add(root, "on", mapping(intentInject, mapping("description", "parameters a test case injects", "actions", sets)))
+	if inject != nil {
+		add(root, "on", inject)
 	}
-	if len(t.slots) > 32 {
-		return nil, fmt.Errorf("%s: the agent uses %d parameters; a simctl machine holds at most 32 slots", a.agentFile.pos, len(t.slots))
+	for _, p := range sortedKeys(gone) {
+		why := "only a webhook sets it, and the stubs set nothing"
+		if !t.read[p] {
+			why = "nothing reads it"
+		}
+		t.notes = append(t.notes, Note{Pos: a.agentFile.pos, What: fmt.Sprintf("parameter %q is not kept (%s): the agent has more parameters than the %d slots of a simctl machine", p, why, maxSlots)})
 	}
 	// Slots were declared while states were built: put them before states.
 	s := &Suite{Files: map[string][]byte{}}
 	s.Files["machine.yaml"] = encode("# "+GeneratedMarker[2:]+" from "+a.Dir+"; re-importing overwrites this file.\n", root)
 	scen, err := t.scenarios()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.Files["nlu.yaml"] = t.nlu()
 	for k, v := range scen {
@@ -342,7 +420,7 @@ func Translate(a *Agent, name string) (*Suite, error) {
 	s.Notes = append(append([]Note{}, a.Notes...), t.notes...)
 	sort.SliceStable(s.Notes, func(i, j int) bool { return posLess(s.Notes[i].Pos.String(), s.Notes[j].Pos.String()) })
 	s.Files["import.md"] = t.report(s)
-	return s, nil
+	return s, t, nil
 }
 
 func posLess(a, b string) bool { return a < b }
@@ -458,9 +536,10 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 				t.note(fp.get("isList"), "list parameter %q: kept as one value", fp.get("displayName").s())
 			}
 			if fp.get("required").truth() {
+				t.wslot(fp.get("displayName").s())
 				params = append(params, fp)
 			} else {
-				t.slot(fp.get("displayName").s())
+				t.wslot(fp.get("displayName").s())
 			}
 		}
 		entry := []*yaml.Node{mapping("reset", "no_match"), mapping("reset", "no_input")}
@@ -503,7 +582,7 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		for _, other := range params {
 			os := t.slot(other.get("displayName").s())
 			oe := t.entity(other.get("entityType").s(), other.get("entityType"))
-			if other == fp || oe == "" || oe == ent || countEntity(t, params, oe) > 1 {
+			if other == fp || oe == "" || os == "" || oe == ent || countEntity(t, params, oe) > 1 {
 				continue
 			}
 			fill = append(fill, mapping("set", mapping(os, fmt.Sprintf(`empty(%s) and event.entities.%s != "" ? event.entities.%s : %s`, os, oe, oe, os))))
@@ -696,9 +775,9 @@ func (t *translator) transition(f *Flow, p *Page, path string, r *node, back str
 	var acts []*yaml.Node
 	if in := t.a.Intents[r.get("intent").s()]; in != nil {
 		for _, id := range in.Order {
-			s := t.slot(id)
+			s := t.wslot(id)
 			ent := t.entity(in.Params[id], r.get("intent"))
-			if ent == "" {
+			if ent == "" || s == "" {
 				continue
 			}
 			acts = append(acts, mapping("set", mapping(s, fmt.Sprintf(`event.entities.%s != "" ? event.entities.%s : %s`, ent, ent, s))))
@@ -790,7 +869,10 @@ func (t *translator) fulfillment(fu *node) []*yaml.Node {
 		if name == "" {
 			continue
 		}
-		s := t.slot(name)
+		s := t.wslot(name)
+		if s == "" {
+			continue
+		}
 		v := sp.get("value")
 		switch v.kind {
 		case jNull:

@@ -171,7 +171,11 @@ func (t *translator) turns(tc *TestCase) ([]*yaml.Node, string) {
 				out = append(out, mapping("event", mapping("intent", intentInject, "entities", &yaml.Node{Kind: yaml.MappingNode, Content: ents})))
 				ents = nil
 			}
-			ents = append(ents, str(t.slot(k)), str(v))
+			sl, kept := t.slotOf[k]
+			if !kept {
+				continue
+			}
+			ents = append(ents, str(sl), str(v))
 		}
 		if len(ents) > 0 {
 			m := &yaml.Node{Kind: yaml.MappingNode, Content: ents}
