@@ -426,6 +426,10 @@ func (p *condParser) ref() (operand, error) {
 			for j < len(rest) && isIdent(rest[j]) {
 				j++
 			}
+			// A full stop after a reference ends the sentence.
+			for j > len(pre) && rest[j-1] == '.' {
+				j--
+			}
 			name := rest[len(pre):j]
 			for _, suf := range []string{".original", ".resolved"} {
 				name = strings.TrimSuffix(name, suf)
@@ -497,28 +501,40 @@ type segment struct {
 func segments(s string, pos engine.Pos, sc scope) ([]segment, error) {
 	var out []segment
 	lit := strings.Builder{}
+	flush := func() {
+		if lit.Len() > 0 {
+			out = append(out, segment{lit: lit.String()})
+			lit.Reset()
+		}
+	}
 	i := 0
 	for i < len(s) {
-		if s[i] == '$' && isRefStart(s[i:]) {
-			p := &condParser{src: s, i: i, base: pos, sc: sc}
-			o, err := p.ref()
-			if err != nil {
-				return nil, err
-			}
-			if lit.Len() > 0 {
-				out = append(out, segment{lit: lit.String()})
-				lit.Reset()
-			}
-			out = append(out, segment{expr: text(o)})
-			i = p.i
+		if s[i] != '$' || !isRefStart(s[i:]) {
+			lit.WriteByte(s[i])
+			i++
 			continue
 		}
-		lit.WriteByte(s[i])
-		i++
+		p := &condParser{src: s, i: i, base: pos, sc: sc}
+		o, err := p.ref()
+		if err != nil {
+			return nil, err
+		}
+		// Dialogflow renders a reference to a parameter that is not set
+		// as the reference itself.
+		ref := s[i:p.i]
+		i = p.i
+		switch {
+		case o.gone:
+			lit.WriteString(ref)
+		case o.slot != "":
+			flush()
+			out = append(out, segment{expr: "(filled(" + o.slot + ") ? " + o.slot + " : " + quote(ref) + ")"})
+		default:
+			flush()
+			out = append(out, segment{expr: text(o)})
+		}
 	}
-	if lit.Len() > 0 {
-		out = append(out, segment{lit: lit.String()})
-	}
+	flush()
 	return out, nil
 }
 

@@ -96,7 +96,7 @@ var _ = Describe("simctl import dfcx", func() {
 		Entry("form parameters asked in order, required only", "machine.yaml", "target: Order.Size.ask_count"),
 		Entry("$page.params.status = FINAL is the form filled", "machine.yaml", "guard: (filled(size) and filled(count))"),
 		Entry("an intent's annotated parameter fills its slot", "machine.yaml", `event.entities.e_size != "" ? event.entities.e_size : size`),
-		Entry("entry fulfillment messages with parameter references", "machine.yaml", "{count} {size} pizzas. Correct?"),
+		Entry("entry fulfillment messages with parameter references (unset: the reference itself, as Dialogflow renders it)", "machine.yaml", `{(filled(count) ? count : "$session.params.count")}`),
 		Entry("conditional cases", "machine.yaml", `(is_number(count) and number(count) > 2) ? ("That is a party!")`),
 		Entry("setParameterActions with null and $sys.func", "machine.yaml", "label: upper(size)"),
 		Entry("AND, NOT and comparisons", "machine.yaml", `((is_number(count) and number(count) >= 10) and not (size == "small"))`),

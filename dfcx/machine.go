@@ -94,6 +94,8 @@ type translator struct {
 	entNames    map[string]string // entity type ("@size", "@sys.number") -> nlu entity
 	entOrder    []string
 	testPhrases map[string][]string // intent -> test case utterances matched to it
+	exact       map[string][]string // intent display name -> its exact phrases in nlu.yaml
+	owner       map[string]string   // lower-cased phrase -> the intent the stub NLU gives it
 	written     map[string]bool     // parameters the agent writes (forms, intents, presets, injections)
 	order       []string            // parameters in the order they were first used
 	gone        map[string]bool     // parameters left out (overflow)
@@ -244,7 +246,7 @@ var sysPatterns = map[string]string{
 	"cardinal":       `(?:^|\s)(\d+)\b`,
 	"email":          `([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})`,
 	"phone-number":   `(\+?[0-9][0-9 ()\-.]{5,}[0-9])`,
-	"date":           `\b(\d{1,4}[/-]\d{1,2}[/-]\d{1,4}|today|tomorrow|yesterday)\b`,
+	"date":           `(?i)\b(\d{1,4}[/-]\d{1,2}[/-]\d{1,4}|today|tomorrow|yesterday|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:\s+\d{4})?)\b`,
 	"time":           `\b(\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2})\b`,
 	"url":            `(https?://\S+)`,
 }
@@ -343,6 +345,10 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 			if ev := turn.path("userInput", "input", "event", "event").s(); ev != "" {
 				t.eventIntent(ev)
 			}
+			txt := turn.path("userInput", "input", "text", "text").s()
+			if ti := turn.path("virtualAgentOutput", "triggeredIntent", "name").s(); ti != "" && t.intOf[ti] != "" && txt != "" {
+				t.testPhrases[t.intOf[ti]] = append(t.testPhrases[t.intOf[ti]], txt)
+			}
 			inj := turn.path("userInput", "injectedParameters")
 			for _, k := range inj.keys {
 				t.injected[k] = true
@@ -350,6 +356,7 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 			}
 		}
 	}
+	t.phrases()
 	var inject *yaml.Node
 	states := mapping()
 	for _, f := range a.Flows {
@@ -524,10 +531,25 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		pn = p.N
 	}
 	children := mapping()
-	initial := "routes"
+	initial := "enter"
 	var params []*node
+	if p == nil {
+		// A flow started by an intent route: the intent that was matched
+		// is matched again against the new flow's start page, as
+		// Dialogflow does, before its condition routes.
+		var tr []*yaml.Node
+		for _, r := range routes {
+			if in := t.intent(r.n.get("intent").s()); in != "" {
+				if x := t.transition(f, p, path, r.n, path+".routes"); x != nil {
+					guardAnd(x, "event.intent == "+quote(in))
+					tr = append(tr, x)
+				}
+			}
+		}
+		tr = append(tr, mapping("target", path+".routes"))
+		add(children, "enter", mapping("description", "the flow starts: the intent that started it is matched again", "always", tr))
+	}
 	if p != nil {
-		initial = "enter"
 		for _, fp := range p.N.path("form", "parameters").arr() {
 			if fp.get("redact").truth() {
 				t.note(fp.get("redact"), "redact on parameter %q: kept as a plain slot (redaction hides values in logs only)", fp.get("displayName").s())
@@ -568,6 +590,42 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		}
 	}
 	notScope := "event.intent not in [" + strings.Join(quoteAll(append(append([]string{}, scopeIntents...), t.specialIntents()...)), ", ") + "]"
+	// Dialogflow matches only the intents in scope; the stub NLU gives a
+	// phrase two intents share to one of them everywhere. Where that one
+	// is out of scope here, the phrase is routed as the in-scope intent
+	// that also has it.
+	type alias struct {
+		from    string // the intent the NLU gives
+		phrases []string
+		r       route
+	}
+	var aliases []alias
+	var aliasConds []string
+	for _, r := range routes {
+		y := r.n.get("intent").s()
+		if t.intent(y) == "" {
+			continue
+		}
+		byFrom := map[string][]string{}
+		var froms []string
+		for _, e := range t.exact[y] {
+			x := t.owner[strings.ToLower(e)]
+			if x == "" || x == t.intent(y) || seen[x] {
+				continue
+			}
+			if byFrom[x] == nil {
+				froms = append(froms, x)
+			}
+			byFrom[x] = append(byFrom[x], strings.ToLower(e))
+		}
+		for _, x := range froms {
+			aliases = append(aliases, alias{x, byFrom[x], r})
+			aliasConds = append(aliasConds, "(event.intent == "+quote(x)+" and lower(trim(event.text)) in ["+strings.Join(quoteAll(byFrom[x]), ", ")+"])")
+		}
+	}
+	if len(aliasConds) > 0 {
+		notScope += " and not (" + strings.Join(aliasConds, " or ") + ")"
+	}
 	for _, fp := range params {
 		s := t.slot(fp.get("displayName").s())
 		et := fp.get("entityType")
@@ -582,7 +640,9 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		for _, other := range params {
 			os := t.slot(other.get("displayName").s())
 			oe := t.entity(other.get("entityType").s(), other.get("entityType"))
-			if other == fp || oe == "" || os == "" || oe == ent || countEntity(t, params, oe) > 1 {
+			// System entities are patterns that would take the same
+			// words twice ("50%" is a number too): only entity types.
+			if other == fp || oe == "" || os == "" || strings.HasPrefix(oe, "sys_") || oe == ent || countEntity(t, params, oe) > 1 {
 				continue
 			}
 			fill = append(fill, mapping("set", mapping(os, fmt.Sprintf(`empty(%s) and event.entities.%s != "" ? event.entities.%s : %s`, os, oe, oe, os))))
@@ -637,6 +697,22 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 			add(on, in, byIntent[in])
 		}
 		byIntent[in].Content = append(byIntent[in].Content, tr)
+	}
+	for _, al := range aliases {
+		back := path + ".form"
+		if p == nil {
+			back = path + ".routes"
+		}
+		tr := t.transition(f, p, path, al.r.n, back)
+		if tr == nil {
+			continue
+		}
+		guardAnd(tr, "lower(trim(event.text)) in ["+strings.Join(quoteAll(al.phrases), ", ")+"]")
+		if byIntent[al.from] == nil {
+			byIntent[al.from] = seq()
+			add(on, al.from, byIntent[al.from])
+		}
+		byIntent[al.from].Content = append(byIntent[al.from].Content, tr)
 	}
 	// Custom events and webhook errors.
 	evs := map[string]*yaml.Node{}
@@ -808,7 +884,7 @@ func (t *translator) transition(f *Flow, p *Page, path string, r *node, back str
 		case "PREVIOUS_PAGE":
 			target = t.flowOf[f] + ".previous"
 		case "START_PAGE":
-			target = t.flowOf[f] + ".start"
+			target = t.flowOf[f] + ".start.routes"
 		default:
 			target = t.pageOf[f.page[tp]]
 		}
