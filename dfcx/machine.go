@@ -241,14 +241,28 @@ func (t *translator) entity(et string, at *node) string {
 // sysPatterns are the system entities recognised, as RE2 patterns whose
 // first group is the value.
 var sysPatterns = map[string]string{
-	"number":         `(?:^|\s)(-?\d+(?:\.\d+)?)\b`,
-	"number-integer": `(?:^|\s)(-?\d+)\b`,
-	"cardinal":       `(?:^|\s)(\d+)\b`,
-	"email":          `([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})`,
-	"phone-number":   `(\+?[0-9][0-9 ()\-.]{5,}[0-9])`,
-	"date":           `(?i)\b(\d{1,4}[/-]\d{1,2}[/-]\d{1,4}|today|tomorrow|yesterday|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:\s+\d{4})?)\b`,
-	"time":           `\b(\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2})\b`,
-	"url":            `(https?://\S+)`,
+	"number":          `(?:^|\s)(-?\d+(?:\.\d+)?)\b`,
+	"number-integer":  `(?:^|\s)(-?\d+)\b`,
+	"cardinal":        `(?:^|\s)(\d+)\b`,
+	"email":           `([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,})`,
+	"phone-number":    `(\+?[0-9][0-9 ()\-.]{5,}[0-9])`,
+	"date":            `(?i)\b(\d{1,4}[/-]\d{1,2}[/-]\d{1,4}|today|tomorrow|yesterday|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?:\s+\d{4})?)\b`,
+	"time":            `\b(\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2})\b`,
+	"url":             `(https?://\S+)`,
+	"number-sequence": `\b(\d[\d -]*\d|\d)\b`,
+}
+
+// sysCore are the same patterns without groups, for entity types that
+// list system entities among their values (@sys.number-sequence,
+// @sys.email, ...).
+var sysCore = map[string]string{
+	"number":          `-?\d+(?:\.\d+)?`,
+	"number-integer":  `-?\d+`,
+	"cardinal":        `\d+`,
+	"number-sequence": `\d[\d -]*\d|\d`,
+	"email":           `[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}`,
+	"phone-number":    `\+?[0-9][0-9 ()\-.]{5,}[0-9]`,
+	"url":             `https?://\S+`,
 }
 
 func sysNames() string {
@@ -569,14 +583,14 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 			entry = append(entry, mapping("set", mapping("prev_page", "cur_page", "cur_page", quote(path))))
 		}
 		entry = append(entry, t.fulfillment(p.N.get("entryFulfillment"))...)
-		add(children, "enter", mapping("entry", entry, "always", seq(mapping("target", path+".form"))))
+		add(children, "enter", mapping("entry", entry, "always", seq(mapping("target", path+".routes"))))
 		var form []*yaml.Node
 		for _, fp := range params {
 			s := t.slot(fp.get("displayName").s())
 			form = append(form, mapping("guard", "empty("+s+")", "target", path+".ask_"+s,
 				"actions", t.fulfillment(fp.path("fillBehavior", "initialPromptFulfillment"))))
 		}
-		form = append(form, mapping("target", path+".routes"))
+		form = append(form, mapping("target", path+".wait"))
 		add(children, "form", mapping("always", form))
 	}
 	// The intents in scope: the catch-alls below leave them to the
@@ -590,6 +604,18 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		}
 	}
 	notScope := "event.intent not in [" + strings.Join(quoteAll(append(append([]string{}, scopeIntents...), t.specialIntents()...)), ", ") + "]"
+	// While a form parameter is asked, an answer that fills it wins over
+	// the flow's intent routes (the agents' own test cases show an
+	// airport code filling the parameter, where the same text on the
+	// start page matches the flow's booking intent); the page's intent
+	// routes still come first.
+	var pageIntents []string
+	for _, r := range routes {
+		if in := t.intent(r.n.get("intent").s()); in != "" && !r.flow && !contains(pageIntents, in) {
+			pageIntents = append(pageIntents, in)
+		}
+	}
+	notPage := "event.intent not in [" + strings.Join(quoteAll(append(pageIntents, t.specialIntents()...)), ", ") + "]"
 	// Dialogflow matches only the intents in scope; the stub NLU gives a
 	// phrase two intents share to one of them everywhere. Where that one
 	// is out of scope here, the phrase is routed as the in-scope intent
@@ -649,7 +675,7 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		}
 		ask := mapping("description", "form parameter "+fp.get("displayName").s(), "waits", true)
 		on := mapping("*", seq(
-			mapping("guard", notScope+" and "+val+` != ""`, "target", path+".form", "actions", fill),
+			mapping("guard", notPage+" and "+val+` != ""`, "target", path+".routes", "actions", fill),
 			mapping("guard", notScope+" and no_match < 6", "target", path+".nm_"+s, "actions", seq(mapping("incr", "no_match"))),
 			mapping("guard", notScope, "target", path+".nm_"+s)))
 		add(on, intentNoInput, counted("no_input", path+".ni_"+s, ""))
@@ -661,16 +687,23 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 	// Condition routes, in order; on the start page the flow's too, on
 	// other pages only the page's (flow condition routes are in scope on
 	// the start page alone).
+	// The condition routes come first on entering the page and after
+	// every answer; when none moves on, the form asks for its next
+	// parameter (Dialogflow's page lifecycle), else the page waits.
+	settle := path + ".wait"
+	if p != nil {
+		settle = path + ".form"
+	}
 	var conds []*yaml.Node
 	for _, r := range routes {
 		if r.n.get("intent").s() != "" || (r.flow && p != nil) {
 			continue
 		}
-		if tr := t.transition(f, p, path, r.n, path+".wait"); tr != nil {
+		if tr := t.transition(f, p, path, r.n, settle); tr != nil {
 			conds = append(conds, tr)
 		}
 	}
-	conds = append(conds, mapping("target", path+".wait"))
+	conds = append(conds, mapping("target", settle))
 	add(children, "routes", mapping("always", conds))
 	add(children, "wait", mapping("waits", true))
 	add(children, "nm", t.dispatch(f, p, nil, "no-match", "no_match", path+".wait"))
@@ -684,10 +717,7 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		if in == "" {
 			continue
 		}
-		back := path + ".form"
-		if p == nil {
-			back = path + ".routes"
-		}
+		back := path + ".routes"
 		tr := t.transition(f, p, path, r.n, back)
 		if tr == nil {
 			continue
@@ -699,10 +729,7 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		byIntent[in].Content = append(byIntent[in].Content, tr)
 	}
 	for _, al := range aliases {
-		back := path + ".form"
-		if p == nil {
-			back = path + ".routes"
-		}
+		back := path + ".routes"
 		tr := t.transition(f, p, path, al.r.n, back)
 		if tr == nil {
 			continue

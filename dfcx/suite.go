@@ -50,6 +50,10 @@ func (t *translator) nlu() []byte {
 			continue
 		}
 		e := t.a.Entities[strings.TrimPrefix(et, "@")]
+		if pat := t.composite(e); pat != "" {
+			add(ents, name, mapping("pattern", pat))
+			continue
+		}
 		if e.Kind == "KIND_REGEXP" {
 			var pats []string
 			for _, v := range e.Entities {
@@ -146,6 +150,51 @@ func (t *translator) phrases() {
 			}
 		}
 	}
+}
+
+// composite returns the pattern of an entity type whose values name
+// other entity types ("@sys.number-sequence", "@size"): the alternation of
+// their patterns and of its literal values; "" for an ordinary one.
+func (t *translator) composite(e *Entity) string {
+	refs := false
+	for _, v := range e.Entities {
+		if strings.HasPrefix(v.get("value").s(), "@") {
+			refs = true
+		}
+	}
+	if !refs {
+		return ""
+	}
+	var alts []string
+	for _, v := range e.Entities {
+		val := v.get("value").s()
+		switch {
+		case strings.HasPrefix(val, "@sys."):
+			if c := sysCore[strings.TrimPrefix(val, "@sys.")]; c != "" {
+				alts = append(alts, c)
+			} else {
+				t.note(v.get("value"), "entity type %q: %s among its values is not recognised (simctl recognises %s there)", e.Name, val, "@sys.number, @sys.number-sequence, @sys.email, @sys.phone-number, @sys.url")
+			}
+		case strings.HasPrefix(val, "@"):
+			if ref := t.a.Entities[strings.TrimPrefix(val, "@")]; ref != nil && ref != e {
+				for _, rv := range ref.Entities {
+					for _, syn := range append([]*node{rv.get("value")}, rv.get("synonyms").arr()...) {
+						if x := strings.TrimSpace(syn.s()); x != "" && !strings.HasPrefix(x, "@") {
+							alts = append(alts, `\b`+regexp.QuoteMeta(x)+`\b`)
+						}
+					}
+				}
+			}
+		default:
+			if x := strings.TrimSpace(val); x != "" {
+				alts = append(alts, `\b`+regexp.QuoteMeta(x)+`\b`)
+			}
+		}
+	}
+	if len(alts) == 0 {
+		return ""
+	}
+	return "(" + strings.Join(alts, "|") + ")"
 }
 
 func appendPhrase(out []string, seen map[string]bool, p string) []string {
