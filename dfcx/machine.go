@@ -544,6 +544,9 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		desc = "page " + p.Name
 		pn = p.N
 	}
+	if kc := pn.get("knowledgeConnectorSettings"); kc.get("enabled").truth() || len(kc.get("dataStoreConnections").arr()) > 0 {
+		t.note(kc, "data store answers (knowledge connector) are not kept: a question only a data store answers gets no answer")
+	}
 	children := mapping()
 	initial := "enter"
 	var params []*node
@@ -771,7 +774,6 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 	if len(hooks) > 0 {
 		add(on, "failed:*", seq(hooks...))
 	}
-	_ = pn
 	return mapping("description", desc, "initial", initial, "on", on, "states", children)
 }
 

@@ -216,6 +216,15 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			t.note(tc.N, "test case %q has no turn simctl can play: no scenario", tc.Name)
 			continue
 		}
+		checked := false
+		for _, tn := range turns {
+			for i := 0; i+1 < len(tn.Content); i += 2 {
+				checked = checked || tn.Content[i].Value == "expect"
+			}
+		}
+		if !checked {
+			t.note(tc.N, "test case %q records no agent output in any turn: its scenario plays the turns and checks nothing", tc.Name)
+		}
 		name := nm.take(sanitize(tc.Name))
 		root := mapping("name", name, "description", desc, "turns", turns)
 		out[name+".scenario.yaml"] = encode(GeneratedMarker+" from "+tc.File+"; re-importing overwrites this file.\n", root)
