@@ -6,12 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/simctl/simctl/dfcx"
-	"github.com/simctl/simctl/reports"
 )
 
 // importDfcxCmd is `simctl import dfcx AGENT --out SUITE [--force]`: it
@@ -48,36 +45,8 @@ func importDfcxCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkImported(s.Files); err != nil {
 		return 0, err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return 0, fmt.Errorf("%s: cannot create it (%v)", *out, unwrapPath(err))
-	}
-	// Scenarios an earlier import wrote that this one does not are removed.
-	if entries, err := os.ReadDir(*out); err == nil {
-		for _, e := range entries {
-			n := e.Name()
-			if !strings.HasSuffix(n, ".scenario.yaml") || s.Files[n] != nil {
-				continue
-			}
-			if data, err := os.ReadFile(filepath.Join(*out, n)); err == nil && bytes.HasPrefix(data, []byte(dfcx.GeneratedMarker)) {
-				if err := os.Remove(filepath.Join(*out, n)); err != nil {
-					return 0, err
-				}
-			}
-		}
-	}
-	names := make([]string, 0, len(s.Files))
-	for n := range s.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		tmp, err := reports.WriteTemp(*out, n, s.Files[n])
-		if err == nil {
-			err = os.Rename(tmp, filepath.Join(*out, n))
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%s: cannot write it (%v)", filepath.Join(*out, n), unwrapPath(err))
-		}
+	if err := writeImport(*out, s.Files, dfcx.GeneratedMarker); err != nil {
+		return 0, err
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(stderr, "%s: not kept: %s\n", n.Pos, n.What)

@@ -2,7 +2,9 @@ package dfcx
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -382,7 +384,7 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	}
 	if len(t.injected) > 0 {
 		var sets []*yaml.Node
-		for _, k := range sortedKeys(t.injected) {
+		for _, k := range slices.Sorted(maps.Keys(t.injected)) {
 			s := t.wslot(k)
 			if s == "" {
 				continue
@@ -415,7 +417,7 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	if inject != nil {
 		add(root, "on", inject)
 	}
-	for _, p := range sortedKeys(gone) {
+	for _, p := range slices.Sorted(maps.Keys(gone)) {
 		why := "only a webhook sets it, and the stubs set nothing"
 		if !t.read[p] {
 			why = "nothing reads it"
@@ -445,15 +447,6 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 }
 
 func posLess(a, b string) bool { return a < b }
-
-func sortedKeys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 // route is a route in scope on a page, with where it came from.
 type route struct {
