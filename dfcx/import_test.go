@@ -104,6 +104,7 @@ var _ = Describe("simctl import dfcx", func() {
 		Entry("training phrases as exact phrases", "nlu.yaml", "what can you do"),
 		Entry("entity types with synonyms", "nlu.yaml", "large: [family]"),
 		Entry("system entities as patterns", "nlu.yaml", "sys_number:"),
+		Entry("system entities with a builtin validator declare it on their slot", "machine.yaml", "count:\n    validator: number"),
 		Entry("text variants as accepted phrasings", "Happy_order.scenario.yaml", `bot_matches: (?s)^(?:Hello! Pizza time\?|Hi! Hungry\?)$`),
 		Entry("the current page, intent and session parameters as expectations", "Happy_order.scenario.yaml", "state: Order.Confirm"),
 		Entry("injected parameters as an inject event", "Repair.scenario.yaml", "intent: inject"),

@@ -101,6 +101,7 @@ type translator struct {
 	written     map[string]bool     // parameters the agent writes (forms, intents, presets, injections)
 	order       []string            // parameters in the order they were first used
 	gone        map[string]bool     // parameters left out (overflow)
+	validator   map[string]string   // slot -> builtin validator of its system entity
 	read        map[string]bool     // parameters read somewhere
 	internals   map[string]bool     // slots of the translation's own
 	cur         *Page               // the page whose conditions are translated
@@ -254,6 +255,13 @@ var sysPatterns = map[string]string{
 	"number-sequence": `\b(\d[\d -]*\d|\d)\b`,
 }
 
+// sysValidators are simctl's builtin validators of the system entities
+// that have one: a form parameter of that type declares it on its slot.
+var sysValidators = map[string]string{
+	"email": "email", "phone-number": "phone", "url": "url",
+	"number": "number", "number-integer": "number", "cardinal": "number",
+}
+
 // sysCore are the same patterns without groups, for entity types that
 // list system entities among their values (@sys.number-sequence,
 // @sys.email, ...).
@@ -323,7 +331,7 @@ func (t *translator) overflow() map[string]bool {
 }
 
 func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator, error) {
-	t := &translator{a: a, gone: gone, written: map[string]bool{}, noted: map[string]bool{}, slotOf: map[string]string{}, slotNm: namer{},
+	t := &translator{a: a, gone: gone, written: map[string]bool{}, validator: map[string]string{}, noted: map[string]bool{}, slotOf: map[string]string{}, slotNm: namer{},
 		intOf: map[string]string{}, events: map[string]string{}, actSet: map[string]bool{},
 		flowOf: map[*Flow]string{}, pageOf: map[*Page]string{}, retOf: map[*Flow]string{},
 		callers: map[*Flow][]string{}, injected: map[string]bool{}, entNames: map[string]string{}, testPhrases: map[string][]string{}, read: map[string]bool{}, internals: map[string]bool{}}
@@ -401,7 +409,11 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	if len(t.slots) > 0 {
 		sl := mapping()
 		for _, s := range t.slots {
-			add(sl, s, mapping())
+			def := mapping()
+			if v := t.validator[s]; v != "" {
+				add(def, "validator", v)
+			}
+			add(sl, s, def)
 		}
 		root.Content = append(root.Content, str("slots"), sl)
 	}
@@ -568,6 +580,11 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 				t.note(fp.get("isList"), "list parameter %q: kept as one value", fp.get("displayName").s())
 			}
 			if fp.get("required").truth() {
+				if v := sysValidators[strings.TrimPrefix(fp.get("entityType").s(), "@sys.")]; v != "" {
+					if sl := t.wslot(fp.get("displayName").s()); sl != "" {
+						t.validator[sl] = v
+					}
+				}
 				t.wslot(fp.get("displayName").s())
 				params = append(params, fp)
 			} else {
