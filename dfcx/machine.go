@@ -95,16 +95,20 @@ type translator struct {
 	injected    map[string]bool   // parameters test cases inject
 	entNames    map[string]string // entity type ("@size", "@sys.number") -> nlu entity
 	entOrder    []string
-	testPhrases map[string][]string // intent -> test case utterances matched to it
-	exact       map[string][]string // intent display name -> its exact phrases in nlu.yaml
-	owner       map[string]string   // lower-cased phrase -> the intent the stub NLU gives it
-	written     map[string]bool     // parameters the agent writes (forms, intents, presets, injections)
-	order       []string            // parameters in the order they were first used
-	gone        map[string]bool     // parameters left out (overflow)
-	validator   map[string]string   // slot -> builtin validator of its system entity
-	read        map[string]bool     // parameters read somewhere
-	internals   map[string]bool     // slots of the translation's own
-	cur         *Page               // the page whose conditions are translated
+	testPhrases map[string][]string  // intent -> test case utterances matched to it
+	exact       map[string][]string  // intent display name -> its exact phrases in nlu.yaml
+	owner       map[string]string    // lower-cased phrase -> the intent the stub NLU gives it
+	written     map[string]bool      // parameters the agent writes (forms, intents, presets, injections)
+	order       []string             // parameters in the order they were first used
+	gone        map[string]bool      // parameters left out (overflow)
+	validator   map[string]string    // slot -> builtin validator of its system entity
+	children    map[*Flow]*yaml.Node // each flow's states
+	endUsed     map[*Flow]bool       // flows some route ends (END_FLOW)
+	prevUsed    map[*Flow]bool       // flows some route goes back in (PREVIOUS_PAGE)
+	started     map[*Flow]bool       // flows some route starts (targetFlow)
+	read        map[string]bool      // parameters read somewhere
+	internals   map[string]bool      // slots of the translation's own
+	cur         *Page                // the page whose conditions are translated
 	err         error
 }
 
@@ -331,7 +335,8 @@ func (t *translator) overflow() map[string]bool {
 }
 
 func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator, error) {
-	t := &translator{a: a, gone: gone, written: map[string]bool{}, validator: map[string]string{}, noted: map[string]bool{}, slotOf: map[string]string{}, slotNm: namer{},
+	t := &translator{a: a, gone: gone, written: map[string]bool{}, validator: map[string]string{},
+		children: map[*Flow]*yaml.Node{}, endUsed: map[*Flow]bool{}, prevUsed: map[*Flow]bool{}, started: map[*Flow]bool{}, noted: map[string]bool{}, slotOf: map[string]string{}, slotNm: namer{},
 		intOf: map[string]string{}, events: map[string]string{}, actSet: map[string]bool{},
 		flowOf: map[*Flow]string{}, pageOf: map[*Page]string{}, retOf: map[*Flow]string{},
 		callers: map[*Flow][]string{}, injected: map[string]bool{}, entNames: map[string]string{}, testPhrases: map[string][]string{}, read: map[string]bool{}, internals: map[string]bool{}}
@@ -358,6 +363,9 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	walk(a, func(f *Flow, n *node) {
 		if special(n.get("targetPage").s()) == "PREVIOUS_PAGE" {
 			t.usesPrev = true
+		}
+		if g := a.flow(n.get("targetFlow").s()); g != nil {
+			t.started[g] = true
 		}
 	})
 	if t.usesPrev {
@@ -386,6 +394,7 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	for _, f := range a.Flows {
 		add(states, t.flowOf[f][strings.LastIndex(t.flowOf[f], ".")+1:], t.flow(f))
 	}
+	t.flowEnds()
 	add(states, endSession, mapping("description", "END_SESSION: the conversation is over", "final", true))
 	if t.err != nil {
 		return nil, nil, t.err
@@ -513,18 +522,28 @@ func (t *translator) flow(f *Flow) *yaml.Node {
 		path := t.pageOf[p]
 		add(children, path[strings.LastIndex(path, ".")+1:], t.page(f, p, path))
 	}
-	if t.usesPrev {
-		var tr []*yaml.Node
-		for _, p := range f.Pages {
-			tr = append(tr, mapping("guard", "prev_page == "+quote(t.pageOf[p]), "target", t.pageOf[p]))
+	t.children[f] = children
+	return mapping("description", "flow "+f.Name, "initial", "start", "states", children)
+}
+
+// flowEnds adds each flow's end_flow and previous states, once every
+// route of every flow was translated: the callers a flow returns to and
+// the flows that use PREVIOUS_PAGE are known then.
+func (t *translator) flowEnds() {
+	for _, f := range t.a.Flows {
+		fpath := t.flowOf[f]
+		children := t.children[f]
+		if t.prevUsed[f] {
+			var tr []*yaml.Node
+			for _, p := range f.Pages {
+				tr = append(tr, mapping("guard", "prev_page == "+quote(t.pageOf[p]), "target", t.pageOf[p]))
+			}
+			tr = append(tr, mapping("target", fpath+".start"))
+			add(children, "previous", mapping("description", "PREVIOUS_PAGE", "always", tr))
 		}
-		tr = append(tr, mapping("target", fpath+".start"))
-		add(children, "previous", mapping("description", "PREVIOUS_PAGE", "always", tr))
-	}
-	n := mapping("description", "flow "+f.Name, "initial", "start", "states", children)
-	// end_flow is added once every route was translated: its callers are
-	// known then. The children mapping is shared, so it lands in place.
-	defer func() {
+		if !t.endUsed[f] {
+			continue
+		}
 		var tr []*yaml.Node
 		if ret := t.retOf[f]; ret != "" {
 			for _, c := range t.callers[f] {
@@ -534,8 +553,7 @@ func (t *translator) flow(f *Flow) *yaml.Node {
 		}
 		tr = append(tr, mapping("target", endSession))
 		add(children, "end_flow", mapping("description", "END_FLOW: back to the page that started the flow", "always", tr))
-	}()
-	return n
+	}
 }
 
 // page builds the compound state of a page (p nil: the flow's start page).
@@ -555,7 +573,10 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 	children := mapping()
 	initial := "enter"
 	var params []*node
-	if p == nil {
+	if p == nil && !t.started[f] {
+		initial = "routes"
+	}
+	if p == nil && t.started[f] {
 		// A flow started by an intent route: the intent that was matched
 		// is matched again against the new flow's start page, as
 		// Dialogflow does, before its condition routes.
@@ -917,10 +938,12 @@ func (t *translator) transition(f *Flow, p *Page, path string, r *node, back str
 		case "END_SESSION":
 			target = endSession
 		case "END_FLOW":
+			t.endUsed[f] = true
 			target = t.flowOf[f] + ".end_flow"
 		case "CURRENT_PAGE":
 			target = path
 		case "PREVIOUS_PAGE":
+			t.prevUsed[f] = true
 			target = t.flowOf[f] + ".previous"
 		case "START_PAGE":
 			target = t.flowOf[f] + ".start.routes"
