@@ -31,19 +31,22 @@ func FuzzDfcx(f *testing.F) {
 	for _, p := range []string{"flows/Order/pages/Confirm.json", "flows/Order/pages/Size.json", "flows/Order/Order.json"} {
 		f.Add(files[p])
 	}
+	// The agent is written once per fuzzing process; each input replaces
+	// one page file (inputs run one after another within a process).
+	dir := f.TempDir()
+	for rel, body := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	page := filepath.Join(dir, "flows/Order/pages/Confirm.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		for rel, body := range files {
-			if rel == "flows/Order/pages/Confirm.json" {
-				body = data
-			}
-			p := filepath.Join(dir, rel)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, body, 0o644); err != nil {
-				t.Fatal(err)
-			}
+		if err := os.WriteFile(page, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 		a, err := dfcx.Read(dir)
 		if err == nil {
