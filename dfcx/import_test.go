@@ -49,6 +49,7 @@ func copyFixture(edits map[string]string) string {
 	})).To(Succeed())
 	for rel, body := range edits {
 		p := filepath.Join(dst, rel)
+		Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
 		if body == "" {
 			Expect(os.Remove(p)).To(Succeed())
 			continue
@@ -143,6 +144,15 @@ var _ = Describe("simctl import dfcx", func() {
 		Expect(os.WriteFile(z, buf.Bytes(), 0o644)).To(Succeed())
 		zs, _ := importAgent(z)
 		Expect(machine(zs)).To(Equal(strings.ReplaceAll(machine(s), fixture, z)))
+	})
+
+	It("returns from END_FLOW to a caller in a flow translated later (flows after the start flow go by name)", func() {
+		dir := copyFixture(map[string]string{
+			"flows/Aaa/Aaa.json": `{"displayName": "Aaa", "transitionRoutes": [{"condition": "true", "targetPage": "END_FLOW"}]}`,
+			"flows/Order/pages/Done.json": `{"displayName": "Done", "transitionRoutes": [{"condition": "true", "targetFlow": "Aaa"}]}`,
+		})
+		s, _ := importAgent(dir)
+		Expect(machine(s)).To(ContainSubstring(`guard: ret_Aaa == "Order.Done"`))
 	})
 
 	It("is deterministic", func() {
