@@ -148,7 +148,7 @@ var _ = Describe("simctl import dfcx", func() {
 
 	It("returns from END_FLOW to a caller in a flow translated later (flows after the start flow go by name)", func() {
 		dir := copyFixture(map[string]string{
-			"flows/Aaa/Aaa.json": `{"displayName": "Aaa", "transitionRoutes": [{"condition": "true", "targetPage": "END_FLOW"}]}`,
+			"flows/Aaa/Aaa.json":          `{"displayName": "Aaa", "transitionRoutes": [{"condition": "true", "targetPage": "END_FLOW"}]}`,
 			"flows/Order/pages/Done.json": `{"displayName": "Done", "transitionRoutes": [{"condition": "true", "targetFlow": "Aaa"}]}`,
 		})
 		s, _ := importAgent(dir)
