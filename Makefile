@@ -23,7 +23,7 @@ REDUCE_FORMFILL_DEPTH ?= 4
 # corpus under the package's testdata/fuzz/Target; a failing input is
 # written there too and becomes a regression case of go test.
 FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:FuzzUsers \
-	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa \
+	./spec:FuzzCassette ./engine:FuzzExpr ./cli:FuzzCLIArgs ./explore:FuzzPart ./rasa:FuzzRasa ./dfcx:FuzzDfcx \
 	./scxml:FuzzSCXML
 
 .PHONY: all build run test vet bench fuzz fuzz-short e2e peers peers-graph conformance bot-check bot-planted mutate clean explore-big

@@ -61,6 +61,7 @@ var commands = []command{
 	{"mutate", "PATH...", "make mutants of each suite's machine and count how many its tests kill (docs/mutate.md)"},
 	{"report merge", "SHARD_DIR...", "combine the shards of one run into the reports one process writes (docs/sharding.md)"},
 	{"import rasa", "PROJECT_DIR --out SUITE_DIR", "turn a Rasa project into a simctl suite"},
+	{"import dfcx", "AGENT_DIR|AGENT.zip --out SUITE_DIR", "turn an exported Dialogflow CX agent and its test cases into a simctl suite (docs/dfcx-import.md)"},
 	{"help", "[COMMAND]", "print this usage, or a command's usage and every flag it takes"},
 	{"version", "", "print simctl's version and the revision it was built from (also simctl --version)"},
 }
@@ -142,7 +143,11 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	case "mutate":
 		status, err = mutateCmd(ctx, args[1:], stdout)
 	case "import":
-		status, err = importCmd(args[1:], stdout, stderr)
+		if len(args) > 1 && args[1] == "dfcx" {
+			status, err = importDfcxCmd(args[1:], stdout, stderr)
+		} else {
+			status, err = importCmd(args[1:], stdout, stderr)
+		}
 	default:
 		msg := fmt.Sprintf("unknown command %q", args[0])
 		if args[0] == "merge" {

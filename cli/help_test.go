@@ -64,6 +64,7 @@ var _ = Describe("help", func() {
 		Entry("explore", "explore", "-h"), Entry("record", "record", "--help"), Entry("graph", "help", "graph"),
 		Entry("report merge", "report", "merge", "--help"),
 		Entry("import rasa", "import", "rasa", "--help"),
+		Entry("import dfcx", "import", "dfcx", "--help"),
 		Entry("help after other flags", "run", "scenarios/", "--seed", "3", "--help"),
 	)
 

@@ -50,25 +50,8 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkImported(files); err != nil {
 		return 0, err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return 0, fmt.Errorf("%s: cannot create it (%v)", *out, unwrapPath(err))
-	}
-	if err := removeStale(*out, files); err != nil {
+	if err := writeImport(*out, files, rasa.GeneratedMarker); err != nil {
 		return 0, err
-	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		tmp, err := reports.WriteTemp(*out, n, files[n])
-		if err == nil {
-			err = os.Rename(tmp, filepath.Join(*out, n))
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%s: cannot write it (%v)", filepath.Join(*out, n), unwrapPath(err))
-		}
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(stderr, "%s: not kept: %s\n", n.Pos, n.What)
@@ -129,9 +112,37 @@ func checkImported(files map[string][]byte) error {
 	return nil
 }
 
+// writeImport writes an import's files into the suite folder out, each
+// to a temporary file renamed into place, after removing the scenarios an
+// earlier import wrote (their first line starts with marker) that this one
+// does not.
+func writeImport(out string, files map[string][]byte, marker string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("%s: cannot create it (%v)", out, unwrapPath(err))
+	}
+	if err := removeStale(out, files, marker); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		tmp, err := reports.WriteTemp(out, n, files[n])
+		if err == nil {
+			err = os.Rename(tmp, filepath.Join(out, n))
+		}
+		if err != nil {
+			return fmt.Errorf("%s: cannot write it (%v)", filepath.Join(out, n), unwrapPath(err))
+		}
+	}
+	return nil
+}
+
 // removeStale deletes scenarios an earlier import wrote that this one
 // does not (a test case removed or renamed).
-func removeStale(out string, files map[string][]byte) error {
+func removeStale(out string, files map[string][]byte, marker string) error {
 	entries, err := os.ReadDir(out)
 	if err != nil {
 		return nil
@@ -142,7 +153,7 @@ func removeStale(out string, files map[string][]byte) error {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(out, n))
-		if err == nil && bytes.HasPrefix(data, []byte(rasa.GeneratedMarker)) {
+		if err == nil && bytes.HasPrefix(data, []byte(marker)) {
 			if err := os.Remove(filepath.Join(out, n)); err != nil {
 				return err
 			}

@@ -1,76 +1,13 @@
 package rasa
 
-import (
-	"bytes"
-	"strconv"
+import "github.com/simctl/simctl/yamltree"
 
-	"go.yaml.in/yaml/v3"
+// The suite's files are built as yaml.v3 node trees (package yamltree).
+var (
+	mapping = yamltree.Map
+	add     = yamltree.Add
+	seq     = yamltree.Seq
+	flowSeq = yamltree.FlowSeq
+	text    = yamltree.Str
+	encode  = yamltree.Encode
 )
-
-// The suite's files are built as yaml.v3 node trees, so keys keep the
-// order they are written in and the encoder quotes what needs quoting.
-
-func mapping(kv ...any) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.MappingNode}
-	for i := 0; i+1 < len(kv); i += 2 {
-		v := node(kv[i+1])
-		if v == nil {
-			continue
-		}
-		n.Content = append(n.Content, text(kv[i].(string)), v)
-	}
-	return n
-}
-
-func add(m *yaml.Node, k string, v any) {
-	if n := node(v); n != nil {
-		m.Content = append(m.Content, text(k), n)
-	}
-}
-
-func seq(items ...*yaml.Node) *yaml.Node {
-	return &yaml.Node{Kind: yaml.SequenceNode, Content: items}
-}
-
-func flowSeq(items ...string) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
-	for _, s := range items {
-		n.Content = append(n.Content, text(s))
-	}
-	return n
-}
-
-func text(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
-
-func node(v any) *yaml.Node {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case *yaml.Node:
-		return x
-	case string:
-		return text(x)
-	case bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(x)}
-	case int:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(x)}
-	case []*yaml.Node:
-		if len(x) == 0 {
-			return nil
-		}
-		return seq(x...)
-	}
-	panic("rasa: unexpected node value")
-}
-
-func encode(comment string, root *yaml.Node) []byte {
-	var b bytes.Buffer
-	b.WriteString(comment)
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		panic("rasa: encoding a generated file: " + err.Error())
-	}
-	enc.Close()
-	return b.Bytes()
-}
