@@ -99,7 +99,31 @@ func (r *reader) readFlow(k, v *yaml.Node) (*Flow, error) {
 			}
 		case "always_include_in_prompt", "file_path":
 		case "nlu_trigger":
-			r.p.note(r.pos(e[0]), "flow %s: nlu_trigger is not imported; start_flow in nlu.yaml starts the flow", f.ID)
+			// Each entry is an intent name, or {intent: NAME} or
+			// {intent: {name: NAME, confidence_threshold: C}}: a test's
+			// "/NAME" message starts the flow.
+			l, err := r.list(e[1], "nlu_trigger")
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range l {
+				if it.Kind == yaml.MappingNode && len(it.Content) == 2 && it.Content[0].Value == "intent" {
+					it = deref(it.Content[1])
+					if it.Kind == yaml.MappingNode {
+						for i := 0; i+1 < len(it.Content); i += 2 {
+							if it.Content[i].Value == "name" {
+								it = deref(it.Content[i+1])
+								break
+							}
+						}
+					}
+				}
+				if it.Kind == yaml.ScalarNode && it.Value != "" {
+					f.Triggers = append(f.Triggers, it.Value)
+				} else {
+					r.p.note(r.pos(it), "flow %s: an nlu_trigger entry that names no intent is not imported", f.ID)
+				}
+			}
 		default:
 			r.p.note(r.pos(e[0]), "flow %s: key %q is not imported", f.ID, e[0].Value)
 		}

@@ -16,11 +16,12 @@ import (
 // The intents standing for Rasa's commands (the command generator's
 // output): StartFlow, SetSlot, CorrectSlots, CancelFlow, Clarify, ChitChat,
 // HumanHandoff and CannotHandle.
-var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle"}
+var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"}
 
 // Which pattern each command starts.
 var commandPatterns = map[string]string{"chitchat": "pattern_chitchat", "human_handoff": "pattern_human_handoff",
-	"clarify": "pattern_clarification", "cannot_handle": "pattern_cannot_handle"}
+	"clarify": "pattern_clarification", "cannot_handle": "pattern_cannot_handle",
+	"search": "pattern_search", "skip_question": "pattern_skip_question"}
 
 // Context variables of patterns and the slots that hold them. The
 // importer sets them where Rasa's default actions would.
@@ -60,6 +61,7 @@ var defaultActions = map[string]string{
 	"action_clarify_flows":             "clarify",
 	"action_handoff_metric":            "",
 	"action_listen":                    "",
+	"action_reset_routing":             "",
 }
 
 // Default actions that the import cannot model; they do nothing and are named.
@@ -101,6 +103,22 @@ type translator struct {
 	noted   map[string]bool
 	// collected are the slots some collect step asks for.
 	collected map[string]bool
+	// slotUse are the domain slots a flow, condition, stub, test or
+	// response said uses: only they become slots of the machine.
+	slotUse map[string]bool
+}
+
+// routerSlots are the slots of Rasa's routers (LLMBasedRouter,
+// IntentBasedRouter), which decide between CALM and the pre-CALM NLU
+// pipeline. The import simulates CALM only, so the router is not
+// simulated and its slot is left out (named in import.md where a test
+// checks it).
+var routerSlots = map[string]bool{"route_session_to_calm": true}
+
+// use marks a domain slot as used and returns its name in expressions.
+func (t *translator) use(name string) string {
+	t.slotUse[name] = true
+	return slotVar(name)
 }
 
 func (t *translator) note(pos engine.Pos, format string, args ...any) {
@@ -142,7 +160,7 @@ func (t *translator) vars(name string) (operand, error) {
 		if sl == nil {
 			return operand{}, fmt.Errorf("slot %s is not in the domain", s)
 		}
-		v := slotVar(sl.Name)
+		v := t.use(sl.Name)
 		typ := tText
 		switch sl.Type {
 		case "float":
@@ -188,7 +206,7 @@ func (t *translator) template(r *Response) string {
 			case inner == "value":
 				repl = "event.value"
 			case strings.HasPrefix(inner, "slots.") && t.p.Slot(strings.TrimPrefix(inner, "slots.")) != nil:
-				repl = slotVar(strings.TrimPrefix(inner, "slots."))
+				repl = t.use(strings.TrimPrefix(inner, "slots."))
 			case strings.HasPrefix(inner, "context."):
 				if s, ok := contextSlots[strings.TrimPrefix(inner, "context.")]; ok {
 					repl = t.ctx(s)
@@ -207,7 +225,7 @@ func (t *translator) template(r *Response) string {
 				t.note(r.Pos, "response %s: {%s} is not a slot; it is said as written", r.Name, name)
 				continue
 			}
-			pieces = append(pieces, piece{m[0], m[1], "{" + slotVar(name) + "}"})
+			pieces = append(pieces, piece{m[0], m[1], "{" + t.use(name) + "}"})
 		}
 	}
 	last := 0
@@ -344,6 +362,16 @@ func (t *translator) branches(f *Flow, s *Step, pre []*yaml.Node) ([]*yaml.Node,
 // translate builds machine.yaml.
 func (t *translator) machine(name string) (*yaml.Node, error) {
 	p := t.p
+	for _, tc := range p.Tests {
+		for _, s := range tc.Steps {
+			switch {
+			case (s.Kind == "slot_was_set" || s.Kind == "slot_was_not_set") && !routerSlots[s.Slot] && p.Slot(s.Slot) != nil:
+				t.use(s.Slot)
+			case (s.Kind == "utter" || s.Kind == "utter_contains") && p.Responses[s.Text] != nil:
+				t.template(p.Responses[s.Text])
+			}
+		}
+	}
 	for _, f := range p.Flows {
 		t.nameSteps(f)
 		if !f.Pattern {
@@ -377,10 +405,40 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	states.Content = append(states.Content, flowStates.Content...)
 	add(session, "states", states)
 
+	acts := mapping()
+	var names []string
+	for a := range t.invoked {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		m := mapping()
+		if st := p.Stubs[a]; st != nil {
+			outs := mapping()
+			for _, sv := range st.Slots {
+				e, err := t.literal(p.Slot(sv.Slot), sv.Value, sv.Pos)
+				if err != nil {
+					return nil, err
+				}
+				add(outs, t.use(sv.Slot), e)
+			}
+			add(m, "outputs", outs)
+			if len(outs.Content) == 0 {
+				m = mapping()
+			}
+		} else {
+			t.note(engine.Pos{File: p.Dir}, "custom action %s has no stub in the e2e tests: it succeeds and sets nothing (edit actions: in machine.yaml)", a)
+		}
+		add(acts, a, m)
+	}
+
 	// Slots, once every context slot used is known.
 	slots := mapping()
 	validators := mapping()
 	for _, sl := range p.Slots {
+		if !t.slotUse[sl.Name] {
+			continue
+		}
 		m := mapping()
 		switch sl.Type {
 		case "float":
@@ -410,8 +468,8 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		}
 		add(slots, c, m)
 	}
-	if n := len(slots.Content) / 2; n > 32 {
-		return nil, fmt.Errorf("%s: the import needs %d slots (the domain's, a return point per flow that collects, and the patterns' context); simctl machines hold at most 32", p.Dir, n)
+	if n := len(slots.Content) / 2; n > engine.MaxSlots {
+		return nil, fmt.Errorf("%s: the import needs %d slots (the domain slots that flows, conditions, stubs, tests and responses use, a return point per flow that collects, and the patterns' context); simctl machines hold at most %d", p.Dir, n, engine.MaxSlots)
 	}
 	flows := mapping()
 	for _, f := range p.Flows {
@@ -421,33 +479,6 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		}
 		add(flows, f.ID, flowSeq(vs...))
 	}
-	acts := mapping()
-	var names []string
-	for a := range t.invoked {
-		names = append(names, a)
-	}
-	sort.Strings(names)
-	for _, a := range names {
-		m := mapping()
-		if st := p.Stubs[a]; st != nil {
-			outs := mapping()
-			for _, sv := range st.Slots {
-				e, err := t.literal(p.Slot(sv.Slot), sv.Value, sv.Pos)
-				if err != nil {
-					return nil, err
-				}
-				add(outs, slotVar(sv.Slot), e)
-			}
-			add(m, "outputs", outs)
-			if len(outs.Content) == 0 {
-				m = mapping()
-			}
-		} else {
-			t.note(engine.Pos{File: p.Dir}, "custom action %s has no stub in the e2e tests: it succeeds and sets nothing (edit actions: in machine.yaml)", a)
-		}
-		add(acts, a, m)
-	}
-
 	root := mapping(
 		"machine", name,
 		"description", "imported from the Rasa project "+p.Dir+" by simctl import rasa",
@@ -503,9 +534,9 @@ func (t *translator) setSlot(sv SlotValue) (*yaml.Node, error) {
 		return nil, err
 	}
 	if e == "" {
-		return mapping("clear", slotVar(sl.Name)), nil
+		return mapping("clear", t.use(sl.Name)), nil
 	}
-	return setExpr(slotVar(sl.Name), e), nil
+	return setExpr(t.use(sl.Name), e), nil
 }
 
 // startFlow is what starting flow g does on top of the current stack.
@@ -729,7 +760,7 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error {
 	name := t.names[f][s.ID]
 	sl := t.p.Slot(s.Arg)
-	v := slotVar(s.Arg)
+	v := t.use(s.Arg)
 	utter := s.Utter
 	if utter == "" {
 		utter = "utter_ask_" + s.Arg
@@ -890,7 +921,7 @@ func (t *translator) commands() (*yaml.Node, error) {
 		}
 		add(on, "cancel_flow", cancel)
 	}
-	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle"} {
+	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"} {
 		pt := t.pattern(commandPatterns[c])
 		if pt == nil {
 			continue

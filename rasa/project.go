@@ -104,7 +104,8 @@ type Flow struct {
 	Persisted    map[string]bool
 	RunCompleted bool
 	Pattern      bool
-	Default      bool // a default pattern the project did not override
+	Default      bool     // a default pattern the project did not override
+	Triggers     []string // nlu_trigger intents: a "/intent" message starts the flow
 	Pos          engine.Pos
 }
 

@@ -1,0 +1,381 @@
+package rasa
+
+import (
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A Rasa e2e test says what the user typed and what the assistant did,
+// not which commands CALM's command generator (an LLM) produced in
+// between. The import reads each test turn in the context of the test so
+// far (the flows started, the question last asked, the slots filled) and
+// of what the test expects after it, and names the command Rasa's command
+// generator must have given: the scenario plays it as an `event:` turn,
+// so the same words mean different commands at different questions (a
+// start phrase of flow A is not a start of A while B asks for an amount).
+
+// command is one turn's command: an intent of machine.yaml with the text
+// as said, an optional value and entities (expression names).
+type command struct {
+	intent   string
+	value    string
+	hasValue bool
+	entities [][2]string
+	slot     string // the slot asked, for an answer
+	why      string // how it was inferred, for the scenario's comment
+}
+
+func (c *command) entity(name, value string) {
+	for _, e := range c.entities {
+		if e[0] == name {
+			return
+		}
+	}
+	c.entities = append(c.entities, [2]string{name, value})
+}
+
+// asker is the collect step a response asks for.
+type asker struct {
+	flow *Flow
+	slot string
+}
+
+// askers maps each question response to the collect steps asking it.
+func (t *translator) askers() map[string]asker {
+	out := map[string]asker{}
+	for _, f := range t.p.Flows {
+		for _, s := range f.Steps {
+			if s.Kind != "collect" {
+				continue
+			}
+			u := s.Utter
+			if u == "" {
+				u = "utter_ask_" + s.Arg
+			}
+			if _, ok := out[u]; !ok {
+				out[u] = asker{f, s.Arg}
+			}
+		}
+	}
+	return out
+}
+
+var (
+	setSlotsRe = regexp.MustCompile(`^/SetSlots\((.*)\)\s*$`)
+	intentRe   = regexp.MustCompile(`^/([A-Za-z_][A-Za-z0-9_]*)(\{.*\})?\s*$`)
+	numberRe   = regexp.MustCompile(`-?\d+(?:[.,]\d+)?`)
+	jsonPairRe = regexp.MustCompile(`"([^"]+)"\s*:\s*("(?:[^"\\]|\\.)*"|[^,}\s]+)`)
+)
+
+// parseSetSlots reads Rasa's /SetSlots(a=1, b=x) message (a button
+// payload): the slots and values it sets, in order.
+func parseSetSlots(text string) ([][2]string, bool) {
+	m := setSlotsRe.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return nil, false
+	}
+	var out [][2]string
+	for _, part := range strings.Split(m[1], ",") {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		out = append(out, [2]string{strings.TrimSpace(k), strings.Trim(strings.TrimSpace(v), `"'`)})
+	}
+	return out, true
+}
+
+// guess is the value a slot takes from text when the test does not say
+// it: the number in it for a float slot, yes/no for a bool slot, else
+// the text.
+func guess(sl *Slot, text string) string {
+	switch sl.Type {
+	case "float":
+		if n := numberRe.FindString(text); n != "" {
+			return strings.ReplaceAll(n, ",", ".")
+		}
+	case "bool":
+		low := strings.ToLower(text)
+		switch {
+		case hasPhrase(low, []string{"no", "nope", "false", "don't", "do not", "not"}):
+			return "false"
+		case hasPhrase(low, []string{"yes", "yeah", "yep", "sure", "true", "ok", "okay", "correct", "please do"}):
+			return "true"
+		}
+	case "categorical":
+		low := strings.ToLower(text)
+		for _, v := range sl.Values {
+			if strings.Contains(low, strings.ToLower(v)) {
+				return v
+			}
+		}
+	}
+	return strings.TrimSpace(text)
+}
+
+// testSlots are a turn's slot_was_set values, for slots the machine has.
+func (t *translator) testSlots(tu *turn) ([]string, map[string]string) {
+	var order []string
+	vals := map[string]string{}
+	for _, s := range tu.slots {
+		sl := t.p.Slot(s.Slot)
+		if sl == nil || routerSlots[s.Slot] || s.Value == nil {
+			continue
+		}
+		v, ok := valueText(sl, s.Value)
+		if !ok {
+			continue
+		}
+		if _, seen := vals[s.Slot]; !seen {
+			order = append(order, s.Slot)
+		}
+		vals[s.Slot] = v
+	}
+	return order, vals
+}
+
+// infer gives each turn of a test case its command.
+func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
+	asks := t.askers()
+	patternSays := func(id string) []string { return t.firstSays(t.pattern(id)) }
+	var stack []*Flow
+	asked := ""
+	filled := map[string]string{}
+	out := make([]*command, len(turns))
+	for i, tu := range turns {
+		text := tu.user.Text
+		order, vals := t.testSlots(tu)
+		c := &command{}
+		top := (*Flow)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		onStack := func(f *Flow) bool {
+			for _, g := range stack {
+				if g == f {
+					return true
+				}
+			}
+			return false
+		}
+		// The flow this turn starts: one a flow_started assertion names,
+		// or the owner of the first question or first response said,
+		// when that flow is not running.
+		var started *Flow
+		for _, id := range tu.starts {
+			if f := t.p.Flow(id); f != nil && !f.Pattern && !onStack(f) {
+				started = f
+				break
+			}
+		}
+		if started == nil {
+			for _, say := range tu.says {
+				if a, ok := asks[say]; ok && !a.flow.Pattern && !onStack(a.flow) && a.flow != top {
+					started = t.caller(a.flow)
+					break
+				}
+				if _, ok := asks[say]; ok {
+					break
+				}
+			}
+		}
+		if started == nil && len(tu.says) > 0 {
+			for _, f := range t.users {
+				if !onStack(f) && contains(t.firstSays(f), tu.says[0]) {
+					started = f
+					break
+				}
+			}
+		}
+		corrected := map[string]string{}
+		var corrOrder []string
+		for _, s := range order {
+			if old, ok := filled[s]; ok && old != vals[s] && s != asked {
+				corrected[s] = vals[s]
+				corrOrder = append(corrOrder, s)
+			}
+		}
+		correcting := contains(tu.starts, "pattern_correction") || contains(tu.says, "utter_corrected_previous_input") ||
+			contains(tu.says, "utter_ask_confirm_slot_correction") || len(corrected) > 0
+		if pairs, ok := parseSetSlots(text); ok {
+			c.intent, c.why = "set_slot", "a /SetSlots message"
+			for _, kv := range pairs {
+				if sl := t.p.Slot(kv[0]); sl != nil {
+					v := kv[1]
+					if sl.Type == "bool" {
+						v = strings.ToLower(v)
+					}
+					if kv[0] == asked || !c.hasValue {
+						c.value, c.hasValue = v, true
+					}
+					c.entity(slotVar(kv[0]), v)
+				}
+			}
+		} else if m := intentRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
+			var trig *Flow
+			for _, f := range t.users {
+				if contains(f.Triggers, m[1]) {
+					trig = f
+				}
+			}
+			if trig != nil {
+				c.intent, c.why = "start_flow", "an nlu_trigger intent of "+trig.ID
+				c.entity("flow", trig.ID)
+				started = trig
+			} else {
+				c.intent, c.why = "cannot_handle", "intent /"+m[1]+" starts no flow (an intent of the pre-CALM NLU pipeline)"
+				t.note(tu.user.Pos, "test case %s: message %q is intent %s of the NLU-based (pre-CALM) pipeline, which the import does not simulate; the turn is cannot_handle", tc.Name, text, m[1])
+			}
+			for _, kv := range jsonPairRe.FindAllStringSubmatch(m[0], -1) {
+				if sl := t.p.Slot(kv[1]); sl != nil {
+					c.entity(slotVar(kv[1]), strings.Trim(kv[2], `"`))
+				}
+			}
+		} else {
+			switch {
+			case contains(tu.starts, "pattern_cancel_flow") || overlaps(tu.says, patternSays("pattern_cancel_flow")) || (len(stack) > 0 && hasPhrase(text, cancelWords) && started == nil):
+				c.intent, c.why = "cancel_flow", "the test expects the cancellation"
+			case contains(tu.starts, "pattern_human_handoff") || overlaps(tu.says, patternSays("pattern_human_handoff")):
+				c.intent, c.why = "human_handoff", "the test expects the handoff"
+			case correcting && started == nil:
+				c.intent, c.why = "correct_slot", "the test expects a correction"
+				if len(corrected) == 0 && i+1 < len(turns) {
+					// Corrected after a confirmation: the next turn shows the values.
+					no, nv := t.testSlots(turns[i+1])
+					for _, s := range no {
+						if old, ok := filled[s]; ok && old != nv[s] {
+							corrected[s] = nv[s]
+							corrOrder = append(corrOrder, s)
+						}
+					}
+				}
+				for _, s := range corrOrder {
+					c.entity(slotVar(s), corrected[s])
+				}
+			case started != nil:
+				c.intent, c.why = "start_flow", "the test expects "+started.ID+" to start"
+				c.entity("flow", started.ID)
+				for _, s := range order {
+					if contains(collectSlots(started), s) {
+						c.entity(slotVar(s), vals[s])
+					}
+				}
+				// Questions skipped though the test names no value: the
+				// message gave them.
+				for _, say := range tu.says {
+					a, ok := asks[say]
+					if !ok || a.flow != started {
+						continue
+					}
+					for _, s := range collectSlots(started) {
+						if s == a.slot {
+							break
+						}
+						if _, ok := vals[s]; !ok && t.p.Slot(s) != nil {
+							c.entity(slotVar(s), guess(t.p.Slot(s), text))
+						}
+					}
+					break
+				}
+			case overlaps(tu.says, patternSays("pattern_chitchat")) || contains(tu.says, "utter_free_chitchat_response"):
+				c.intent, c.why = "chitchat", "the test expects chitchat"
+			case contains(tu.says, "utter_skip_question_answer"):
+				c.intent, c.why = "skip_question", "the test expects the question to be kept"
+			case contains(tu.says, "utter_clarification_options_rasa") || contains(tu.says, "utter_clarification_no_options_rasa"):
+				c.intent, c.why = "clarify", "the test expects a clarification"
+			case asked != "":
+				c.intent, c.why, c.slot = "set_slot", "an answer to "+asked, asked
+				if v, ok := vals[asked]; ok {
+					c.value = v
+				} else {
+					c.value = guess(t.p.Slot(asked), text)
+				}
+				c.hasValue = true
+				for _, s := range order {
+					if s != asked {
+						c.entity(slotVar(s), vals[s])
+					}
+				}
+			case len(order) > 0:
+				c.intent, c.why = "set_slot", "the test sets "+order[0]
+				c.value, c.hasValue = vals[order[0]], true
+				for _, s := range order[1:] {
+					c.entity(slotVar(s), vals[s])
+				}
+			default:
+				c.intent, c.why = "cannot_handle", "no command the test implies"
+			}
+		}
+		if len(c.entities) > 4 {
+			t.note(tu.user.Pos, "test case %s: the message carries %d slots; a simctl event carries at most 4, the others are dropped", tc.Name, len(c.entities))
+			c.entities = c.entities[:4]
+		}
+		out[i] = c
+		// What the turn leaves behind.
+		switch c.intent {
+		case "start_flow":
+			if started != nil {
+				stack = append(stack, started)
+			}
+		case "cancel_flow":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		for _, s := range order {
+			filled[s] = vals[s]
+		}
+		if contains(tu.says, "utter_can_do_something_else") || contains(tu.says, "utter_ask_continue_conversation") {
+			stack = nil
+		}
+		asked = ""
+		for _, say := range tu.says {
+			if a, ok := asks[say]; ok {
+				asked = a.slot
+				if !a.flow.Pattern && !onStack(a.flow) {
+					stack = append(stack, a.flow)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// caller is the user flow that starts when flow f's question is asked:
+// f itself, or a flow that calls it first.
+func (t *translator) caller(f *Flow) *Flow {
+	seen := map[*Flow]bool{f: true}
+	for {
+		var up *Flow
+		for _, g := range t.users {
+			for _, s := range g.Steps {
+				if s.Kind == "call" && s.Arg == f.ID && !seen[g] {
+					up = g
+				}
+			}
+		}
+		if up == nil {
+			return f
+		}
+		seen[up] = true
+		f = up
+	}
+}
+
+// eventNode is the scenario turn of a command.
+func (c *command) eventNode(text string) *yaml.Node {
+	ev := mapping("intent", c.intent, "text", text)
+	if c.hasValue {
+		add(ev, "value", c.value)
+	}
+	if len(c.entities) > 0 {
+		ents := mapping()
+		for _, e := range c.entities {
+			add(ents, e[0], e[1])
+		}
+		add(ev, "entities", ents)
+	}
+	return ev
+}
