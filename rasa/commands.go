@@ -111,6 +111,17 @@ func guess(sl *Slot, text string) string {
 				return v
 			}
 		}
+	default:
+		// A name in a sentence ("send some money to John"): the last
+		// capitalised word after the first, as a person's or place's
+		// name usually is.
+		words := strings.Fields(strings.Trim(text, ".!?"))
+		for i := len(words) - 1; i > 0; i-- {
+			w := strings.Trim(words[i], ".,!?")
+			if w != "" && w != "I" && w[0] >= 'A' && w[0] <= 'Z' {
+				return w
+			}
+		}
 	}
 	return strings.TrimSpace(text)
 }
@@ -241,13 +252,19 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				c.intent, c.why = "human_handoff", "the test expects the handoff"
 			case correcting && started == nil:
 				c.intent, c.why = "correct_slot", "the test expects a correction"
-				if len(corrected) == 0 && i+1 < len(turns) {
-					// Corrected after a confirmation: the next turn shows the values.
-					no, nv := t.testSlots(turns[i+1])
+				// Corrected after a confirmation: a later turn shows the
+				// slot set again; the value is this message's.
+				for j := i + 1; len(corrected) == 0 && j < len(turns) && j <= i+3; j++ {
+					no, nv := t.testSlots(turns[j])
 					for _, s := range no {
 						if old, ok := filled[s]; ok && old != nv[s] {
-							corrected[s] = nv[s]
+							v := nv[s]
+							if j > i+1 || contains(turns[j].starts, "pattern_correction") {
+								v = guess(t.p.Slot(s), text)
+							}
+							corrected[s] = v
 							corrOrder = append(corrOrder, s)
+							break
 						}
 					}
 				}
@@ -285,6 +302,11 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				c.intent, c.why = "skip_question", "the test expects the question to be kept"
 			case contains(tu.says, "utter_clarification_options_rasa") || contains(tu.says, "utter_clarification_no_options_rasa"):
 				c.intent, c.why = "clarify", "the test expects a clarification"
+			case asked != "" && vals[asked] == "" && len(order) == 0 && reasks(tu.says, asked, asks):
+				// The question is asked again and nothing is set: the
+				// message was a question of its own (Rasa's knowledge
+				// answer, pattern_search), after which the flow goes on.
+				c.intent, c.why = "search", "the test asks "+asked+" again and sets nothing"
 			case asked != "":
 				c.intent, c.why, c.slot = "set_slot", "an answer to "+asked, asked
 				if v, ok := vals[asked]; ok {
@@ -378,4 +400,14 @@ func (c *command) eventNode(text string) *yaml.Node {
 		add(ev, "entities", ents)
 	}
 	return ev
+}
+
+// reasks tells whether the turn's responses ask for slot again.
+func reasks(says []string, slot string, asks map[string]asker) bool {
+	for _, say := range says {
+		if a, ok := asks[say]; ok && a.slot == slot {
+			return true
+		}
+	}
+	return false
 }

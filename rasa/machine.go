@@ -106,6 +106,8 @@ type translator struct {
 	// slotUse are the domain slots a flow, condition, stub, test or
 	// response said uses: only they become slots of the machine.
 	slotUse map[string]bool
+	// extra are states an action step adds beside its own.
+	extra [][2]any
 }
 
 // routerSlots are the slots of Rasa's routers (LLMBasedRouter,
@@ -554,7 +556,9 @@ func (t *translator) endActions(f *Flow) []*yaml.Node {
 	if t.resume[f.ID] {
 		clear = append(clear, atSlot(f))
 	}
-	return actions(clearAction(clear), text("pop"))
+	// Nothing is asked once the flow is gone: a question of the ended
+	// flow (or pattern) must not stay the one the machine waits for.
+	return actions(mapping("ask", "none"), clearAction(clear), text("pop"))
 }
 
 func (t *translator) pattern(id string) *Flow {
@@ -601,7 +605,7 @@ func (t *translator) afterFlow(f *Flow) []*yaml.Node {
 				out = append(out, trans(`flow == "`+x.ID+`"`, t.path(x, "resume"), nil))
 			}
 		}
-		if pc := t.pattern("pattern_completed"); pc != nil && !f.Pattern && f.RunCompleted {
+		if pc := t.pattern("pattern_completed"); pc != nil && (f.ID == "pattern_cancel_flow" || !f.Pattern && f.RunCompleted) {
 			out = append(out, trans(`flow == ""`, "session."+pc.ID, actions(mapping("push", pc.ID))))
 		}
 	default:
@@ -664,17 +668,25 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				if c, _ := t.valueCheck(t.p.Slot(s), "event.entities."+v); c != "" {
 					g += " and " + c
 				}
-				take := actions(mapping("ask", v), mapping("fill", "event.entities."+v),
+				// The first corrected slot is recorded in the pattern's
+				// context and set by action_correct_flow_slot (so an
+				// override that asks confirm_correction first can keep
+				// the old value); further slots of the same message are
+				// set at once.
+				record := actions(
 					setExpr(t.ctx("ctx_corrected_slots"), `ctx_corrected_slots == "" ? "`+s+`" : ctx_corrected_slots + ", `+s+`"`),
 					setExpr(t.ctx("ctx_corrected_values"), `ctx_corrected_values == "" ? event.entities.`+v+` : ctx_corrected_values + ", " + event.entities.`+v))
+				later := append(actions(mapping("ask", v), mapping("fill", "event.entities."+v), mapping("ask", "none")), record...)
+				first := g + ` and ctx_corrected_slots == ""`
 				var always []*yaml.Node
 				if i+1 < len(slots) {
 					next := t.path(f, "fix_"+slotVar(slots[i+1]))
-					always = []*yaml.Node{trans(g, next, take), trans("", next, nil)}
+					always = []*yaml.Node{trans(first, next, record), trans(g, next, later), trans("", next, nil)}
 				} else {
 					run := actions(mapping("ask", "none"), mapping("push", pc.ID))
 					always = []*yaml.Node{
-						trans(g, "session."+pc.ID, append(take, run...)),
+						trans(first, "session."+pc.ID, append(record, run...)),
+						trans(g, "session."+pc.ID, append(later, run...)),
 						trans(`ctx_corrected_slots != ""`, "session."+pc.ID, run),
 						trans("", t.path(f, "resume"), actions(mapping("ask", "none"))),
 					}
@@ -691,11 +703,15 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				return nil, err
 			}
 		case "action":
+			t.extra = nil
 			st, err := t.action(f, s)
 			if err != nil {
 				return nil, err
 			}
 			add(states, name, st)
+			for _, x := range t.extra {
+				add(states, x[0].(string), x[1])
+			}
 		case "set_slots":
 			var entry []*yaml.Node
 			for _, sv := range s.SetSlots {
@@ -840,6 +856,29 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 			return nil, err
 		}
 		return mapping("description", "action "+a, "entry", seq(t.say(a)), "always", br), nil
+	case a == "action_correct_flow_slot":
+		// Sets the corrected slot recorded when correct_slot arrived;
+		// the flow beneath goes back to the step recorded then.
+		var apply []*yaml.Node
+		seen := map[string]bool{}
+		for _, x := range t.users {
+			for _, sl := range collectSlots(x) {
+				if seen[sl] {
+					continue
+				}
+				seen[sl] = true
+				v := t.use(sl)
+				apply = append(apply, trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`"`, t.path(f, t.names[f][s.ID]+"_ret"),
+					actions(setExpr(v, typed(t.p.Slot(sl), t.ctx("ctx_corrected_values"))))))
+			}
+		}
+		apply = append(apply, trans("", t.path(f, t.names[f][s.ID]+"_ret"), nil))
+		br, err := t.branches(f, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.extra = append(t.extra, [2]any{t.names[f][s.ID] + "_ret", mapping("description", "after action_correct_flow_slot", "always", br)})
+		return mapping("description", "action "+a, "always", apply), nil
 	case defaultActions[a] != "" || hasKey(defaultActions, a):
 		var entry []*yaml.Node
 		switch defaultActions[a] {
@@ -909,8 +948,8 @@ func (t *translator) commands() (*yaml.Node, error) {
 			mark = setExpr(atSlot(g), `"started"`)
 		}
 		start = append(start,
-			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(text("pop"), mapping("push", g.ID), mark)),
-			trans(guard, t.startFlow(g), actions(mapping("push", g.ID), mark)))
+			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(mapping("ask", "none"), text("pop"), mapping("push", g.ID), mark)),
+			trans(guard, t.startFlow(g), actions(mapping("ask", "none"), mapping("push", g.ID), mark)))
 	}
 	add(on, "start_flow", start)
 	if pc := t.pattern("pattern_cancel_flow"); pc != nil {
@@ -933,4 +972,16 @@ func (t *translator) commands() (*yaml.Node, error) {
 		add(on, c, seq(trans(`not (flow startsWith "pattern_")`, "session."+pt.ID, acts)))
 	}
 	return on, nil
+}
+
+// typed is text expression x as a value of the slot's type (a set of a
+// number or bool slot needs that type).
+func typed(sl *Slot, x string) string {
+	switch sl.Type {
+	case "float":
+		return "number(" + x + ")"
+	case "bool":
+		return "lower(trim(" + x + `)) in ["true", "yes"]`
+	}
+	return x
 }
