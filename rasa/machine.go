@@ -106,6 +106,11 @@ type translator struct {
 	// slotUse are the domain slots a flow, condition, stub, test or
 	// response said uses: only they become slots of the machine.
 	slotUse map[string]bool
+	// variants are the machine's variants of per-test stubs, the
+	// variant of each test and the stubs each variant chooses.
+	variants     []string
+	variantOf    map[*TestCase]string
+	variantStubs map[string]map[string]*Stub
 	// extra are states an action step adds beside its own.
 	extra [][2]any
 }
@@ -413,23 +418,18 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		names = append(names, a)
 	}
 	sort.Strings(names)
+	t.stubVariants(names)
 	for _, a := range names {
 		m := mapping()
-		if st := p.Stubs[a]; st != nil {
-			outs := mapping()
-			for _, sv := range st.Slots {
-				e, err := t.literal(p.Slot(sv.Slot), sv.Value, sv.Pos)
-				if err != nil {
-					return nil, err
-				}
-				add(outs, t.use(sv.Slot), e)
-			}
-			add(m, "outputs", outs)
-			if len(outs.Content) == 0 {
-				m = mapping()
-			}
-		} else {
+		outs, err := t.stubOutputs(a)
+		if err != nil {
+			return nil, err
+		}
+		if p.Stubs[a] == nil && len(outs.Content) == 0 {
 			t.note(engine.Pos{File: p.Dir}, "custom action %s has no stub in the e2e tests: it succeeds and sets nothing (edit actions: in machine.yaml)", a)
+		}
+		if len(outs.Content) > 0 {
+			add(m, "outputs", outs)
 		}
 		add(acts, a, m)
 	}
@@ -488,6 +488,17 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		"intents", flowSeq(commandIntents...),
 		"correction_intents", flowSeq("correct_slot"),
 	)
+	if len(t.variants) > 0 {
+		vals := []string{"default"}
+		vs := []*yaml.Node{mapping("name", "default")}
+		for _, v := range t.variants {
+			vals = append(vals, v)
+			vs = append(vs, mapping("name", v, "set", mapping(stubParam, v)))
+		}
+		add(root, "parameters", mapping(stubParam, mapping("values", flowSeq(vals...), "default", "default",
+			"description", "the stubs of the custom actions: a test's own (test_case::action), its file's, or else the first file's")))
+		add(root, "variants", seq(vs...))
+	}
 	add(root, "slots", slots)
 	add(root, "flows", flows)
 	if len(validators.Content) > 0 {
@@ -984,4 +995,123 @@ func typed(sl *Slot, x string) string {
 		return "lower(trim(" + x + `)) in ["true", "yes"]`
 	}
 	return x
+}
+
+// stubParam is the machine parameter choosing the custom actions' stubs.
+const stubParam = "rasa_stubs"
+
+// stubFor is the stub test tc runs action a with: its own
+// (test_case::action), else its file's, else the first file-wide stub of
+// the project (the best stand-in for the action server the test ran
+// against).
+func (p *Project) stubFor(tc *TestCase, a string) *Stub {
+	var file *Stub
+	for _, st := range p.AllStubs {
+		if st.Action != a || st.File != tc.File {
+			continue
+		}
+		if st.Test == tc.Name {
+			return st
+		}
+		if st.Test == "" && file == nil {
+			file = st
+		}
+	}
+	if file != nil {
+		return file
+	}
+	return p.Stubs[a]
+}
+
+// stubVariants gives each test whose stubs differ from the project-wide
+// ones a variant of the machine (named after the first such test), so
+// every scenario runs with its own test's stubs.
+func (t *translator) stubVariants(actions []string) {
+	t.variantOf = map[*TestCase]string{}
+	t.variantStubs = map[string]map[string]*Stub{}
+	bySig := map[string]string{}
+	for _, tc := range t.p.Tests {
+		var sig []string
+		chosen := map[string]*Stub{}
+		for _, a := range actions {
+			if st := t.p.stubFor(tc, a); st != t.p.Stubs[a] {
+				sig = append(sig, a+"@"+st.Pos.String())
+				chosen[a] = st
+			}
+		}
+		if len(sig) == 0 {
+			continue
+		}
+		key := strings.Join(sig, ";")
+		name, ok := bySig[key]
+		if !ok {
+			name = "stubs_" + strings.Trim(nameRe.ReplaceAllString(strings.ToLower(tc.Name), "_"), "_")
+			for t.variantStubs[name] != nil {
+				name += "_"
+			}
+			bySig[key] = name
+			t.variants = append(t.variants, name)
+			t.variantStubs[name] = chosen
+		}
+		t.variantOf[tc] = name
+	}
+}
+
+// stubOutputs are action a's outputs: each slot a stub sets, with the
+// value of the variant's stub (a slot a stub does not set keeps its value).
+func (t *translator) stubOutputs(a string) (*yaml.Node, error) {
+	var order []string
+	vals := map[string]map[string]string{} // slot -> variant ("" for the project-wide stub) -> expression
+	addStub := func(v string, st *Stub) error {
+		if st == nil {
+			return nil
+		}
+		for _, sv := range st.Slots {
+			e, err := t.literal(t.p.Slot(sv.Slot), sv.Value, sv.Pos)
+			if err != nil {
+				return err
+			}
+			if e == "" {
+				continue
+			}
+			if vals[sv.Slot] == nil {
+				vals[sv.Slot] = map[string]string{}
+				order = append(order, sv.Slot)
+			}
+			vals[sv.Slot][v] = e
+		}
+		return nil
+	}
+	if err := addStub("", t.p.Stubs[a]); err != nil {
+		return nil, err
+	}
+	for _, v := range t.variants {
+		if st := t.variantStubs[v][a]; st != nil {
+			if err := addStub(v, st); err != nil {
+				return nil, err
+			}
+		}
+	}
+	outs := mapping()
+	for _, sl := range order {
+		v := t.use(sl)
+		expr, ok := vals[sl][""]
+		if !ok {
+			expr = v
+		}
+		for i := len(t.variants) - 1; i >= 0; i-- {
+			name := t.variants[i]
+			st := t.variantStubs[name][a]
+			if st == nil {
+				continue
+			}
+			e, ok := vals[sl][name]
+			if !ok {
+				e = v
+			}
+			expr = stubParam + ` == "` + name + `" ? ` + e + ` : (` + expr + `)`
+		}
+		add(outs, v, expr)
+	}
+	return outs, nil
 }

@@ -112,6 +112,8 @@ type Flow struct {
 // Stub is a stubbed custom action of the e2e tests.
 type Stub struct {
 	Action    string
+	File      string // the e2e test file whose tests it stubs the action for
+	Test      string // the one test case it is for (test_case::action), or ""
 	Slots     []SlotValue
 	Responses []string
 	Pos       engine.Pos
@@ -142,7 +144,8 @@ type Project struct {
 	Actions   map[string]bool // the domain's custom actions
 	Flows     []*Flow         // the project's flows, then the default patterns used
 	Tests     []*TestCase
-	Stubs     map[string]*Stub
+	Stubs     map[string]*Stub // per action, the first file-wide stub (else per-test one): the stand-in where a test's file stubs nothing
+	AllStubs  []*Stub
 	Notes     []Note
 	slotIdx   map[string]*Slot
 	flowIdx   map[string]*Flow

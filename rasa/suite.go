@@ -331,7 +331,15 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			continue
 		}
 		rel, _ := filepath.Rel(t.p.Dir, tc.File)
-		root := mapping("name", file, "description", fmt.Sprintf("Rasa e2e test case %q (%s:%d)", tc.Name, filepath.ToSlash(rel), tc.Pos.Line), "turns", seq(turns...))
+		root := mapping("name", file, "description", fmt.Sprintf("Rasa e2e test case %q (%s:%d)", tc.Name, filepath.ToSlash(rel), tc.Pos.Line))
+		if len(t.variants) > 0 {
+			v := t.variantOf[tc]
+			if v == "" {
+				v = "default"
+			}
+			add(root, "parameters", mapping(stubParam, v))
+		}
+		add(root, "turns", seq(turns...))
 		out[file+".scenario.yaml"] = encode(GeneratedMarker+" from "+filepath.ToSlash(rel)+"; re-importing overwrites this file.\n", root)
 	}
 	return out, nil

@@ -51,15 +51,11 @@ func (p *Project) readTests(file string) error {
 }
 
 func (r *reader) readStub(k, v *yaml.Node) error {
-	name := k.Value
+	name, test := k.Value, ""
 	if i := strings.Index(name, "::"); i >= 0 {
-		r.p.note(r.pos(k), "stub %s is for one test case; machine.yaml stubs an action the same way for every scenario, so it is used only when the action has no file-wide stub", name)
-		name = name[i+2:]
-		if r.p.Stubs[name] != nil {
-			return nil
-		}
+		test, name = name[:i], name[i+2:]
 	}
-	st := &Stub{Action: name, Pos: r.pos(k)}
+	st := &Stub{Action: name, Pos: r.pos(k), File: r.file, Test: test}
 	kv, err := r.pairs(v, "a stubbed action")
 	if err != nil {
 		return err
@@ -119,7 +115,12 @@ func (r *reader) readStub(k, v *yaml.Node) error {
 			return r.errf(e[0], "unknown stub key %q (expected events, responses)", e[0].Value)
 		}
 	}
-	r.p.Stubs[name] = st
+	r.p.AllStubs = append(r.p.AllStubs, st)
+	// The stand-in for tests whose file stubs nothing: the first
+	// file-wide stub, else the first per-test one.
+	if old := r.p.Stubs[name]; old == nil || (old.Test != "" && test == "") {
+		r.p.Stubs[name] = st
+	}
 	return nil
 }
 
@@ -332,7 +333,7 @@ func (p *Project) check() error {
 			}
 		}
 	}
-	for _, st := range p.Stubs {
+	for _, st := range p.AllStubs {
 		for _, sv := range st.Slots {
 			if p.Slot(sv.Slot) == nil {
 				return &Error{Pos: sv.Pos, Msg: fmt.Sprintf("stub %s sets slot %q, which is not in the domain", st.Action, sv.Slot)}
