@@ -188,7 +188,7 @@ var _ = Describe("simctl import rasa", func() {
 			want: `simctl: P/data/flows.yml:12:9: action utter_finished: response utter_finished is not in the domain`}),
 		Entry("a collect step without its question", rasaCase{domain: strings.Replace(rasaDomain, "utter_ask_ok", "utter_ask_okay", 1),
 			want: `simctl: P/data/flows.yml:10:9: collect ok: response utter_ask_ok is not in the domain (a collect step asks with utter_ask_<slot>, its utter, or action_ask_<slot>)`}),
-		Entry("a test step of an unknown kind", rasaCase{tests: "test_cases:\n  - test_case: t\n    steps:\n      - usr: hi\n",
-			want: `simctl: P/e2e_tests/t.yml:4:9: unknown test step "usr" (expected one of: user, bot, utter, slot_was_set, slot_was_not_set, assertions)`}),
+		Entry("a test step that is not a mapping", rasaCase{tests: "test_cases:\n  - test_case: t\n    steps:\n      - [hi]\n",
+			want: `simctl: P/e2e_tests/t.yml:4:9: expected a test step (a mapping), got a list`}),
 	)
 })

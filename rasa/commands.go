@@ -24,7 +24,14 @@ type command struct {
 	hasValue bool
 	entities [][2]string
 	slot     string // the slot asked, for an answer
+	sets     [][2]string
 	why      string // how it was inferred, for the scenario's comment
+}
+
+// fill carries slot's value as an entity and remembers it as set.
+func (c *command) fill(slot, value string) {
+	c.entity(slotVar(slot), value)
+	c.sets = append(c.sets, [2]string{slot, value})
 }
 
 func (c *command) entity(name, value string) {
@@ -221,7 +228,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					if kv[0] == asked || !c.hasValue {
 						c.value, c.hasValue = v, true
 					}
-					c.entity(slotVar(kv[0]), v)
+					c.fill(kv[0], v)
 				}
 			}
 		} else if m := intentRe.FindStringSubmatch(strings.TrimSpace(text)); m != nil {
@@ -241,7 +248,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 			}
 			for _, kv := range jsonPairRe.FindAllStringSubmatch(m[0], -1) {
 				if sl := t.p.Slot(kv[1]); sl != nil {
-					c.entity(slotVar(kv[1]), strings.Trim(kv[2], `"`))
+					c.fill(kv[1], strings.Trim(kv[2], `"`))
 				}
 			}
 		} else {
@@ -269,14 +276,14 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					}
 				}
 				for _, s := range corrOrder {
-					c.entity(slotVar(s), corrected[s])
+					c.fill(s, corrected[s])
 				}
 			case started != nil:
 				c.intent, c.why = "start_flow", "the test expects "+started.ID+" to start"
 				c.entity("flow", started.ID)
 				for _, s := range order {
 					if contains(collectSlots(started), s) {
-						c.entity(slotVar(s), vals[s])
+						c.fill(s, vals[s])
 					}
 				}
 				// Questions skipped though the test names no value: the
@@ -291,7 +298,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 							break
 						}
 						if _, ok := vals[s]; !ok && t.p.Slot(s) != nil {
-							c.entity(slotVar(s), guess(t.p.Slot(s), text))
+							c.fill(s, guess(t.p.Slot(s), text))
 						}
 					}
 					break
@@ -317,14 +324,14 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				c.hasValue = true
 				for _, s := range order {
 					if s != asked {
-						c.entity(slotVar(s), vals[s])
+						c.fill(s, vals[s])
 					}
 				}
 			case len(order) > 0:
 				c.intent, c.why = "set_slot", "the test sets "+order[0]
 				c.value, c.hasValue = vals[order[0]], true
 				for _, s := range order[1:] {
-					c.entity(slotVar(s), vals[s])
+					c.fill(s, vals[s])
 				}
 			default:
 				c.intent, c.why = "cannot_handle", "no command the test implies"
@@ -346,18 +353,39 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				stack = stack[:len(stack)-1]
 			}
 		}
+		for _, kv := range c.sets {
+			filled[kv[0]] = kv[1]
+		}
+		if c.slot != "" {
+			filled[c.slot] = c.value
+		}
 		for _, s := range order {
 			filled[s] = vals[s]
 		}
 		if contains(tu.says, "utter_can_do_something_else") || contains(tu.says, "utter_ask_continue_conversation") {
 			stack = nil
 		}
+		prev := asked
 		asked = ""
 		for _, say := range tu.says {
 			if a, ok := asks[say]; ok {
 				asked = a.slot
 				if !a.flow.Pattern && !onStack(a.flow) {
 					stack = append(stack, a.flow)
+				}
+			}
+		}
+		if asked == "" && (c.intent == "chitchat" || c.intent == "search" || c.intent == "skip_question" || c.intent == "clarify") {
+			// A digression leaves the question asked before it.
+			asked = prev
+		}
+		if asked == "" && len(stack) > 0 && (c.intent == "start_flow" || c.intent == "set_slot" && prev != "") {
+			// The test does not show the next question: the flow's
+			// first collect step whose slot is still empty asks it.
+			for _, s := range t.stackTopSlots(stack[len(stack)-1]) {
+				if _, ok := filled[s]; !ok {
+					asked = s
+					break
 				}
 			}
 		}
@@ -411,3 +439,6 @@ func reasks(says []string, slot string, asks map[string]asker) bool {
 	}
 	return false
 }
+
+// stackTopSlots are the slots flow f collects, in step order.
+func (t *translator) stackTopSlots(f *Flow) []string { return collectSlots(f) }
