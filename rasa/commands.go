@@ -161,6 +161,8 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 	var stack []*Flow
 	asked := ""
 	filled := map[string]string{}
+	var users []string
+	covered := false // the test's first message has a recorded reply
 	out := make([]*command, len(turns))
 	for i, tu := range turns {
 		text := tu.user.Text
@@ -217,7 +219,49 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		}
 		correcting := contains(tu.starts, "pattern_correction") || contains(tu.says, "utter_corrected_previous_input") ||
 			contains(tu.says, "utter_ask_confirm_slot_correction") || len(corrected) > 0
-		if pairs, ok := parseSetSlots(text); ok {
+		users = append(users, text)
+		rec := t.p.recorded(users)
+		if _, ok := parseSetSlots(text); ok {
+			rec = nil // a /SetSlots message never reaches the LLM
+		}
+		var recCmd *command
+		if rec != nil {
+			var why string
+			if recCmd, why = t.fromRecording(rec, asked); recCmd == nil {
+				t.note(rec.Pos, "recorded reply for %q %s; the command is inferred from the test", text, why)
+			}
+		} else if covered && !setSlotsRe.MatchString(strings.TrimSpace(text)) {
+			t.note(tu.user.Pos, "test case %s: message %q has no recorded LLM reply though the test's first message has one; the command is inferred from the test", tc.Name, text)
+		}
+		if i == 0 && rec != nil {
+			covered = true
+		}
+		if recCmd != nil {
+			c = recCmd
+			for _, e := range c.entities {
+				if e[0] == "flow" {
+					started = t.p.Flow(e[1])
+				}
+			}
+			switch {
+			case c.intent == "start_flow" && started != nil && onStack(started) && len(c.sets) > 0:
+				// Rasa drops a start of a flow already on the stack;
+				// the slots set beside it stay.
+				c.intent, started = "set_slot", nil
+				c.entities = c.entities[1:]
+				if !c.hasValue {
+					c.value, c.hasValue = c.sets[0][1], true
+				}
+			case c.intent == "set_slot" && len(stack) == 0 && len(c.sets) > 0:
+				// A slot set with no flow running starts the flow that
+				// collects it.
+				if f := t.collector(c.sets[0][0]); f != nil {
+					started = f
+					c.intent = "start_flow"
+					c.entities = append([][2]string{{"flow", f.ID}}, c.entities...)
+				}
+			}
+		} else if pairs, ok := parseSetSlots(text); ok {
 			c.intent, c.why = "set_slot", "a /SetSlots message"
 			for _, kv := range pairs {
 				if sl := t.p.Slot(kv[0]); sl != nil {
@@ -442,3 +486,14 @@ func reasks(says []string, slot string, asks map[string]asker) bool {
 
 // stackTopSlots are the slots flow f collects, in step order.
 func (t *translator) stackTopSlots(f *Flow) []string { return collectSlots(f) }
+
+// collector is the user flow that starts when slot is set with no flow
+// running: the caller of the first flow collecting it.
+func (t *translator) collector(slot string) *Flow {
+	for _, f := range t.users {
+		if contains(collectSlots(f), slot) {
+			return t.caller(f)
+		}
+	}
+	return nil
+}

@@ -554,8 +554,8 @@ func (t *translator) setSlot(sv SlotValue) (*yaml.Node, error) {
 
 // startFlow is what starting flow g does on top of the current stack.
 func (t *translator) startFlow(g *Flow) string {
-	if !g.Pattern && len(collectSlots(g)) > 0 {
-		return t.path(g, "take_"+slotVar(collectSlots(g)[0]))
+	if !g.Pattern && len(t.takeSlots(g)) > 0 {
+		return t.path(g, "take_"+slotVar(t.takeSlots(g)[0]))
 	}
 	return "session." + g.ID
 }
@@ -649,12 +649,14 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 	states := mapping()
 	user := !f.Pattern
 	slots := collectSlots(f)
-	// take_<slot>: the slots a start_flow command carries as entities.
+	takes := t.takeSlots(f)
+	// take_<slot>: the slots a start_flow command carries as entities,
+	// the flow's and those of the flows it calls (Rasa sets them at once).
 	if user {
-		for i, s := range slots {
+		for i, s := range takes {
 			next := first
-			if i+1 < len(slots) {
-				next = t.path(f, "take_"+slotVar(slots[i+1]))
+			if i+1 < len(takes) {
+				next = t.path(f, "take_"+slotVar(takes[i+1]))
 			}
 			sl := t.p.Slot(s)
 			v := slotVar(s)
@@ -663,7 +665,7 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				g += " and " + c
 			}
 			var last *yaml.Node
-			if i+1 == len(slots) {
+			if i+1 == len(takes) {
 				last = mapping("ask", "none")
 			}
 			add(states, "take_"+v, mapping("always", seq(
@@ -1114,4 +1116,32 @@ func (t *translator) stubOutputs(a string) (*yaml.Node, error) {
 		add(outs, v, expr)
 	}
 	return outs, nil
+}
+
+// takeSlots are the slots flow f and the flows it calls collect, in step
+// order, once each.
+func (t *translator) takeSlots(f *Flow) []string {
+	var out []string
+	seen := map[string]bool{}
+	visited := map[*Flow]bool{}
+	var walk func(f *Flow)
+	walk = func(f *Flow) {
+		if f == nil || visited[f] {
+			return
+		}
+		visited[f] = true
+		for _, s := range f.Steps {
+			switch s.Kind {
+			case "collect":
+				if !seen[s.Arg] {
+					seen[s.Arg] = true
+					out = append(out, s.Arg)
+				}
+			case "call":
+				walk(t.p.Flow(s.Arg))
+			}
+		}
+	}
+	walk(f)
+	return out
 }

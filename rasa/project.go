@@ -146,9 +146,13 @@ type Project struct {
 	Tests     []*TestCase
 	Stubs     map[string]*Stub // per action, the first file-wide stub (else per-test one): the stand-in where a test's file stubs nothing
 	AllStubs  []*Stub
-	Notes     []Note
-	slotIdx   map[string]*Slot
-	flowIdx   map[string]*Flow
+	// Recordings are the recorded replies of the LLM command generator
+	// (llm_mock_server/collection.json), the parse of the messages they
+	// answer.
+	Recordings []Recording
+	Notes      []Note
+	slotIdx    map[string]*Slot
+	flowIdx    map[string]*Flow
 }
 
 // Slot returns the named slot, or nil.
@@ -274,6 +278,9 @@ func Read(dir string) (*Project, error) {
 		}
 	}
 	if err := p.addDefaultPatterns(); err != nil {
+		return nil, err
+	}
+	if err := p.readRecordings(); err != nil {
 		return nil, err
 	}
 	testFiles, err := files(dir, nil, []string{"e2e_tests", "tests"}, "test_cases")
