@@ -23,9 +23,9 @@ type command struct {
 	value    string
 	hasValue bool
 	entities [][2]string
-	slot     string // the slot asked, for an answer
-	sets     [][2]string
-	why      string // how it was inferred, for the scenario's comment
+	slot     string      // the slot asked, for an answer
+	sets     [][2]string // the slots the command carries, in order
+	why      string      // how it was inferred, for the scenario's comment
 }
 
 // fill carries slot's value as an entity and remembers it as set.
@@ -172,14 +172,10 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		if len(stack) > 0 {
 			top = stack[len(stack)-1]
 		}
-		onStack := func(f *Flow) bool {
-			for _, g := range stack {
-				if g == f {
-					return true
-				}
-			}
-			return false
-		}
+		// A flow the running ones link to or call is reached without
+		// a command: its question is no sign of a start.
+		reach := t.reachable(stack)
+		onStack := func(f *Flow) bool { return reach[f] }
 		// The flow this turn starts: one a flow_started assertion names,
 		// or the owner of the first question or first response said,
 		// when that flow is not running.
@@ -353,7 +349,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				c.intent, c.why = "skip_question", "the test expects the question to be kept"
 			case contains(tu.says, "utter_clarification_options_rasa") || contains(tu.says, "utter_clarification_no_options_rasa"):
 				c.intent, c.why = "clarify", "the test expects a clarification"
-			case asked != "" && vals[asked] == "" && len(order) == 0 && reasks(tu.says, asked, asks):
+			case asked != "" && vals[asked] == "" && len(order) == 0 && len(tu.says) > 0 && reasks(tu.says[:1], asked, asks):
 				// The question is asked again and nothing is set: the
 				// message was a question of its own (Rasa's knowledge
 				// answer, pattern_search), after which the flow goes on.
@@ -496,4 +492,39 @@ func (t *translator) collector(slot string) *Flow {
 		}
 	}
 	return nil
+}
+
+// reachable are the flows on the stack and those they link to or call,
+// transitively.
+func (t *translator) reachable(stack []*Flow) map[*Flow]bool {
+	out := map[*Flow]bool{}
+	var walk func(f *Flow)
+	walk = func(f *Flow) {
+		if f == nil || out[f] {
+			return
+		}
+		out[f] = true
+		for _, s := range f.Steps {
+			if s.Kind == "link" || s.Kind == "call" {
+				walk(t.p.Flow(s.Arg))
+			}
+		}
+	}
+	for _, f := range stack {
+		walk(f)
+	}
+	return out
+}
+
+// gives tells whether the command itself gives slot the value v.
+func (c *command) gives(slot, v string) bool {
+	if c.slot == slot && c.value == v {
+		return true
+	}
+	for _, kv := range c.sets {
+		if kv[0] == slot && kv[1] == v {
+			return true
+		}
+	}
+	return false
 }

@@ -111,6 +111,8 @@ type translator struct {
 	variants     []string
 	variantOf    map[*TestCase]string
 	variantStubs map[string]map[string]*Stub
+	// resets are the slots some user flow resets when it ends.
+	resets map[string]bool
 	// extra are states an action step adds beside its own.
 	extra [][2]any
 }
@@ -369,6 +371,16 @@ func (t *translator) branches(f *Flow, s *Step, pre []*yaml.Node) ([]*yaml.Node,
 // translate builds machine.yaml.
 func (t *translator) machine(name string) (*yaml.Node, error) {
 	p := t.p
+	t.resets = map[string]bool{}
+	for _, f := range p.Flows {
+		if !f.Pattern {
+			for _, s := range f.Steps {
+				if s.Kind == "collect" && s.Reset && !f.Persisted[s.Arg] {
+					t.resets[s.Arg] = true
+				}
+			}
+		}
+	}
 	for _, tc := range p.Tests {
 		for _, s := range tc.Steps {
 			switch {
@@ -930,7 +942,10 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 	}
 	on := mapping("done:"+a, br)
 	if ie := t.pattern("pattern_internal_error"); ie != nil {
-		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, actions(mapping("push", ie.ID)))))
+		// The flow (or pattern) whose action failed ends before
+		// pattern_internal_error runs: resuming it would run the action
+		// again, and fail again, in the same turn.
+		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), mapping("push", ie.ID)))))
 	}
 	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
 }

@@ -116,6 +116,9 @@ func (t *translator) seed(r *nluRules) {
 				r.intent(c.intent, text)
 			}
 			for _, e := range c.entities {
+				if strings.TrimSpace(e[1]) == "" || strings.TrimSpace(text) == "" {
+					continue
+				}
 				slot := e[0]
 				if slot == "flow" {
 					slot = ""
