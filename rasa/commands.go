@@ -299,21 +299,8 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				c.intent, c.why = "human_handoff", "the test expects the handoff"
 			case correcting && started == nil:
 				c.intent, c.why = "correct_slot", "the test expects a correction"
-				// Corrected after a confirmation: a later turn shows the
-				// slot set again; the value is this message's.
-				for j := i + 1; len(corrected) == 0 && j < len(turns) && j <= i+3; j++ {
-					no, nv := t.testSlots(turns[j])
-					for _, s := range no {
-						if old, ok := filled[s]; ok && old != nv[s] {
-							v := nv[s]
-							if j > i+1 || contains(turns[j].starts, "pattern_correction") {
-								v = guess(t.p.Slot(s), text)
-							}
-							corrected[s] = v
-							corrOrder = append(corrOrder, s)
-							break
-						}
-					}
+				if len(corrected) == 0 && top != nil {
+					t.correction(c, text, top, filled, turns[i+1:], corrected, &corrOrder)
 				}
 				for _, s := range corrOrder {
 					c.fill(s, corrected[s])
@@ -527,4 +514,82 @@ func (c *command) gives(slot, v string) bool {
 		}
 	}
 	return false
+}
+
+// correction reads a correction the test does not show the value of in
+// its own turn. A slot of the running flow the message names by its value
+// (with no other value beside it) or by its name's last word is taken
+// back (entity reset_slot); else the slot a later turn sets again (within
+// three turns) takes the message's new value, a number for a slot that
+// held a number and a capitalised word otherwise.
+func (t *translator) correction(c *command, text string, top *Flow, filled map[string]string, later []*turn, corrected map[string]string, order *[]string) {
+	low := strings.ToLower(text)
+	for _, s := range collectSlots(top) {
+		old, ok := filled[s]
+		if !ok || old == "" {
+			continue
+		}
+		_, other := newValue(old, text)
+		words := strings.Split(s, "_")
+		if !other && (strings.Contains(low, strings.ToLower(old)) || strings.Contains(low, words[len(words)-1])) {
+			c.entity("reset_slot", s)
+			c.why = "the test takes " + s + " back"
+			return
+		}
+	}
+	for j, tu := range later {
+		if j >= 3 {
+			break
+		}
+		no, nv := t.testSlots(tu)
+		for _, s := range no {
+			old, ok := filled[s]
+			if !ok || old == nv[s] {
+				continue
+			}
+			v := nv[s]
+			if j > 0 || contains(tu.starts, "pattern_correction") {
+				if v, ok = newValue(old, text); !ok {
+					continue
+				}
+			}
+			corrected[s] = v
+			*order = append(*order, s)
+			return
+		}
+	}
+	for _, s := range collectSlots(top) {
+		old, ok := filled[s]
+		if !ok {
+			continue
+		}
+		if v, ok := newValue(old, text); ok {
+			corrected[s] = v
+			*order = append(*order, s)
+			return
+		}
+	}
+}
+
+// newValue is the value in text that replaces old: the last number other
+// than old where old is a number, else the last capitalised word (not
+// the first word, not "I") other than old.
+func newValue(old, text string) (string, bool) {
+	if numberRe.MatchString(old) && numberRe.FindString(old) == old {
+		ns := numberRe.FindAllString(text, -1)
+		for i := len(ns) - 1; i >= 0; i-- {
+			if ns[i] != old {
+				return ns[i], true
+			}
+		}
+		return "", false
+	}
+	words := strings.Fields(text)
+	for i := len(words) - 1; i > 0; i-- {
+		w := strings.Trim(words[i], ".,!?;:'\"")
+		if w != "" && w != "I" && w[0] >= 'A' && w[0] <= 'Z' && w != old {
+			return w, true
+		}
+	}
+	return "", false
 }

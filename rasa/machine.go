@@ -850,8 +850,41 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 			e := earlier[i]
 			expr = `event.entities.` + slotVar(e.Arg) + ` != "" ? "` + t.names[f][e.ID] + `" : (` + expr + `)`
 		}
-		add(on, "correct_slot", seq(trans("", t.path(f, "fix_"+slotVar(collectSlots(f)[0])),
-			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`)))))
+		// A reset (the user takes a value back without giving a new
+		// one: entity reset_slot names the slot) goes back to that
+		// slot's question once pattern_correction has run.
+		var corr []*yaml.Node
+		if pc := t.pattern("pattern_correction"); pc != nil {
+			for _, e := range append(earlier, s) {
+				corr = append(corr, trans(`event.entities.reset_slot == "`+e.Arg+`"`, "session."+pc.ID,
+					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(t.names[f][e.ID])),
+						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(e.Arg)), setExpr(t.ctx("ctx_corrected_values"), `""`),
+						mapping("push", pc.ID))))
+			}
+		}
+		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(collectSlots(f)[0])),
+			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))))
+		add(on, "correct_slot", seq(corr...))
+	}
+	if f.ID == "pattern_correction" {
+		// A second correction while the first waits for its
+		// confirmation replaces it and asks again.
+		seen := map[string]bool{}
+		var again []*yaml.Node
+		for _, x := range t.users {
+			for _, sl := range collectSlots(x) {
+				if seen[sl] {
+					continue
+				}
+				seen[sl] = true
+				v := slotVar(sl)
+				again = append(again, trans(`event.entities.`+v+` != ""`, t.path(f, name),
+					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v))))
+			}
+		}
+		if len(again) > 0 {
+			add(on, "correct_slot", seq(again...))
+		}
 	}
 	add(states, name+"_wait", mapping("description", "waiting for "+s.Arg, "waits", true, "direct", "set_slot", "on", on))
 
@@ -893,8 +926,11 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 				}
 				seen[sl] = true
 				v := t.use(sl)
-				apply = append(apply, trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`"`, t.path(f, t.names[f][s.ID]+"_ret"),
-					actions(setExpr(v, typed(t.p.Slot(sl), t.ctx("ctx_corrected_values"))))))
+				apply = append(apply,
+					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`" and `+t.ctx("ctx_corrected_values")+` == ""`, t.path(f, t.names[f][s.ID]+"_ret"),
+						actions(mapping("clear", v))),
+					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`"`, t.path(f, t.names[f][s.ID]+"_ret"),
+						actions(setExpr(v, typed(t.p.Slot(sl), t.ctx("ctx_corrected_values"))))))
 			}
 		}
 		apply = append(apply, trans("", t.path(f, t.names[f][s.ID]+"_ret"), nil))
@@ -985,6 +1021,18 @@ func (t *translator) commands() (*yaml.Node, error) {
 		for _, x := range t.users {
 			cancel = append(cancel, trans(`flow == "`+x.ID+`"`, "session."+pc.ID,
 				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name))), append(t.endActions(x), mapping("push", pc.ID))...)))
+		}
+		// A cancellation while a pattern asks (a correction waiting for
+		// its confirmation) ends the pattern and the flow beneath it: the
+		// first flow with a return point set.
+		for _, x := range t.users {
+			if !t.resume[x.ID] {
+				continue
+			}
+			acts := actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), mapping("ask", "none"), text("pop"))
+			acts = append(acts, t.endActions(x)...)
+			cancel = append(cancel, trans(`flow startsWith "pattern_" and flow != "`+pc.ID+`" and `+atSlot(x)+` != ""`, "session."+pc.ID,
+				append(acts, mapping("push", pc.ID))))
 		}
 		add(on, "cancel_flow", cancel)
 	}

@@ -120,7 +120,7 @@ func (t *translator) seed(r *nluRules) {
 					continue
 				}
 				slot := e[0]
-				if slot == "flow" {
+				if slot == "flow" || slot == "reset_slot" {
 					slot = ""
 				}
 				r.entity(e[0], slot, e[1], text)

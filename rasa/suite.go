@@ -319,6 +319,16 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 				add(exp, "empty", flowSeq(empty...))
 			}
 			switch {
+			case len(tu.bots) > 0 && len(tu.matchs) > 0:
+				// A turn with assertions checks what the bot said as
+				// assertions do (contained, in order), its utter steps too.
+				all := append([]string{}, tu.matchs...)
+				for _, p := range tu.pats {
+					if !contains(all, p) {
+						all = append(all, p)
+					}
+				}
+				add(exp, "bot_matches", "(?s)"+strings.Join(all, ".*"))
 			case len(tu.bots) > 0 && !tu.regex:
 				add(exp, "bot", strings.Join(tu.bots, "\n"))
 			case len(tu.bots) > 0:
