@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/simctl/simctl/engine"
 )
 
 // Inputs that once crashed simctl, ran it out of memory or were accepted
@@ -90,8 +92,8 @@ var _ = Describe("limits on input", func() {
 			want:  `simctl: SUITE/machine.yaml:3:6067: too many intents: 70002 (at most 1024)`,
 		}),
 		Entry("more states than the limit (Build took minutes)", badCase{
-			files: suite(map[string]string{"machine.yaml": validMachine + manyStates(1100)}),
-			want:  `simctl: SUITE/machine.yaml:1040:3: too many states: 1103 (at most 1024)`,
+			files: suite(map[string]string{"machine.yaml": validMachine + manyStates(engine.MaxStates+76)}),
+			want:  fmt.Sprintf("simctl: SUITE/machine.yaml:%d:3: too many states: %d (at most %d)", engine.MaxStates+16, engine.MaxStates+79, engine.MaxStates),
 		}),
 		Entry("an expression longer than the limit", badCase{
 			files: suite(map[string]string{"machine.yaml": replaceIn(validMachine, "bye: done", "bye: {target: done, guard: '"+strings.Repeat("true and ", 500)+"true'}")}),

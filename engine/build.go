@@ -97,10 +97,11 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 // Limits on what a definition may declare. Ids are 16-bit, and some build
 // tables grow with the square of the number of states, so without them a
 // short file could make Build run for minutes or exhaust memory; the
-// largest seed suites are far below them (32 states, 17 intents).
+// largest seed suites are far below them (32 states, 17 intents), and
+// imported bots (the Rasa CALM demo: 97 slots) too.
 const (
-	MaxStates      = 1024
-	MaxTransitions = 8192
+	MaxStates      = 10000
+	MaxTransitions = 60000
 	MaxIntents     = 1024
 	// MaxNames bounds each of timers, flows, actions, validators,
 	// parameters and entity names.
@@ -1056,7 +1057,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			return a, false
 		}
 		a.x, a.hasX = c, true
-		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: 1 << a.slot, src: c.slots, cat: c.cat})
+		b.xc.use.assigns = append(b.xc.use.assigns, assign{dst: SlotMask(a.slot), src: c.slots, cat: c.cat})
 	case ActFill:
 		c, err := b.xc.compile(ad.Expr, Empty)
 		if err != nil {

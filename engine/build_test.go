@@ -175,7 +175,7 @@ var _ = Describe("Build", func() {
 					d.Slots = append(d.Slots, engine.SlotDef{Name: fmt.Sprintf("s%d", i), Pos: at(100+i, 3)})
 				}
 			},
-			msg: `too many slots: 33 (at most 32)`, pos: at(132, 3)}),
+			msg: fmt.Sprintf("too many slots: %d (at most %d)", engine.MaxSlots+1, engine.MaxSlots), pos: at(100+engine.MaxSlots, 3)}),
 		Entry("reserved name", buildCase{
 			mutate: func(d *engine.Definition) {
 				d.Slots = append(d.Slots, engine.SlotDef{Name: "state", Pos: at(40, 3)})

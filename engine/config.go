@@ -21,16 +21,19 @@ type (
 // NoID marks the absence of an id (no waiting slot, no transition).
 const NoID = 0xFFFF
 
-// Capacity of a Config. They keep a Config a fixed-size value that can be
-// copied, compared with == and used as a map key; Build rejects machines that
-// need more.
+// Capacity of a Config. A Config stays a small fixed-size value that can be
+// copied, compared with == and used as a map key, whatever the caps: the
+// first InlineSlots slots are held in it, the others (rare: only machines
+// with more slots have them) in an immutable encoded string, which Go
+// compares by content; Build rejects machines that need more.
 const (
-	MaxSlots     = 32
+	MaxSlots     = 1024
+	InlineSlots  = 32
 	MaxCounters  = 16
 	MaxTimers    = 8
 	MaxFlowDepth = 8
 	MaxEntities  = 4
-	MaxBranches  = 8
+	MaxBranches  = 64
 	MaxHistory   = 8
 )
 
@@ -102,17 +105,17 @@ const (
 )
 
 // Branch is one region of the active parallel state (a fork's branch is
-// one): its active leaf state, the external action whose result it awaits
-// (NoID when none), and its local context. Status is BranchDone or
-// BranchFailed while the region is in a final state.
+// one): its active leaf state and the external action whose result it
+// awaits (NoID when none). Status is BranchDone or BranchFailed while the
+// region is in a final state. A fork branch's texts (its input and the
+// contract it returned) are kept apart (Config.BranchInput, BranchResult),
+// so that a Branch is six bytes.
 type Branch struct {
 	State   StateID
 	Pending ExtID
 	Status  BranchStatus
 	// Order is the position in which the region finished (1 = first).
-	Order  uint8
-	Input  string
-	Result string
+	Order uint8
 }
 
 // Config is the whole state of one conversation. It is a plain value: copy
@@ -134,7 +137,13 @@ type Config struct {
 	Flows     [MaxFlowDepth]FlowID
 	Counters  [MaxCounters]int32
 	Timers    [MaxTimers]Timer
-	Slots     [MaxSlots]Value
+	// slots holds slots 0 to InlineSlots-1; more the others that are not
+	// the zero Value (see Slot and SetSlot).
+	slots [InlineSlots]Value
+	more  string
+	// texts holds the fork branches' inputs and contracts (see
+	// BranchInput).
+	texts string
 	// NBranch is the number of regions of the active parallel state (0:
 	// none); Finished counts those in a final state.
 	NBranch  uint8
@@ -148,8 +157,8 @@ type Config struct {
 
 // Awaiting returns a bit mask of the regions waiting for the result of an
 // action they invoked: the results a caller may deliver next, in any order.
-func (c *Config) Awaiting() uint32 {
-	var mask uint32
+func (c *Config) Awaiting() uint64 {
+	var mask uint64
 	for i := 0; i < int(c.NBranch); i++ {
 		if c.Branches[i].Pending != NoID {
 			mask |= 1 << i
@@ -205,20 +214,20 @@ func (c *Config) Hash() uint64 {
 	for i := 0; i < int(c.NBranch); i++ {
 		b := &c.Branches[i]
 		mix(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)
-		mixs(b.Input)
-		mixs(b.Result)
 	}
+	mixs(c.texts)
 	for _, h := range c.Hist {
 		mix(uint64(h))
 	}
-	for i := range c.Slots {
-		v := &c.Slots[i]
+	for i := range c.slots {
+		v := &c.slots[i]
 		mix(uint64(v.Kind))
 		if v.Kind != Empty {
 			mixs(v.Str)
 			mix(math.Float64bits(v.Num))
 		}
 	}
+	mixs(c.more)
 	return h
 }
 

@@ -345,11 +345,11 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 			if e.c.Waiting == NoID {
 				return ""
 			}
-			if v := e.c.Slots[e.c.Waiting]; v.Kind != Text {
+			if v := e.c.Slot(e.c.Waiting); v.Kind != Text {
 				// Rare (a number or boolean slot): rendering allocates.
 				return v.String()
 			}
-			return e.c.Slots[e.c.Waiting].Str
+			return e.c.Slot(e.c.Waiting).Str
 		}, val: true, slots: waitBit}
 	case "prompt":
 		return compiled{kind: Text, s: func(e evalEnv) string {
@@ -376,9 +376,9 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 				return ""
 			}
 			if input {
-				return e.c.Branches[e.br-1].Input
+				return e.c.BranchInput(int(e.br) - 1)
 			}
-			return e.c.Branches[e.br-1].Result
+			return e.c.BranchResult(int(e.br) - 1)
 		}, val: true, slots: branchBit}
 	case "branches", "branches_done", "branches_failed":
 		want := map[string]BranchStatus{"branches": 0, "branches_done": BranchDone, "branches_failed": BranchFailed}[n.Value]
@@ -395,14 +395,14 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Now) }}
 	}
 	if id, ok := m.slotIDs[n.Value]; ok {
-		b.read(1 << id)
+		b.read(SlotMask(id))
 		switch m.slots[id].typ {
 		case TypeNumber:
-			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.c.Slots[id].Num }}
+			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.c.Slot(id).Num }}
 		case TypeBool:
-			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slots[id].Num != 0 }}
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slot(id).Num != 0 }}
 		}
-		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slots[id].Str }, val: true, slots: 1 << id}
+		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slot(id).Str }, val: true, slots: SlotMask(id)}
 	}
 	if v, ok := m.params[n.Value]; ok {
 		// Parameters are constants of this build (variant).
@@ -762,9 +762,9 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		if !ok {
 			return b.fail(n, "%s takes a slot name", callee.Value)
 		}
-		b.read(1 << id)
+		b.read(SlotMask(id))
 		want := callee.Value == "filled"
-		return compiled{kind: Bool, b: func(e evalEnv) bool { return (e.c.Slots[id].Kind != Empty) == want }}
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return (e.c.Slot(id).Kind != Empty) == want }}
 	case "all_filled":
 		b.read(flowBit)
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.nextEmpty(e.c) == NoID && e.c.Flow() != NoID }}
@@ -777,7 +777,7 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 			}
 			n := 0
 			for _, s := range e.m.flows[f].slots {
-				if e.c.Slots[s].Kind == Empty {
+				if e.c.Slot(s).Kind == Empty {
 					n++
 				}
 			}

@@ -42,7 +42,7 @@ var _ = Describe("guard expressions", func() {
 			set := func(slot string, v engine.Value) {
 				id, ok := m.SlotID(slot)
 				Expect(ok).To(BeTrue())
-				cfg.Slots[id] = v
+				cfg.SetSlot(id, v)
 			}
 			set("name", engine.TextValue("Ada"))
 			set("mail", engine.TextValue("ada@b.co"))

@@ -14,7 +14,7 @@ import (
 func slotValue(m *engine.Machine, c *engine.Config, name string) engine.Value {
 	id, ok := m.SlotID(name)
 	ExpectWithOffset(1, ok).To(BeTrue(), "got no slot %q, want one", name)
-	return c.Slots[id]
+	return c.Slot(id)
 }
 
 // waiting names the slot c waits for, or "".

@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"fmt"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -124,9 +127,9 @@ var _ = Describe("fork and join", func() {
 		})
 
 		It("reports more parts than a Config holds branches as a runtime error", func() {
-			ev, err := et.ParseEvent(m, &cfg, "go=1|2|3|4|5|6|7|8|9")
+			ev, err := et.ParseEvent(m, &cfg, "go="+strings.Repeat("x|", engine.MaxBranches)+"x")
 			Expect(err).NotTo(HaveOccurred())
-			Expect(m.Step(&cfg, &ev, &res)).To(MatchError(ContainSubstring("fork work: 9 branches, more than 8")))
+			Expect(m.Step(&cfg, &ev, &res)).To(MatchError(ContainSubstring(fmt.Sprintf("fork work: %d branches, more than %d", engine.MaxBranches+1, engine.MaxBranches))))
 		})
 
 		It("starts fresh regions when the fork is entered again", func() {
@@ -235,7 +238,7 @@ var _ = Describe("fork and join", func() {
 			}
 			Expect(got).To(Equal([]uint8{1, 2}))
 			Expect(cfg.Branches[0].Pending).To(Equal(mustExt(m, "lookup")))
-			Expect(cfg.Awaiting()).To(Equal(uint32(0b11)))
+			Expect(cfg.Awaiting()).To(Equal(uint64(0b11)))
 		})
 
 		It("advances a region on its own result, and joins when the last result arrives", func() {
@@ -244,7 +247,7 @@ var _ = Describe("fork and join", func() {
 			Expect(res.Steps[0].Branch).To(Equal(uint8(2)))
 			Expect(cfg.Branches[1].Status).To(Equal(engine.BranchDone))
 			Expect(cfg.Branches[0].Status).To(Equal(engine.BranchRunning))
-			Expect(cfg.Awaiting()).To(Equal(uint32(0b01)))
+			Expect(cfg.Awaiting()).To(Equal(uint64(0b01)))
 			Expect(res.Joins).To(BeEmpty())
 
 			step("failed:lookup/0@9")
@@ -385,13 +388,13 @@ var _ = Describe("Build of forks", func() {
 			msg: `fork "lone" needs child states with an initial one`, pos: at(51, 5)}),
 		Entry("no branches", buildCase{
 			mutate: fork(func(f *engine.ForkDef) { f.Branches = 0 }),
-			msg:    `fork "work": branches must be from 1 to 8`, pos: at(21, 5)}),
+			msg:    fmt.Sprintf("fork %q: branches must be from 1 to %d", "work", engine.MaxBranches), pos: at(21, 5)}),
 		Entry("more branches than a Config holds", buildCase{
 			mutate: fork(func(f *engine.ForkDef) { f.Branches = engine.MaxBranches + 1 }),
-			msg:    `fork "work": branches must be from 1 to 8`, pos: at(21, 5)}),
+			msg:    fmt.Sprintf("fork %q: branches must be from 1 to %d", "work", engine.MaxBranches), pos: at(21, 5)}),
 		Entry("negative branches", buildCase{
 			mutate: fork(func(f *engine.ForkDef) { f.Branches = -1 }),
-			msg:    `fork "work": branches must be from 1 to 8`, pos: at(21, 5)}),
+			msg:    fmt.Sprintf("fork %q: branches must be from 1 to %d", "work", engine.MaxBranches), pos: at(21, 5)}),
 		Entry("both branches and inputs_from", buildCase{
 			mutate: fork(func(f *engine.ForkDef) { f.InputsFrom = "items" }),
 			msg:    `fork "work": give branches or inputs_from, not both`, pos: at(21, 5)}),

@@ -64,7 +64,7 @@ func exprConfigs(t *testing.T, m *engine.Machine) []engine.Config {
 	}
 	set := func(c *engine.Config, slot string, v engine.Value) {
 		if id, ok := m.SlotID(slot); ok {
-			c.Slots[id] = v
+			c.SetSlot(id, v)
 		}
 	}
 	full := c

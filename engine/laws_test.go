@@ -220,12 +220,13 @@ func replay(m *engine.Machine, c et.Case) error {
 // with another if Config were not a plain value.
 func scribble(c *engine.Config) {
 	c.Now++
-	c.Slots[0] = engine.TextValue(c.Slots[0].Str + "#")
+	c.SetSlot(0, engine.TextValue(c.Slot(0).Str+"#"))
+	c.SetSlot(engine.InlineSlots, engine.TextValue(c.Slot(engine.InlineSlots).Str+"#"))
 	c.Counters[0]++
 	c.Timers[0].Deadline++
 	c.Flows[0]++
-	c.Branches[0].Result += "#"
-	c.Branches[0].Input += "#"
+	c.Branches[0].Pending++
+	c.SetTexts(c.Texts() + "#")
 }
 
 // timerLaws: NextTimer is the minimum of the pending timers by (deadline,
@@ -516,9 +517,9 @@ func ignoredEvents(m *engine.Machine, c et.Case) error {
 		if ev.Kind == engine.DoneEvent && !turn.Before.Final && (ev.Branch == 0 || int(ev.Branch) <= int(turn.Before.NBranch)) {
 			for k := 0; k < int(ev.NEnt); k++ {
 				if s, ok := m.SlotID(m.EntityName(ev.Entities[k].ID)); ok {
-					want.Slots[s] = ev.Entities[k].Value
-					if v := want.Slots[s]; v.Kind == engine.Text && v.Str == "" {
-						want.Slots[s] = engine.Value{}
+					want.SetSlot(s, ev.Entities[k].Value)
+					if v := want.Slot(s); v.Kind == engine.Text && v.Str == "" {
+						want.SetSlot(s, engine.Value{})
 					}
 				}
 			}
@@ -557,8 +558,9 @@ func joinLaws(m *engine.Machine, c et.Case) error {
 	}
 	project := func(c engine.Config) engine.Config {
 		c.Branches, c.Finished = [engine.MaxBranches]engine.Branch{}, 0
+		c.SetTexts("")
 		if byFinish && merged != engine.NoID {
-			c.Slots[merged] = engine.Value{}
+			c.SetSlot(merged, engine.Value{})
 		}
 		return c
 	}

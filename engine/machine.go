@@ -628,7 +628,7 @@ func (m *Machine) nextEmpty(c *Config) SlotID {
 		return NoID
 	}
 	for _, s := range m.flows[f].slots {
-		if c.Slots[s].Kind == Empty {
+		if c.Slot(s).Kind == Empty {
 			return s
 		}
 	}
@@ -764,7 +764,8 @@ func (m *Machine) Describe(c *Config) string {
 	}
 	first := true
 	for i := range m.slots {
-		if c.Slots[i].Kind == Empty {
+		v := c.Slot(SlotID(i))
+		if v.Kind == Empty {
 			continue
 		}
 		if first {
@@ -773,7 +774,7 @@ func (m *Machine) Describe(c *Config) string {
 			b.WriteByte(' ')
 		}
 		first = false
-		fmt.Fprintf(&b, "%s=%q", m.slots[i].name, c.Slots[i].String())
+		fmt.Fprintf(&b, "%s=%q", m.slots[i].name, v.String())
 	}
 	if !first {
 		b.WriteByte('}')
@@ -818,8 +819,8 @@ func (m *Machine) Describe(c *Config) string {
 		if br.Pending != NoID {
 			fmt.Fprintf(&b, " awaiting %s", m.exts[br.Pending].name)
 		}
-		if br.Result != "" {
-			fmt.Fprintf(&b, " contract=%q", br.Result)
+		if res := c.BranchResult(i); res != "" {
+			fmt.Fprintf(&b, " contract=%q", res)
 		}
 		b.WriteByte('}')
 	}

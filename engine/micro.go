@@ -315,16 +315,16 @@ func (m *Machine) merge(c *Config, x StateID) Join {
 			if b.Status == BranchFailed {
 				j.Failed++
 			}
-			if b.Result != "" {
+			if res := c.BranchResult(i); res != "" {
 				if len(merged) > 0 {
 					merged = append(merged, '\n')
 				}
-				merged = append(merged, b.Result...)
+				merged = append(merged, res...)
 			}
 		}
 	}
 	if fi.into != NoID {
-		c.Slots[fi.into] = emptyText(TextValue(string(merged)))
+		c.SetSlot(fi.into, emptyText(TextValue(string(merged))))
 	}
 	return j
 }
@@ -598,7 +598,7 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 	n := fi.fixed
 	inputs := ""
 	if fi.inputs != NoID {
-		inputs = c.Slots[fi.inputs].Str
+		inputs = c.Slot(fi.inputs).Str
 		n = 0
 		if inputs != "" {
 			n = 1
@@ -621,7 +621,7 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 			if j := indexByte(inputs, '|'); j >= 0 {
 				part, inputs = inputs[:j], inputs[j+1:]
 			}
-			b.Input = part
+			c.SetBranchTexts(i, part, "")
 		}
 		path := fi.start
 		if fi.parallel {

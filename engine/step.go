@@ -122,7 +122,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 			// An action's outputs land in the slots they are named after.
 			for i := 0; i < int(ev.NEnt); i++ {
 				if s := m.entitySlot(ev.Entities[i].ID); s != NoID {
-					c.Slots[s] = emptyText(ev.Entities[i].Value)
+					c.SetSlot(s, emptyText(ev.Entities[i].Value))
 				}
 			}
 		}
@@ -192,7 +192,7 @@ func (c *Config) clearFork() {
 	for i := 0; i < int(c.NBranch); i++ {
 		c.Branches[i] = Branch{}
 	}
-	c.NBranch, c.Finished = 0, 0
+	c.NBranch, c.Finished, c.texts = 0, 0, ""
 }
 
 func indexByte(s string, c byte) int {
@@ -258,32 +258,30 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
 		case ActSet:
-			c.Slots[a.slot] = emptyText(a.x.value(e))
+			c.SetSlot(a.slot, emptyText(a.x.value(e)))
 		case ActFill:
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
 			}
 			v := emptyText(a.x.value(e))
 			if v.IsEmpty() {
-				c.Slots[c.Waiting] = v
+				c.SetSlot(c.Waiting, v)
 				break
 			}
 			if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
 				return err
 			}
-			c.Slots[c.Waiting] = v
+			c.SetSlot(c.Waiting, v)
 		case ActClear:
 			switch {
 			case a.all:
-				for i := range m.slots {
-					c.Slots[i] = Value{}
-				}
+				c.ClearSlots()
 			case a.text == "waiting":
 				if c.Waiting != NoID {
-					c.Slots[c.Waiting] = Value{}
+					c.SetSlot(c.Waiting, Value{})
 				}
 			default:
-				c.Slots[a.slot] = Value{}
+				c.SetSlot(a.slot, Value{})
 			}
 		case ActAsk:
 			switch a.text {
@@ -335,7 +333,8 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 			if e.br == 0 {
 				return m.rtErr(c, a.pos, "contract: not in a fork branch")
 			}
-			c.Branches[e.br-1].Result = a.x.s(e)
+			i := int(e.br) - 1
+			c.SetBranchTexts(i, c.BranchInput(i), a.x.s(e))
 		case ActStart:
 			after := m.timers[a.timer].afterMS
 			if a.hasX {
@@ -369,11 +368,7 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 				r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: a.timer, Ext: NoID})
 			}
 		case ActResetContext:
-			for i := range m.slots {
-				if !m.slots[i].persist {
-					c.Slots[i] = Value{}
-				}
-			}
+			c.keepSlots(len(m.slots), func(i SlotID) bool { return m.slots[i].persist })
 			c.Counters = [MaxCounters]int32{}
 			c.Waiting = NoID
 			for i := 0; i < int(c.FlowDepth); i++ {

@@ -21,17 +21,54 @@ import (
 // ordered), the machine says so (Machine.ValuesDistinct) and the explorer
 // keeps every text.
 
+// Sets of slots are 64-bit masks: slots 0 to trackedSlots-1 have a bit
+// each, and one bit, moreBit, stands for all the others together. A set of
+// slots that may be read (or kept) holds moreBit when any of those slots
+// is in it; a set of slots surely written holds it only when all of them
+// are (clear: all). Machines with more slots than that (imported bots)
+// are analysed more coarsely, never wrongly.
+const (
+	trackedSlots = 60
+	moreBit      = uint64(1) << trackedSlots
+)
+
 // branchBit stands for the fork branches' inputs and results among the
 // slot bits of a compiled expression.
-const branchBit = uint64(1) << MaxSlots
+const branchBit = uint64(1) << (trackedSlots + 1)
 
 // flowBit stands for every slot of every flow (all_filled, remaining,
 // ask: next).
-const flowBit = uint64(1) << (MaxSlots + 2)
+const flowBit = uint64(1) << (trackedSlots + 3)
 
 // waitBit stands for the slot waited for (waiting_value, fill): any slot
 // that an ask or a flow can make the one waited for.
-const waitBit = uint64(1) << (MaxSlots + 1)
+const waitBit = uint64(1) << (trackedSlots + 2)
+
+// SlotMask returns the bit of slot s in a set of slots that may be read
+// (DeadSlots' sets among them): its own, or moreBit.
+func SlotMask(s SlotID) uint64 {
+	if s < trackedSlots {
+		return 1 << s
+	}
+	return moreBit
+}
+
+// mustBit is the bit of slot s in a set of slots surely written: its own,
+// or none (writing one of the others does not write them all).
+func mustBit(s SlotID) uint64 {
+	if s < trackedSlots {
+		return 1 << s
+	}
+	return 0
+}
+
+// allSlots is the set of the first n slots.
+func allSlots(n int) uint64 {
+	if n > trackedSlots {
+		return moreBit<<1 - 1
+	}
+	return uint64(1)<<n - 1
+}
 
 type substrTest struct {
 	op, lit string
@@ -157,18 +194,18 @@ func (b *builder) finishValues(u *valueUse) {
 	var wait uint64
 	for _, f := range m.flows {
 		for _, s := range f.slots {
-			wait |= 1 << s
+			wait |= SlotMask(s)
 		}
 	}
 	for _, a := range m.acts {
 		if a.kind == ActAsk && a.text != "next" && a.text != "none" {
-			wait |= 1 << a.slot
+			wait |= SlotMask(a.slot)
 		}
 	}
 	var flows uint64
 	for _, f := range m.flows {
 		for _, s := range f.slots {
-			flows |= 1 << s
+			flows |= SlotMask(s)
 		}
 	}
 	resolve := func(x uint64) uint64 {
@@ -189,7 +226,7 @@ func (b *builder) finishValues(u *valueUse) {
 	fixed := wait
 	for _, s := range m.entSlots {
 		if s != NoID {
-			fixed |= 1 << s
+			fixed |= SlotMask(s)
 		}
 	}
 	// A fork reads its inputs slot and writes the merged contracts into
@@ -198,12 +235,12 @@ func (b *builder) finishValues(u *valueUse) {
 		if f := s.fork; f != nil {
 			for _, x := range []SlotID{f.inputs, f.into} {
 				if x != NoID {
-					fixed |= 1 << x
+					fixed |= SlotMask(x)
 				}
 			}
 		}
 	}
-	vc.hidden = (uint64(1)<<len(m.slots) - 1) &^ (fixed | resolve(u.reads))
+	vc.hidden = allSlots(len(m.slots)) &^ (fixed | resolve(u.reads))
 	b.deadSlots(vc, fixed|resolve(u.invReads), resolve(u.extReads), resolve)
 	var cat uint64
 	for changed := true; changed; {
@@ -279,10 +316,10 @@ func (b *builder) finishValues(u *valueUse) {
 // is only ever written by set and clear, and what it holds cannot change
 // what happens next.
 func (m *Machine) Unobservable(s SlotID) bool {
-	return m.values != nil && m.values.hidden&(1<<s) != 0
+	return m.values != nil && m.values.hidden&SlotMask(s) != 0
 }
 
-// DeadSlots returns the slots (bit i: slot i) whose values cannot matter
+// DeadSlots returns the slots (bit SlotMask(i): slot i) whose values cannot matter
 // in a configuration resting in leaf state s with no fork running: every
 // event that can arrive there (a user act, a timer, an action's result, or
 // none, when the eventless transitions are tried again) either changes
@@ -420,7 +457,7 @@ func (b *builder) deadSlots(vc *valueClasses, keep, extReads uint64, resolve fun
 	if len(m.overrides) > 0 || b.failed() {
 		return
 	}
-	all := uint64(1)<<len(m.slots) - 1
+	all := allSlots(len(m.slots))
 	cand := all &^ keep
 	if cand == 0 {
 		return
@@ -428,7 +465,7 @@ func (b *builder) deadSlots(vc *valueClasses, keep, extReads uint64, resolve fun
 	var persist uint64
 	for i, s := range m.slots {
 		if s.persist {
-			persist |= 1 << i
+			persist |= SlotMask(SlotID(i))
 		}
 	}
 	// act returns what action a reads and what it surely writes.
@@ -439,14 +476,14 @@ func (b *builder) deadSlots(vc *valueClasses, keep, extReads uint64, resolve fun
 		}
 		switch a.kind {
 		case ActSet:
-			writes = 1 << a.slot
+			writes = mustBit(a.slot)
 		case ActClear:
 			switch {
 			case a.all:
 				writes = all
 			case a.text == "waiting":
 			default:
-				writes = 1 << a.slot
+				writes = mustBit(a.slot)
 			}
 		case ActResetContext:
 			writes = all &^ persist

@@ -65,7 +65,7 @@ func (c *Coverage) ObserveN(st *Step, n int64) {
 	}
 	if st.Before != nil && st.After != nil {
 		for i := range c.Slots {
-			if a := st.After.Slots[i]; !a.IsEmpty() && a != st.Before.Slots[i] {
+			if a := st.After.Slot(engine.SlotID(i)); !a.IsEmpty() && a != st.Before.Slot(engine.SlotID(i)) {
 				c.Slots[i] += n
 			}
 		}

@@ -407,7 +407,7 @@ func (k *Checker) slotOverwrite(st *Step) {
 		}
 	}
 	for i := 0; i < m.NumSlots(); i++ {
-		b, a := before.Slots[i], after.Slots[i]
+		b, a := before.Slot(engine.SlotID(i)), after.Slot(engine.SlotID(i))
 		if b.IsEmpty() || a == b {
 			continue
 		}

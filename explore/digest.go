@@ -63,7 +63,7 @@ func thenObs(before, step uint64) uint64 {
 func (x *explorer) digestEdge(e edge, target uint64, stop bool, obs uint64, after *engine.Config) {
 	h := hasher(0xBB67AE8584CAA73B)
 	for i := 0; i < x.nSlots; i++ {
-		v := &after.Slots[i]
+		v := after.Slot(engine.SlotID(i))
 		h.word(uint64(v.Kind))
 		if v.Kind != engine.Empty {
 			h.str(v.Str)

@@ -49,18 +49,19 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 	for i := 0; i < int(c.NBranch); i++ {
 		b := &c.Branches[i]
 		h.word(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)
-		h.str(b.Input)
-		h.str(b.Result)
+		in, res := c.BranchInput(i), c.BranchResult(i)
+		h.str(in)
+		h.str(res)
 	}
 	var dead uint64
 	if x.reduce && c.NBranch == 0 {
 		dead = x.m.DeadSlots(c.State)
 	}
 	for i := 0; i < x.nSlots; i++ {
-		if x.hidden[i] || dead&(1<<i) != 0 {
+		if x.hidden[i] || dead&engine.SlotMask(engine.SlotID(i)) != 0 {
 			continue
 		}
-		v := &c.Slots[i]
+		v := c.Slot(engine.SlotID(i))
 		h.word(uint64(v.Kind))
 		if v.Kind != engine.Empty {
 			h.str(v.Str)

@@ -272,7 +272,7 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 		}
 	}
 	for i := 0; i < x.nSlots; i++ {
-		v := &c.Slots[i]
+		v := c.Slot(engine.SlotID(i))
 		f := byte(v.Kind)
 		if v.Str != "" {
 			f |= slotStr
@@ -296,8 +296,9 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 		b = le.AppendUint16(b, uint16(br.State))
 		b = le.AppendUint16(b, uint16(br.Pending))
 		b = append(b, byte(br.Status), br.Order)
-		b = le.AppendUint32(b, x.intern(br.Input))
-		b = le.AppendUint32(b, x.intern(br.Result))
+	}
+	if c.NBranch > 0 {
+		b = le.AppendUint32(b, x.intern(c.Texts()))
 	}
 	if !x.pathFixed {
 		for _, s := range st.path.Last {
@@ -338,10 +339,12 @@ func (x *explorer) decode(b []byte, st *searchState) {
 			b = b[14:]
 		}
 	}
+	vals := x.slotBuf
 	for i := 0; i < x.nSlots; i++ {
 		f := b[0]
 		b = b[1:]
-		v := &c.Slots[i]
+		v := &vals[i]
+		*v = engine.Value{}
 		v.Kind = engine.ValueKind(f & 3)
 		if f&slotStr != 0 {
 			v.Str = x.text(le.Uint32(b))
@@ -352,6 +355,7 @@ func (x *explorer) decode(b []byte, st *searchState) {
 			b = b[8:]
 		}
 	}
+	c.LoadSlots(vals)
 	for i := 0; i < x.m.NumHistories(); i++ {
 		c.Hist[i] = engine.StateID(le.Uint16(b))
 		b = b[2:]
@@ -361,8 +365,11 @@ func (x *explorer) decode(b []byte, st *searchState) {
 		br.State = engine.StateID(le.Uint16(b))
 		br.Pending = engine.ExtID(le.Uint16(b[2:]))
 		br.Status, br.Order = engine.BranchStatus(b[4]), b[5]
-		br.Input, br.Result = x.text(le.Uint32(b[6:])), x.text(le.Uint32(b[10:]))
-		b = b[14:]
+		b = b[6:]
+	}
+	if c.NBranch > 0 {
+		c.SetTexts(x.text(le.Uint32(b)))
+		b = b[4:]
 	}
 	if x.pathFixed {
 		st.path = x.rootPath

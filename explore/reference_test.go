@@ -77,9 +77,9 @@ func keyOf(st *refState, turn int) refKey {
 	for i := int(c.NBranch); i < len(c.Branches); i++ {
 		c.Branches[i] = engine.Branch{}
 	}
-	for i := range c.Slots {
-		if c.Slots[i].Kind == engine.Empty {
-			c.Slots[i] = engine.Value{}
+	for i := engine.SlotID(0); i < engine.MaxSlots; i++ {
+		if v := c.Slot(i); v.Kind == engine.Empty && v != (engine.Value{}) {
+			c.SetSlot(i, engine.Value{})
 		}
 	}
 	due := make([]int, len(st.path.Due))

@@ -35,7 +35,9 @@ type explorer struct {
 	// reduce: also those dead where the configuration rests
 	// (engine.DeadSlots).
 	hidden []bool
-	reduce bool
+	// slotBuf holds the slots decode reads.
+	slotBuf []engine.Value
+	reduce  bool
 	// groups are the ranges of alpha sharing one intent: when an event of
 	// a group finds no transition to try, no other event of it does.
 	groups  [][2]int
@@ -130,7 +132,7 @@ type explorer struct {
 
 func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	alpha, note := alphabet(s, m, reduce)
-	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), known: eval.NewKnown(m),
+	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), slotBuf: make([]engine.Value, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), known: eval.NewKnown(m),
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		texts: newTexts(), strs: []string{""}, strID: map[string]uint32{}}
 	if reduce {
@@ -405,18 +407,10 @@ func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event
 
 // copyState sets *dst to *src, copying only what the machine uses: its
 // slots (the rest stay empty) and the fork's branches (the rest stay zero).
-// A whole Config is 1.6 KB, most of it slots holding texts, and the copy is
+// A whole Config is 1.7 KB, most of it slots holding texts, and the copy is
 // made for nearly every event tried.
 func (x *explorer) copyState(dst, src *searchState) {
-	d, c := &dst.cfg, &src.cfg
-	nb := max(d.NBranch, c.NBranch)
-	d.Now, d.State, d.Waiting, d.LastSay = c.Now, c.State, c.Waiting, c.LastSay
-	d.FlowDepth, d.Final, d.TimerSeq = c.FlowDepth, c.Final, c.TimerSeq
-	d.Flows, d.Counters, d.Timers = c.Flows, c.Counters, c.Timers
-	copy(d.Slots[:x.nSlots], c.Slots[:x.nSlots])
-	d.NBranch, d.Finished = c.NBranch, c.Finished
-	copy(d.Branches[:nb], c.Branches[:nb])
-	d.Hist = c.Hist
+	dst.cfg.CopyFrom(&src.cfg, x.nSlots)
 	dst.path = src.path
 }
 

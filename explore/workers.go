@@ -98,7 +98,7 @@ func (x *explorer) workers(n int) *workers {
 		ws.batch = fixedBatch
 	}
 	for range n {
-		w := &explorer{s: x.s, m: x.m, alpha: x.alpha, values: x.values, hidden: x.hidden, reduce: x.reduce, groups: x.groups,
+		w := &explorer{s: x.s, m: x.m, alpha: x.alpha, values: x.values, hidden: x.hidden, slotBuf: make([]engine.Value, x.nSlots), reduce: x.reduce, groups: x.groups,
 			checker: eval.NewChecker(x.m), known: x.known, pathFixed: x.pathFixed, nSlots: x.nSlots, nCounters: x.nCounters,
 			visited: x.visited, startInv: x.startInv, texts: x.texts, strs: []string{""}, strID: map[string]uint32{},
 			last: make([]engine.StateID, len(x.last)), due: make([]int, len(x.due)), rootPath: x.rootPath}

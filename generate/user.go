@@ -111,7 +111,7 @@ func (w *watcher) reset(slots []engine.SlotID, values []string) {
 // Observe implements sim.Observer.
 func (w *watcher) Observe(st *eval.Step) {
 	for i, s := range w.want {
-		if v := st.After.Slots[s]; !v.IsEmpty() && (v.Str == w.values[i] || v.String() == w.values[i]) {
+		if v := st.After.Slot(s); !v.IsEmpty() && (v.Str == w.values[i] || v.String() == w.values[i]) {
 			w.filled[i] = true
 		}
 	}
@@ -337,7 +337,7 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 	}
 	// A slot counts as asked while it is empty: machines may leave the
 	// waiting slot set once it is filled (while confirming, say).
-	if w := c.Waiting; w != engine.NoID && c.Slots[w].IsEmpty() {
+	if w := c.Waiting; w != engine.NoID && c.Slot(w).IsEmpty() {
 		idx := -1
 		for i, s := range g.slots {
 			if s == w {
@@ -355,7 +355,7 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 			// Correct a slot given earlier to another of the goal's values.
 			var filled []int
 			for i, s := range g.slots {
-				if s != w && !c.Slots[s].IsEmpty() {
+				if s != w && !c.Slot(s).IsEmpty() {
 					filled = append(filled, i)
 				}
 			}

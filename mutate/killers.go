@@ -387,7 +387,7 @@ func observe(s *spec.Suite, v *spec.Variant, sc *spec.Scenario, seed int64) []se
 			x.waiting = m.SlotName(cfg.Waiting)
 		}
 		for id := range m.Slots() {
-			val := cfg.Slots[id]
+			val := cfg.Slot(engine.SlotID(id))
 			if val.IsEmpty() {
 				x.slots = append(x.slots, "")
 			} else {

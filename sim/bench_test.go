@@ -63,7 +63,7 @@ func BenchmarkWorkload(b *testing.B) {
 			}
 		}
 		turns += len(w.turns)
-		if got := d.Cfg.Slots[lastOutcome]; got.Str != w.outcome || d.Cfg.State != 0 {
+		if got := d.Cfg.Slot(lastOutcome); got.Str != w.outcome || d.Cfg.State != 0 {
 			b.Fatalf("conversation %d ended %q in %s, want %q in idle", i, got.Str, m.StateName(d.Cfg.State), w.outcome)
 		}
 	}

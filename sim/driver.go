@@ -160,21 +160,21 @@ func (d *Driver) runBranches() error {
 
 // pick chooses a region whose result to deliver: the schedule's next
 // entry when it names one, else a seeded draw, else the lowest.
-func (d *Driver) pick(mask uint32) int {
+func (d *Driver) pick(mask uint64) int {
 	for len(d.Schedule) > 0 {
 		i := d.Schedule[0]
 		d.Schedule = d.Schedule[1:]
-		if i >= 0 && i < 32 && mask&(1<<i) != 0 {
+		if i >= 0 && i < 64 && mask&(1<<i) != 0 {
 			return i
 		}
 	}
 	if d.Rand == nil {
-		return bits.TrailingZeros32(mask)
+		return bits.TrailingZeros64(mask)
 	}
-	k := d.Rand.IntN(bits.OnesCount32(mask))
+	k := d.Rand.IntN(bits.OnesCount64(mask))
 	for m := mask; ; m &= m - 1 {
 		if k == 0 {
-			return bits.TrailingZeros32(m)
+			return bits.TrailingZeros64(m)
 		}
 		k--
 	}

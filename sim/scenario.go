@@ -359,7 +359,7 @@ func check(d *Driver, x *spec.Expect) []Failure {
 	}
 	for _, s := range x.Slots {
 		id, _ := m.SlotID(s.Key)
-		v := c.Slots[id]
+		v := c.Slot(id)
 		if v.IsEmpty() || v.String() != s.Value.Value {
 			got := "empty"
 			if !v.IsEmpty() {
@@ -376,7 +376,7 @@ func check(d *Driver, x *spec.Expect) []Failure {
 	}
 	for _, s := range x.Empty {
 		id, _ := m.SlotID(s.Value)
-		if v := c.Slots[id]; !v.IsEmpty() {
+		if v := c.Slot(id); !v.IsEmpty() {
 			fail(s.Pos, "slot "+s.Value, fmt.Sprintf("%q", v.String()), "empty")
 		}
 	}

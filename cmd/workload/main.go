@@ -85,7 +85,7 @@ func main() {
 				fail("%v", err)
 			}
 		}
-		got := d.Cfg.Slots[last].Str
+		got := d.Cfg.Slot(last).Str
 		if got != w.outcome {
 			fail("conversation %d (%s) ended %q, want %q", i, w.name, got, w.outcome)
 		}
