@@ -189,7 +189,17 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		if started == nil {
 			for _, say := range tu.says {
 				if a, ok := asks[say]; ok && !a.flow.Pattern && !onStack(a.flow) && a.flow != top {
-					started = t.caller(a.flow)
+					// The flow whose first question it is (through its
+					// calls), else the flow calling the asking one.
+					for _, g := range t.users {
+						if !onStack(g) && contains(t.firstSays(g), say) {
+							started = g
+							break
+						}
+					}
+					if started == nil {
+						started = t.caller(a.flow)
+					}
 					break
 				}
 				if _, ok := asks[say]; ok {

@@ -111,6 +111,7 @@ type translator struct {
 	variants     []string
 	variantOf    map[*TestCase]string
 	variantStubs map[string]map[string]*Stub
+	respOrder    []string // response names, sorted
 	// resets are the slots some user flow resets when it ends.
 	resets map[string]bool
 	// extra are states an action step adds beside its own.
@@ -806,14 +807,16 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	if utter == "" {
 		utter = "utter_ask_" + s.Arg
 	}
-	var prompt *yaml.Node
+	var prompt []*yaml.Node
 	if t.p.Responses[utter] != nil {
-		prompt = t.say(utter)
+		prompt = actions(t.say(utter))
+	} else if st := t.p.Code["action_ask_"+s.Arg]; st != nil {
+		prompt = t.stubSays(st)
 	} else {
 		t.note(s.Pos, "collect %s asks with the custom action action_ask_%s, whose text is not known; the import says nothing", s.Arg, s.Arg)
 	}
 	user := !f.Pattern
-	ask := actions(mapping("ask", v), prompt)
+	ask := append(actions(mapping("ask", v)), prompt...)
 	if s.AskBefore {
 		ask = append(actions(mapping("clear", v)), ask...)
 	}
@@ -968,9 +971,7 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 	t.invoked[a] = true
 	var pre []*yaml.Node
 	if st := t.p.Stubs[a]; st != nil {
-		for _, r := range st.Responses {
-			pre = append(pre, mapping("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
-		}
+		pre = append(pre, t.stubSays(st)...)
 	}
 	br, err := t.branches(f, s, pre)
 	if err != nil {
@@ -1206,5 +1207,17 @@ func (t *translator) takeSlots(f *Flow) []string {
 		}
 	}
 	walk(f)
+	return out
+}
+
+// stubSays are what a stub says: its responses by name, then its texts.
+func (t *translator) stubSays(st *Stub) []*yaml.Node {
+	var out []*yaml.Node
+	for _, r := range st.Said {
+		out = append(out, t.say(r))
+	}
+	for _, r := range st.Responses {
+		out = append(out, mapping("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
+	}
 	return out
 }

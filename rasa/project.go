@@ -115,7 +115,8 @@ type Stub struct {
 	File      string // the e2e test file whose tests it stubs the action for
 	Test      string // the one test case it is for (test_case::action), or ""
 	Slots     []SlotValue
-	Responses []string
+	Responses []string // texts said
+	Said      []string // responses said by name (an action's code)
 	Pos       engine.Pos
 }
 
@@ -150,9 +151,13 @@ type Project struct {
 	// (llm_mock_server/collection.json), the parse of the messages they
 	// answer.
 	Recordings []Recording
-	Notes      []Note
-	slotIdx    map[string]*Slot
-	flowIdx    map[string]*Flow
+	// Code are the custom actions whose Python code (actions/) does the
+	// same unconditionally; CodeNotes the ones whose code decides.
+	Code      map[string]*Stub
+	CodeNotes map[string]Note
+	Notes     []Note
+	slotIdx   map[string]*Slot
+	flowIdx   map[string]*Flow
 }
 
 // Slot returns the named slot, or nil.
@@ -246,7 +251,7 @@ func deref(n *yaml.Node) *yaml.Node {
 // tests/ (every file with a test_cases: key).
 func Read(dir string) (*Project, error) {
 	p := &Project{Dir: dir, Responses: map[string]*Response{}, Actions: map[string]bool{},
-		Stubs: map[string]*Stub{}, slotIdx: map[string]*Slot{}, flowIdx: map[string]*Flow{}}
+		Stubs: map[string]*Stub{}, Code: map[string]*Stub{}, CodeNotes: map[string]Note{}, slotIdx: map[string]*Slot{}, flowIdx: map[string]*Flow{}}
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a Rasa project folder", dir)
@@ -290,6 +295,28 @@ func Read(dir string) (*Project, error) {
 	for _, f := range testFiles {
 		if err := p.readTests(f); err != nil {
 			return nil, err
+		}
+	}
+	if err := p.readActionCode(); err != nil {
+		return nil, err
+	}
+	for name, st := range p.Code {
+		var keep []SlotValue
+		for _, sv := range st.Slots {
+			if p.Slot(sv.Slot) != nil {
+				keep = append(keep, sv)
+			}
+		}
+		st.Slots = keep
+		var said []string
+		for _, r := range st.Said {
+			if p.Responses[r] != nil {
+				said = append(said, r)
+			}
+		}
+		st.Said = said
+		if p.Stubs[name] == nil {
+			p.Stubs[name] = st
 		}
 	}
 	return p, p.check()

@@ -219,6 +219,7 @@ func (t *translator) turns(tc *TestCase) []*turn {
 			}
 			cur.matchs = append(cur.matchs, e)
 		case "bot_matches":
+			cur.says = append(cur.says, t.responseOf(s.Text))
 			cur.matchs = append(cur.matchs, s.Text)
 		case "slot_was_set":
 			cur.slots = append(cur.slots, s)
@@ -232,16 +233,25 @@ func (t *translator) turns(tc *TestCase) []*turn {
 	return out
 }
 
-// responseOf is the name of the response whose text is s, if one is.
+// responseOf is the name of the response whose text is s (or, with
+// placeholders, matches s), if one is.
 func (t *translator) responseOf(s string) string {
-	var names []string
-	for n := range t.p.Responses {
-		names = append(names, n)
+	if t.respOrder == nil {
+		for n := range t.p.Responses {
+			t.respOrder = append(t.respOrder, n)
+		}
+		sort.Strings(t.respOrder)
 	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range t.respOrder {
 		if e, re := t.expected(t.p.Responses[n]); !re && e == s {
 			return n
+		}
+	}
+	for _, n := range t.respOrder {
+		if e, re := t.expected(t.p.Responses[n]); re {
+			if m, err := regexp.MatchString("^"+e+"$", s); err == nil && m {
+				return n
+			}
 		}
 	}
 	return ""
