@@ -192,7 +192,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					// The flow whose first question it is (through its
 					// calls), else the flow calling the asking one.
 					for _, g := range t.users {
-						if !onStack(g) && contains(t.firstSays(g), say) {
+						if !onStack(g) && startable(g) && contains(t.firstSays(g), say) {
 							started = g
 							break
 						}
@@ -209,7 +209,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		}
 		if started == nil && len(tu.says) > 0 {
 			for _, f := range t.users {
-				if !onStack(f) && contains(t.firstSays(f), tu.says[0]) {
+				if !onStack(f) && startable(f) && contains(t.firstSays(f), tu.says[0]) {
 					started = f
 					break
 				}
@@ -602,4 +602,11 @@ func newValue(old, text string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// startable tells whether a command may start flow f: a flow whose guard
+// is the constant false is only linked to or called.
+func startable(f *Flow) bool {
+	g := strings.ToLower(strings.TrimSpace(f.Guard))
+	return g != "false" && g != "\"false\""
 }

@@ -300,8 +300,6 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			}
 			slots := mapping()
 			var empty []string
-			// The turn ends every flow when it says what pattern_completed says.
-			ends := overlaps(tu.says, t.firstSays(t.pattern("pattern_completed")))
 			for _, s := range tu.slots {
 				sl := t.p.Slot(s.Slot)
 				if routerSlots[s.Slot] {
@@ -313,8 +311,8 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 					continue
 				}
 				if v, ok := valueText(sl, s.Value); ok {
-					if ends && t.resets[s.Slot] && cmds[ti].gives(s.Slot, v) {
-						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and its flow ends in the same turn and resets it (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
+					if t.resets[s.Slot] && cmds[ti].gives(s.Slot, v) {
+						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and its flow may end in the same turn and reset it (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
 						continue
 					}
 					add(slots, slotVar(sl.Name), v)
