@@ -260,34 +260,11 @@ func (b *stepBuilder) step(n *yaml.Node, prefix string) (*Step, []inlineSteps, e
 				return nil, nil, err
 			}
 		case "rejections":
-			l, err := r.list(val, "rejections")
+			rejs, err := r.rejections(val)
 			if err != nil {
 				return nil, nil, err
 			}
-			for _, item := range l {
-				pairs, err := r.pairs(item, "a rejection")
-				if err != nil {
-					return nil, nil, err
-				}
-				rej := Rejection{Pos: r.pos(item)}
-				for _, rp := range pairs {
-					switch rp[0].Value {
-					case "if":
-						if rej.Cond, err = r.str(rp[1], "a rejection condition"); err != nil {
-							return nil, nil, err
-						}
-						rej.CondPos = condPos(r, rp[1])
-					case "utter":
-						rej.Utter = rp[1].Value
-					default:
-						return nil, nil, r.errf(rp[0], "unknown rejection key %q (expected if, utter)", rp[0].Value)
-					}
-				}
-				if rej.Cond == "" || rej.Utter == "" {
-					return nil, nil, r.errf(item, "a rejection needs if and utter")
-				}
-				s.Rejections = append(s.Rejections, rej)
-			}
+			s.Rejections = append(s.Rejections, rejs...)
 		case "force_slot_filling", "silence_timeout", "persisted_slots":
 			r.p.note(r.pos(e[0]), "step key %q is not imported", key)
 		default:
@@ -401,4 +378,38 @@ func isName(s string) bool {
 		}
 	}
 	return true
+}
+
+// rejections reads a list of rejections (if, utter).
+func (r *reader) rejections(val *yaml.Node) ([]Rejection, error) {
+	l, err := r.list(val, "rejections")
+	if err != nil {
+		return nil, err
+	}
+	var out []Rejection
+	for _, item := range l {
+		pairs, err := r.pairs(item, "a rejection")
+		if err != nil {
+			return nil, err
+		}
+		rej := Rejection{Pos: r.pos(item)}
+		for _, rp := range pairs {
+			switch rp[0].Value {
+			case "if":
+				if rej.Cond, err = r.str(rp[1], "a rejection condition"); err != nil {
+					return nil, err
+				}
+				rej.CondPos = condPos(r, rp[1])
+			case "utter":
+				rej.Utter = rp[1].Value
+			default:
+				return nil, r.errf(rp[0], "unknown rejection key %q (expected if, utter)", rp[0].Value)
+			}
+		}
+		if rej.Cond == "" || rej.Utter == "" {
+			return nil, r.errf(item, "a rejection needs if and utter")
+		}
+		out = append(out, rej)
+	}
+	return out, nil
 }

@@ -892,7 +892,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	add(states, name+"_wait", mapping("description", "waiting for "+s.Arg, "waits", true, "direct", "set_slot", "on", on))
 
 	var check []*yaml.Node
-	for _, r := range s.Rejections {
+	for _, r := range append(append([]Rejection{}, sl.Rejections...), s.Rejections...) {
 		g, err := t.cond(r.Cond, r.CondPos)
 		if err != nil {
 			return err

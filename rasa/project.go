@@ -41,6 +41,8 @@ type Slot struct {
 	// Internal slots are the ones the translation adds (return points,
 	// pattern context); Default marks the default patterns' slots.
 	Internal bool
+	// Rejections are the slot's validation rejections.
+	Rejections []Rejection
 }
 
 // Response is a response of the domain; only its first variation is used.
@@ -518,6 +520,24 @@ func (r *reader) readSlot(k, v *yaml.Node) error {
 		case "initial_value":
 			if v := e[1].Value; e[1].Tag != "!!null" && v != "false" && v != "0" && v != "0.0" && v != "" {
 				r.p.note(r.pos(e[1]), "slot %s: initial_value %s is not kept: simctl slots start empty", s.Name, v)
+			}
+		case "validation":
+			// Rasa's slot validation: rejections checked whenever a
+			// collect step has the slot, as the step's own are.
+			kv, err := r.pairs(e[1], "the slot's validation")
+			if err != nil {
+				return err
+			}
+			for _, v := range kv {
+				if v[0].Value != "rejections" {
+					r.p.note(r.pos(v[0]), "slot %s: validation key %q is not imported", s.Name, v[0].Value)
+					continue
+				}
+				rejs, err := r.rejections(v[1])
+				if err != nil {
+					return err
+				}
+				s.Rejections = append(s.Rejections, rejs...)
 			}
 		case "mappings", "influence_conversation", "min_value", "max_value", "shared_for_coexistence":
 			if e[0].Value == "min_value" || e[0].Value == "max_value" {

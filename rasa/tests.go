@@ -307,7 +307,7 @@ func (p *Project) check() error {
 				if p.Responses[utter] == nil && !p.Actions["action_ask_"+s.Arg] {
 					return &Error{Pos: s.Pos, Msg: fmt.Sprintf("collect %s: response %s is not in the domain (a collect step asks with utter_ask_<slot>, its utter, or action_ask_<slot>)", s.Arg, utter)}
 				}
-				for _, rj := range s.Rejections {
+				for _, rj := range append(append([]Rejection{}, p.Slot(s.Arg).Rejections...), s.Rejections...) {
 					if p.Responses[rj.Utter] == nil {
 						return &Error{Pos: rj.Pos, Msg: fmt.Sprintf("rejection: response %s is not in the domain", rj.Utter)}
 					}
