@@ -207,6 +207,15 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			}
 		}
+		if started == nil {
+			// A text a stub of one of a flow's custom actions says.
+			for _, m := range tu.matchs {
+				if f := t.stubSayer(m); f != nil && !onStack(f) && startable(f) {
+					started = f
+					break
+				}
+			}
+		}
 		if started == nil && len(tu.says) > 0 {
 			for _, f := range t.users {
 				if !onStack(f) && startable(f) && contains(t.firstSays(f), tu.says[0]) {
@@ -609,4 +618,28 @@ func newValue(old, text string) (string, bool) {
 func startable(f *Flow) bool {
 	g := strings.ToLower(strings.TrimSpace(f.Guard))
 	return g != "false" && g != "\"false\""
+}
+
+// stubSayer is the user flow one of whose custom actions a stub makes say
+// the text matched by pattern (a test's text_matches), or nil.
+func (t *translator) stubSayer(pattern string) *Flow {
+	re, err := regexp.Compile("(?s)" + pattern)
+	if err != nil {
+		return nil
+	}
+	for _, st := range t.p.AllStubs {
+		for _, r := range st.Responses {
+			if !re.MatchString(r) {
+				continue
+			}
+			for _, f := range t.users {
+				for _, s := range f.Steps {
+					if s.Kind == "action" && s.Arg == st.Action {
+						return t.caller(f)
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -416,6 +416,19 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	}
 
 	session := mapping("description", "the conversation: no flow (idle), a flow or a pattern", "initial", "idle")
+	// Slots with an initial_value hold it from the start.
+	var initial []*yaml.Node
+	for _, sl := range p.Slots {
+		if sl.Initial == nil || !t.slotUse[sl.Name] {
+			continue
+		}
+		a, err := t.setSlot(SlotValue{Slot: sl.Name, Value: sl.Initial, Pos: sl.InitialPos})
+		if err != nil {
+			return nil, err
+		}
+		initial = append(initial, a)
+	}
+	add(session, "entry", initial)
 	on, err := t.commands()
 	if err != nil {
 		return nil, err

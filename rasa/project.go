@@ -43,6 +43,10 @@ type Slot struct {
 	Internal bool
 	// Rejections are the slot's validation rejections.
 	Rejections []Rejection
+	// Initial is the slot's initial_value (nil: none), set when the
+	// conversation starts.
+	Initial    *yaml.Node
+	InitialPos engine.Pos
 }
 
 // Response is a response of the domain; only its first variation is used.
@@ -518,8 +522,11 @@ func (r *reader) readSlot(k, v *yaml.Node) error {
 				s.Values = append(s.Values, x.Value)
 			}
 		case "initial_value":
-			if v := e[1].Value; e[1].Tag != "!!null" && v != "false" && v != "0" && v != "0.0" && v != "" {
-				r.p.note(r.pos(e[1]), "slot %s: initial_value %s is not kept: simctl slots start empty", s.Name, v)
+			if e[1].Kind == yaml.ScalarNode && e[1].Tag != "!!null" {
+				s.Initial = e[1]
+				s.InitialPos = r.pos(e[1])
+			} else if e[1].Tag != "!!null" {
+				r.p.note(r.pos(e[1]), "slot %s: initial_value %s is not kept: only a single value is", s.Name, spec.DescribeNode(e[1]))
 			}
 		case "validation":
 			// Rasa's slot validation: rejections checked whenever a

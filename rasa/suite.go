@@ -219,7 +219,7 @@ func (t *translator) turns(tc *TestCase) []*turn {
 			}
 			cur.matchs = append(cur.matchs, e)
 		case "bot_matches":
-			cur.says = append(cur.says, t.responseOf(s.Text))
+			cur.says = append(cur.says, t.responseLike(s.Text))
 			cur.matchs = append(cur.matchs, s.Text)
 		case "slot_was_set":
 			cur.slots = append(cur.slots, s)
@@ -249,9 +249,30 @@ func (t *translator) responseOf(s string) string {
 	}
 	for _, n := range t.respOrder {
 		if e, re := t.expected(t.p.Responses[n]); re {
-			if m, err := regexp.MatchString("^"+e+"$", s); err == nil && m {
+			if m, err := regexp.MatchString("(?s)^"+e+"$", s); err == nil && m {
 				return n
 			}
+		}
+	}
+	return ""
+}
+
+// responseLike is the response a test's text_matches pattern stands for:
+// one whose text it is, or, failing that, the one whose text before its
+// first placeholder (at least ten characters) starts the pattern.
+func (t *translator) responseLike(pattern string) string {
+	if n := t.responseOf(pattern); n != "" {
+		return n
+	}
+	lit := strings.NewReplacer(`\n`, "\n", `\.`, ".", `\?`, "?", `\(`, "(", `\)`, ")").Replace(pattern)
+	for _, n := range t.respOrder {
+		text := t.p.Responses[n].Text
+		i := strings.IndexByte(text, '{')
+		if i < 10 {
+			continue
+		}
+		if strings.HasPrefix(lit, text[:i]) {
+			return n
 		}
 	}
 	return ""
