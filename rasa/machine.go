@@ -267,16 +267,45 @@ func collectSlots(f *Flow) []string {
 }
 
 // resetSlots are the slots cleared when the flow ends or is cancelled.
-func resetSlots(f *Flow) []string {
+func (t *translator) resetSlots(f *Flow) []string {
+	// A called flow's slots stay when it returns (its caller reads
+	// them); they are reset with the flow that called it.
+	if t.callee(f) {
+		return nil
+	}
 	var out []string
 	seen := map[string]bool{}
-	for _, s := range f.Steps {
-		if s.Kind == "collect" && s.Reset && !f.Persisted[s.Arg] && !seen[s.Arg] {
-			seen[s.Arg] = true
-			out = append(out, slotVar(s.Arg))
+	visited := map[*Flow]bool{}
+	var walk func(g *Flow)
+	walk = func(g *Flow) {
+		if g == nil || visited[g] {
+			return
+		}
+		visited[g] = true
+		for _, s := range g.Steps {
+			switch {
+			case s.Kind == "collect" && s.Reset && !g.Persisted[s.Arg] && !f.Persisted[s.Arg] && !seen[s.Arg]:
+				seen[s.Arg] = true
+				out = append(out, slotVar(s.Arg))
+			case s.Kind == "call":
+				walk(t.p.Flow(s.Arg))
+			}
 		}
 	}
+	walk(f)
 	return out
+}
+
+// callee tells whether some flow calls f.
+func (t *translator) callee(f *Flow) bool {
+	for _, g := range t.p.Flows {
+		for _, s := range g.Steps {
+			if s.Kind == "call" && s.Arg == f.ID && g != f {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func clearAction(slots []string) *yaml.Node {
@@ -589,7 +618,7 @@ func (t *translator) startFlow(g *Flow) string {
 // endActions are what ending (or cancelling) flow f does: clear its
 // slots, then pop it.
 func (t *translator) endActions(f *Flow) []*yaml.Node {
-	clear := resetSlots(f)
+	clear := t.resetSlots(f)
 	if t.resume[f.ID] {
 		clear = append(clear, atSlot(f))
 	}
@@ -674,7 +703,6 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 	first := t.stepState(f, f.Steps[0].ID)
 	states := mapping()
 	user := !f.Pattern
-	slots := collectSlots(f)
 	takes := t.takeSlots(f)
 	// take_<slot>: the slots a start_flow command carries as entities,
 	// the flow's and those of the flows it calls (Rasa sets them at once).
@@ -700,7 +728,8 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 		}
 		// fix_<slot>: the slots a correct_slot command carries; then
 		// pattern_correction when anything was corrected.
-		if pc := t.pattern("pattern_correction"); len(slots) > 0 && pc != nil {
+		if pc := t.pattern("pattern_correction"); len(takes) > 0 && pc != nil {
+			slots := takes
 			for i, s := range slots {
 				v := slotVar(s)
 				g := `event.entities.` + v + ` != ""`
@@ -866,6 +895,21 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 			e := earlier[i]
 			expr = `event.entities.` + slotVar(e.Arg) + ` != "" ? "` + t.names[f][e.ID] + `" : (` + expr + `)`
 		}
+		// A slot of a flow called before this step: the flow goes back
+		// to the call, which asks what the called flow still needs.
+		for i := idx - 1; i >= 0; i-- {
+			c := f.Steps[i]
+			if c.Kind != "call" {
+				continue
+			}
+			var conds []string
+			for _, sl := range t.takeSlots(t.p.Flow(c.Arg)) {
+				conds = append(conds, `event.entities.`+slotVar(sl)+` != ""`)
+			}
+			if len(conds) > 0 {
+				expr = `(` + strings.Join(conds, " or ") + `) ? "` + t.names[f][c.ID] + `" : (` + expr + `)`
+			}
+		}
 		// A reset (the user takes a value back without giving a new
 		// one: entity reset_slot names the slot) goes back to that
 		// slot's question once pattern_correction has run.
@@ -878,7 +922,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 						mapping("push", pc.ID))))
 			}
 		}
-		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(collectSlots(f)[0])),
+		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(t.takeSlots(f)[0])),
 			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))))
 		add(on, "correct_slot", seq(corr...))
 	}
