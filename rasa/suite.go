@@ -113,6 +113,10 @@ func (t *translator) firstSays(f *Flow) []string {
 		case s.Kind == "action" && strings.HasPrefix(s.Arg, "utter_"):
 			out = append(out, s.Arg)
 			return
+		case s.Kind == "action" && t.p.Stubs[s.Arg] != nil && len(t.p.Stubs[s.Arg].Said) > 0:
+			// A custom action whose stub or code says a response.
+			out = append(out, t.p.Stubs[s.Arg].Said[0])
+			return
 		case s.Kind == "link" || s.Kind == "call":
 			if g := t.p.Flow(s.Arg); g != nil {
 				walk(g, g.Steps[0], depth+1)
