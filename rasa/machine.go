@@ -112,8 +112,9 @@ type translator struct {
 	variantOf    map[*TestCase]string
 	variantStubs map[string]map[string]*Stub
 	respOrder    []string // response names, sorted
-	// resets are the slots some user flow resets when it ends.
-	resets map[string]bool
+	// resets are the slots some user flow resets when it ends; rejects
+	// the slots some rejection (of a step or the slot's own) clears.
+	resets, rejects map[string]bool
 	// extra are states an action step adds beside its own.
 	extra [][2]any
 }
@@ -401,7 +402,17 @@ func (t *translator) branches(f *Flow, s *Step, pre []*yaml.Node) ([]*yaml.Node,
 // translate builds machine.yaml.
 func (t *translator) machine(name string) (*yaml.Node, error) {
 	p := t.p
-	t.resets = map[string]bool{}
+	t.resets, t.rejects = map[string]bool{}, map[string]bool{}
+	for _, sl := range p.Slots {
+		t.rejects[sl.Name] = len(sl.Rejections) > 0
+	}
+	for _, f := range p.Flows {
+		for _, s := range f.Steps {
+			if s.Kind == "collect" && len(s.Rejections) > 0 {
+				t.rejects[s.Arg] = true
+			}
+		}
+	}
 	for _, f := range p.Flows {
 		if !f.Pattern {
 			for _, s := range f.Steps {

@@ -146,15 +146,16 @@ func stepByID(f *Flow, id string) *Step {
 
 // turn is one user turn of a test case and what follows it.
 type turn struct {
-	user     TestStep
-	says     []string // response names or "" for bot texts
-	bots     []string // expected texts
-	pats     []string // the same as regular expressions
-	regex    bool     // some response has placeholders: compare pats
-	slots    []TestStep
-	starts   []string
-	startPos []engine.Pos
-	matchs   []string
+	user      TestStep
+	says      []string // response names or "" for bot texts
+	bots      []string // expected texts
+	pats      []string // the same as regular expressions
+	regex     bool     // some response has placeholders: compare pats
+	slots     []TestStep
+	starts    []string
+	startPos  []engine.Pos
+	completes bool // a flow_completed assertion: a flow ends in the turn
+	matchs    []string
 }
 
 var placeholderRe = regexp.MustCompile(`\{[^{}]*\}`)
@@ -229,6 +230,8 @@ func (t *translator) turns(tc *TestCase) []*turn {
 			cur.slots = append(cur.slots, s)
 		case "slot_was_not_set":
 			t.note(s.Pos, "test case %s: slot_was_not_set has no scenario expectation; it is not checked", tc.Name)
+		case "flow_completed":
+			cur.completes = true
 		case "flow_started":
 			cur.starts = append(cur.starts, s.Text)
 			cur.startPos = append(cur.startPos, s.Pos)
@@ -325,6 +328,9 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			}
 			slots := mapping()
 			var empty []string
+			// Does a flow end in the turn? The test says so (flow_completed,
+			// pattern_completed's response), or the turn is its last.
+			ends := tu.completes || ti == len(tts)-1 || overlaps(tu.says, t.firstSays(t.pattern("pattern_completed")))
 			for _, s := range tu.slots {
 				sl := t.p.Slot(s.Slot)
 				if routerSlots[s.Slot] {
@@ -336,8 +342,12 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 					continue
 				}
 				if v, ok := valueText(sl, s.Value); ok {
-					if t.resets[s.Slot] && cmds[ti].gives(s.Slot, v) {
-						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and its flow may end in the same turn and reset it (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
+					if ends && t.resets[s.Slot] && cmds[ti].gives(s.Slot, v) {
+						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and its flow ends in the same turn and resets it (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
+						continue
+					}
+					if t.rejects[s.Slot] && cmds[ti].gives(s.Slot, v) {
+						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and a rejection may clear it in the same turn (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
 						continue
 					}
 					add(slots, slotVar(sl.Name), v)

@@ -237,6 +237,11 @@ func (r *reader) readAssertion(tc *TestCase, a *yaml.Node) error {
 			for _, id := range ids {
 				tc.Steps = append(tc.Steps, TestStep{Kind: "flow_started", Text: id, Pos: r.pos(e[1])})
 			}
+		case "flow_completed":
+			// Not checked (a scenario has no expectation for it); it
+			// tells the import a flow ends in the turn.
+			tc.Steps = append(tc.Steps, TestStep{Kind: "flow_completed", Pos: r.pos(e[0])})
+			r.p.note(r.pos(e[0]), "assertion flow_completed is not checked (no scenario expectation stands for it)")
 		case "bot_uttered":
 			ps, err := r.pairs(e[1], "bot_uttered")
 			if err != nil {
