@@ -2,6 +2,7 @@ package rasa
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -14,7 +15,7 @@ var stepKinds = []string{"collect", "action", "set_slots", "link", "call", "noop
 
 func (p *Project) readFlows(file string, def bool) error {
 	root, err := load(file)
-	if err != nil {
+	if err != nil || root == nil {
 		return err
 	}
 	return p.readFlowsNode(&reader{file: file, p: p}, root, def)
@@ -36,16 +37,21 @@ func (p *Project) readFlowsNode(r *reader, root *yaml.Node, def bool) error {
 				if def && p.flowIdx[f[0].Value] != nil {
 					continue // the project overrides this pattern
 				}
+				if skip := skippedPatterns[f[0].Value]; skip != "" && !def {
+					p.note(r.pos(f[0]), "flow %s is not imported: %s", f[0].Value, skip)
+					continue
+				}
 				fl, err := r.readFlow(f[0], f[1])
 				if err != nil {
 					return err
 				}
 				fl.Default = def
-				if old := p.flowIdx[fl.ID]; old != nil {
-					return r.errf(f[0], "flow %s is defined twice (first at %s)", fl.ID, old.Pos)
+				if old := p.flowIdx[f[0].Value]; old != nil {
+					return r.errf(f[0], "flow %s is defined twice (first at %s)", f[0].Value, old.Pos)
 				}
 				p.Flows = append(p.Flows, fl)
 				p.flowIdx[fl.ID] = fl
+				p.flowIdx[f[0].Value] = fl
 			}
 		case "version":
 		default:
@@ -61,7 +67,14 @@ func (r *reader) readFlow(k, v *yaml.Node) (*Flow, error) {
 	f := &Flow{ID: k.Value, Name: k.Value, Pos: r.pos(k), RunCompleted: true, Persisted: map[string]bool{},
 		Pattern: strings.HasPrefix(k.Value, "pattern_")}
 	if !isName(f.ID) {
-		return nil, r.errf(k, "flow id %q: expected letters, digits and underscores", f.ID)
+		// Rasa allows any id (flow-check_balance); simctl names are
+		// letters, digits and underscores. Links, calls and tests still
+		// name the flow by its own id.
+		f.ID = "flow_" + regexp.MustCompile(`[^A-Za-z0-9_]`).ReplaceAllString(f.ID, "_")
+		for r.p.flowIdx[f.ID] != nil {
+			f.ID += "_"
+		}
+		r.p.note(r.pos(k), "flow %s is named %s in the machine (simctl names are letters, digits and underscores)", k.Value, f.ID)
 	}
 	kv, err := r.pairs(v, "flow "+f.ID)
 	if err != nil {
@@ -412,4 +425,12 @@ func (r *reader) rejections(val *yaml.Node) ([]Rejection, error) {
 		out = append(out, rej)
 	}
 	return out, nil
+}
+
+// skippedPatterns are patterns a project may override that the import
+// does not take from the project, and why.
+var skippedPatterns = map[string]string{
+	"pattern_collect_information": "the import builds every collect step itself (ask, wait, rejections); an override's templated steps ({{context.collect}}) have no counterpart",
+	"pattern_session_start":       "a simctl conversation starts in the idle state",
+	"pattern_code_change":         "the import simulates one version of the assistant",
 }

@@ -388,6 +388,10 @@ func load(file string) (*yaml.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read it (%v)", file, err)
 	}
+	if emptyYAML(data) {
+		// Rasa reads an empty file as no content; so does the import.
+		return nil, nil
+	}
 	doc, err := spec.ParseYAML(file, data)
 	if err != nil {
 		return nil, err
@@ -397,7 +401,7 @@ func load(file string) (*yaml.Node, error) {
 
 func (p *Project) readConfig(file string) error {
 	root, err := load(file)
-	if err != nil {
+	if err != nil || root == nil {
 		return err
 	}
 	r := &reader{file: file, p: p}
@@ -442,7 +446,7 @@ func (p *Project) addSlot(s *Slot) error {
 
 func (p *Project) readDomain(file string) error {
 	root, err := load(file)
-	if err != nil {
+	if err != nil || root == nil {
 		return err
 	}
 	r := &reader{file: file, p: p}
@@ -621,4 +625,14 @@ func (r *reader) readResponse(k, v *yaml.Node, def bool) error {
 	}
 	r.p.Responses[k.Value] = resp
 	return nil
+}
+
+// emptyYAML tells whether data holds nothing but blank lines and comments.
+func emptyYAML(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") && t != "---" {
+			return false
+		}
+	}
+	return true
 }

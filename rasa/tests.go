@@ -9,7 +9,7 @@ import (
 
 func (p *Project) readTests(file string) error {
 	root, err := load(file)
-	if err != nil {
+	if err != nil || root == nil {
 		return err
 	}
 	r := &reader{file: file, p: p}
