@@ -368,8 +368,10 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					c.value = guess(t.p.Slot(asked), text)
 				}
 				c.hasValue = true
+				// Other slots the turn shows set are the message's too when
+				// a collect step asks for them; an action sets the others.
 				for _, s := range order {
-					if s != asked {
+					if s != asked && t.isCollected(s) {
 						c.fill(s, vals[s])
 					}
 				}
@@ -642,4 +644,14 @@ func (t *translator) stubSayer(pattern string) *Flow {
 		}
 	}
 	return nil
+}
+
+// isCollected tells whether some collect step asks for slot.
+func (t *translator) isCollected(slot string) bool {
+	for _, f := range t.p.Flows {
+		if contains(collectSlots(f), slot) {
+			return true
+		}
+	}
+	return false
 }

@@ -484,6 +484,7 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		names = append(names, a)
 	}
 	sort.Strings(names)
+	t.deriveStubs()
 	t.stubVariants(names)
 	for _, a := range names {
 		m := mapping()
@@ -1288,4 +1289,44 @@ func (t *translator) stubSays(st *Stub) []*yaml.Node {
 		out = append(out, mapping("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
 	}
 	return out
+}
+
+// deriveStubs gives a test a stub of each custom action it asserts was
+// executed (action_executed) and its file does not stub: the slots the
+// same turn shows set, other than those the turn's own message carries,
+// are what the action did in this test.
+func (t *translator) deriveStubs() {
+	for _, tc := range t.p.Tests {
+		turns := t.turns(tc)
+		cmds := t.infer(tc, turns)
+		done := map[string]bool{}
+		for i, tu := range turns {
+			for _, ex := range tu.executed {
+				a := ex.Text
+				if done[a] || !t.invoked[a] || t.p.Code[a] != nil {
+					continue // the action's own code says what it does
+				}
+				if st := t.p.stubFor(tc, a); st != nil && st.File == tc.File {
+					continue
+				}
+				st := &Stub{Action: a, File: tc.File, Test: tc.Name, Pos: ex.Pos}
+				for _, sv := range tu.slots {
+					sl := t.p.Slot(sv.Slot)
+					if sl == nil || routerSlots[sv.Slot] || sv.Value == nil {
+						continue
+					}
+					if v, ok := valueText(sl, sv.Value); ok && cmds[i].gives(sv.Slot, v) {
+						continue
+					}
+					st.Slots = append(st.Slots, SlotValue{Slot: sv.Slot, Value: sv.Value, Pos: sv.Pos})
+				}
+				if len(st.Slots) == 0 {
+					continue
+				}
+				done[a] = true
+				t.p.AllStubs = append(t.p.AllStubs, st)
+				t.note(ex.Pos, "test case %s: %s is stubbed for this test from the slots the turn shows it set", tc.Name, a)
+			}
+		}
+	}
 }

@@ -154,7 +154,8 @@ type turn struct {
 	slots     []TestStep
 	starts    []string
 	startPos  []engine.Pos
-	completes bool // a flow_completed assertion: a flow ends in the turn
+	completes bool       // a flow_completed assertion: a flow ends in the turn
+	executed  []TestStep // action_executed assertions
 	matchs    []string
 }
 
@@ -232,6 +233,8 @@ func (t *translator) turns(tc *TestCase) []*turn {
 			t.note(s.Pos, "test case %s: slot_was_not_set has no scenario expectation; it is not checked", tc.Name)
 		case "flow_completed":
 			cur.completes = true
+		case "action_executed":
+			cur.executed = append(cur.executed, s)
 		case "flow_started":
 			cur.starts = append(cur.starts, s.Text)
 			cur.startPos = append(cur.startPos, s.Pos)

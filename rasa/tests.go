@@ -237,6 +237,10 @@ func (r *reader) readAssertion(tc *TestCase, a *yaml.Node) error {
 			for _, id := range ids {
 				tc.Steps = append(tc.Steps, TestStep{Kind: "flow_started", Text: id, Pos: r.pos(e[1])})
 			}
+		case "action_executed":
+			// Not checked; the slots the same turn shows set are what the
+			// action did in this test (a stub derived from the test).
+			tc.Steps = append(tc.Steps, TestStep{Kind: "action_executed", Text: e[1].Value, Pos: r.pos(e[1])})
 		case "flow_completed":
 			// Not checked (a scenario has no expectation for it); it
 			// tells the import a flow ends in the turn.
