@@ -891,6 +891,16 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	}
 	set = append(set, trans("", t.path(f, name+"_check"), actions(mapping("fill", "event.value"))))
 	add(on, "set_slot", seq(set...))
+	if user {
+		// A start of this flow while it asks: Rasa drops the start and
+		// keeps the slot the message gives (else the user who repeats
+		// the request with the answer in it is never heard).
+		g := `event.entities.flow == "` + f.ID + `" and event.entities.` + v + ` != ""`
+		if c, _ := t.valueCheck(sl, "event.entities."+v); c != "" {
+			g += " and " + c
+		}
+		add(on, "start_flow", seq(trans(g, t.path(f, name+"_check"), actions(mapping("fill", "event.entities."+v)))))
+	}
 	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
 		// The step to go back to: the earliest corrected slot collected
 		// before this step (Rasa resets the flow there), else this one.
@@ -1111,7 +1121,9 @@ func (t *translator) commands() (*yaml.Node, error) {
 		if pt == nil {
 			continue
 		}
-		acts := actions(mapping("push", pt.ID))
+		// The question of the flow beneath is asked again when the
+		// pattern ends; meanwhile nothing waits for its answer.
+		acts := actions(mapping("ask", "none"), mapping("push", pt.ID))
 		if c == "clarify" {
 			acts = append(actions(setExpr(t.ctx("ctx_names"), "event.entities.flow")), acts...)
 		}
