@@ -899,7 +899,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		if c, _ := t.valueCheck(sl, "event.entities."+v); c != "" {
 			g += " and " + c
 		}
-		add(on, "start_flow", seq(trans(g, t.path(f, name+"_check"), actions(mapping("fill", "event.entities."+v)))))
+		add(on, "start_flow", seq(trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, "event.entities."+v))))))
 	}
 	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
 		// The step to go back to: the earliest corrected slot collected
