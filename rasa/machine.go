@@ -889,18 +889,13 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
 		set = append(set, trans("not ("+c+")", t.path(f, name), actions(t.say(rej))))
 	}
-	set = append(set, trans("", t.path(f, name+"_check"), actions(mapping("fill", "event.value"))))
-	add(on, "set_slot", seq(set...))
-	if user {
-		// A start of this flow while it asks: Rasa drops the start and
-		// keeps the slot the message gives (else the user who repeats
-		// the request with the answer in it is never heard).
-		g := `event.entities.flow == "` + f.ID + `" and event.entities.` + v + ` != ""`
-		if c, _ := t.valueCheck(sl, "event.entities."+v); c != "" {
-			g += " and " + c
-		}
-		add(on, "start_flow", seq(trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, "event.entities."+v))))))
+	fill := mapping("fill", "event.value")
+	if sl.Type == "bool" {
+		// "Yes" is a valid answer, not a boolean simctl parses.
+		fill = setExpr(v, typed(sl, "event.value"))
 	}
+	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
+	add(on, "set_slot", seq(set...))
 	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
 		// The step to go back to: the earliest corrected slot collected
 		// before this step (Rasa resets the flow there), else this one.
