@@ -88,6 +88,21 @@ func utterances(s *spec.Suite, m *engine.Machine, have []engine.Event) []engine.
 		seen[e] = true
 	}
 	var out []engine.Event
+	// A scenario's event: turns (an imported bot's commands) are user
+	// acts of the suite as its utterances are.
+	for _, sc := range s.Scenarios {
+		for _, t := range sc.Turns {
+			if t.Event == nil {
+				continue
+			}
+			ev := sim.EventOf(m, t.Event)
+			ev.Timer, ev.Ext = engine.NoID, engine.NoID
+			if !seen[ev] && ev.Intent != engine.NoID {
+				seen[ev] = true
+				out = append(out, ev)
+			}
+		}
+	}
 	for _, t := range texts {
 		var ev engine.Event
 		if stub.Parse(t, 0, &ev) != nil || ev.Intent == engine.NoID {

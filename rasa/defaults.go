@@ -64,6 +64,21 @@ responses:
     - text: "I understand you want to be connected to a human agent, but that's something I cannot help you with at the moment. Is there something else I can help you with?"
   utter_internal_error_rasa:
     - text: "Sorry, I am having trouble with that. Please try again in a few minutes."
+  utter_flow_continue_interrupted:
+    - text: "Let's continue with {{ context.previous_flow_name }}."
+      metadata: {template: jinja}
+  utter_free_chitchat_response:
+    - text: "placeholder_this_utterance_needs_the_rephraser"
+  utter_inform_code_change:
+    - text: "There has been an update to my code. I need to wrap up our running dialogue and start from scratch."
+  utter_no_knowledge_base:
+    - text: "I am afraid, I don't know the answer. At this point, I don't have access to a knowledge base."
+  utter_skip_question_answer:
+    - text: "I'm here to provide you with the best assistance, and in order to do so, I kindly request that we complete this step together. Your input is essential for a seamless experience!"
+  utter_user_input_empty_error_rasa:
+    - text: "I see an empty message. What can I assist you with?"
+  utter_user_input_too_long_error_rasa:
+    - text: "I'm sorry, but your message is too long for me to process. Please keep your message concise and within a reasonable length."
 flows:
   pattern_cancel_flow:
     description: Conversation repair flow that starts when a flow is cancelled
@@ -157,6 +172,14 @@ flows:
     description: Conversation repair flow for informing users about internal errors
     steps:
       - action: utter_internal_error_rasa
+  pattern_skip_question:
+    description: Conversation repair flow for managing user intents to skip questions (steps)
+    steps:
+      - action: utter_skip_question_answer
+  pattern_search:
+    description: Flow for handling knowledge-based questions
+    steps:
+      - action: utter_no_knowledge_base
 `
 
 // addDefaultPatterns adds the default patterns, slots and responses the

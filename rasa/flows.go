@@ -2,6 +2,7 @@ package rasa
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -14,7 +15,7 @@ var stepKinds = []string{"collect", "action", "set_slots", "link", "call", "noop
 
 func (p *Project) readFlows(file string, def bool) error {
 	root, err := load(file)
-	if err != nil {
+	if err != nil || root == nil {
 		return err
 	}
 	return p.readFlowsNode(&reader{file: file, p: p}, root, def)
@@ -36,16 +37,21 @@ func (p *Project) readFlowsNode(r *reader, root *yaml.Node, def bool) error {
 				if def && p.flowIdx[f[0].Value] != nil {
 					continue // the project overrides this pattern
 				}
+				if skip := skippedPatterns[f[0].Value]; skip != "" && !def {
+					p.note(r.pos(f[0]), "flow %s is not imported: %s", f[0].Value, skip)
+					continue
+				}
 				fl, err := r.readFlow(f[0], f[1])
 				if err != nil {
 					return err
 				}
 				fl.Default = def
-				if old := p.flowIdx[fl.ID]; old != nil {
-					return r.errf(f[0], "flow %s is defined twice (first at %s)", fl.ID, old.Pos)
+				if old := p.flowIdx[f[0].Value]; old != nil {
+					return r.errf(f[0], "flow %s is defined twice (first at %s)", f[0].Value, old.Pos)
 				}
 				p.Flows = append(p.Flows, fl)
 				p.flowIdx[fl.ID] = fl
+				p.flowIdx[f[0].Value] = fl
 			}
 		case "version":
 		default:
@@ -61,7 +67,14 @@ func (r *reader) readFlow(k, v *yaml.Node) (*Flow, error) {
 	f := &Flow{ID: k.Value, Name: k.Value, Pos: r.pos(k), RunCompleted: true, Persisted: map[string]bool{},
 		Pattern: strings.HasPrefix(k.Value, "pattern_")}
 	if !isName(f.ID) {
-		return nil, r.errf(k, "flow id %q: expected letters, digits and underscores", f.ID)
+		// Rasa allows any id (flow-check_balance); simctl names are
+		// letters, digits and underscores. Links, calls and tests still
+		// name the flow by its own id.
+		f.ID = "flow_" + regexp.MustCompile(`[^A-Za-z0-9_]`).ReplaceAllString(f.ID, "_")
+		for r.p.flowIdx[f.ID] != nil {
+			f.ID += "_"
+		}
+		r.p.note(r.pos(k), "flow %s is named %s in the machine (simctl names are letters, digits and underscores)", k.Value, f.ID)
 	}
 	kv, err := r.pairs(v, "flow "+f.ID)
 	if err != nil {
@@ -99,7 +112,31 @@ func (r *reader) readFlow(k, v *yaml.Node) (*Flow, error) {
 			}
 		case "always_include_in_prompt", "file_path":
 		case "nlu_trigger":
-			r.p.note(r.pos(e[0]), "flow %s: nlu_trigger is not imported; start_flow in nlu.yaml starts the flow", f.ID)
+			// Each entry is an intent name, or {intent: NAME} or
+			// {intent: {name: NAME, confidence_threshold: C}}: a test's
+			// "/NAME" message starts the flow.
+			l, err := r.list(e[1], "nlu_trigger")
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range l {
+				if it.Kind == yaml.MappingNode && len(it.Content) == 2 && it.Content[0].Value == "intent" {
+					it = deref(it.Content[1])
+					if it.Kind == yaml.MappingNode {
+						for i := 0; i+1 < len(it.Content); i += 2 {
+							if it.Content[i].Value == "name" {
+								it = deref(it.Content[i+1])
+								break
+							}
+						}
+					}
+				}
+				if it.Kind == yaml.ScalarNode && it.Value != "" {
+					f.Triggers = append(f.Triggers, it.Value)
+				} else {
+					r.p.note(r.pos(it), "flow %s: an nlu_trigger entry that names no intent is not imported", f.ID)
+				}
+			}
 		default:
 			r.p.note(r.pos(e[0]), "flow %s: key %q is not imported", f.ID, e[0].Value)
 		}
@@ -236,34 +273,11 @@ func (b *stepBuilder) step(n *yaml.Node, prefix string) (*Step, []inlineSteps, e
 				return nil, nil, err
 			}
 		case "rejections":
-			l, err := r.list(val, "rejections")
+			rejs, err := r.rejections(val)
 			if err != nil {
 				return nil, nil, err
 			}
-			for _, item := range l {
-				pairs, err := r.pairs(item, "a rejection")
-				if err != nil {
-					return nil, nil, err
-				}
-				rej := Rejection{Pos: r.pos(item)}
-				for _, rp := range pairs {
-					switch rp[0].Value {
-					case "if":
-						if rej.Cond, err = r.str(rp[1], "a rejection condition"); err != nil {
-							return nil, nil, err
-						}
-						rej.CondPos = condPos(r, rp[1])
-					case "utter":
-						rej.Utter = rp[1].Value
-					default:
-						return nil, nil, r.errf(rp[0], "unknown rejection key %q (expected if, utter)", rp[0].Value)
-					}
-				}
-				if rej.Cond == "" || rej.Utter == "" {
-					return nil, nil, r.errf(item, "a rejection needs if and utter")
-				}
-				s.Rejections = append(s.Rejections, rej)
-			}
+			s.Rejections = append(s.Rejections, rejs...)
 		case "force_slot_filling", "silence_timeout", "persisted_slots":
 			r.p.note(r.pos(e[0]), "step key %q is not imported", key)
 		default:
@@ -377,4 +391,46 @@ func isName(s string) bool {
 		}
 	}
 	return true
+}
+
+// rejections reads a list of rejections (if, utter).
+func (r *reader) rejections(val *yaml.Node) ([]Rejection, error) {
+	l, err := r.list(val, "rejections")
+	if err != nil {
+		return nil, err
+	}
+	var out []Rejection
+	for _, item := range l {
+		pairs, err := r.pairs(item, "a rejection")
+		if err != nil {
+			return nil, err
+		}
+		rej := Rejection{Pos: r.pos(item)}
+		for _, rp := range pairs {
+			switch rp[0].Value {
+			case "if":
+				if rej.Cond, err = r.str(rp[1], "a rejection condition"); err != nil {
+					return nil, err
+				}
+				rej.CondPos = condPos(r, rp[1])
+			case "utter":
+				rej.Utter = rp[1].Value
+			default:
+				return nil, r.errf(rp[0], "unknown rejection key %q (expected if, utter)", rp[0].Value)
+			}
+		}
+		if rej.Cond == "" || rej.Utter == "" {
+			return nil, r.errf(item, "a rejection needs if and utter")
+		}
+		out = append(out, rej)
+	}
+	return out, nil
+}
+
+// skippedPatterns are patterns a project may override that the import
+// does not take from the project, and why.
+var skippedPatterns = map[string]string{
+	"pattern_collect_information": "the import builds every collect step itself (ask, wait, rejections); an override's templated steps ({{context.collect}}) have no counterpart",
+	"pattern_session_start":       "a simctl conversation starts in the idle state",
+	"pattern_code_change":         "the import simulates one version of the assistant",
 }

@@ -16,11 +16,12 @@ import (
 // The intents standing for Rasa's commands (the command generator's
 // output): StartFlow, SetSlot, CorrectSlots, CancelFlow, Clarify, ChitChat,
 // HumanHandoff and CannotHandle.
-var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle"}
+var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"}
 
 // Which pattern each command starts.
 var commandPatterns = map[string]string{"chitchat": "pattern_chitchat", "human_handoff": "pattern_human_handoff",
-	"clarify": "pattern_clarification", "cannot_handle": "pattern_cannot_handle"}
+	"clarify": "pattern_clarification", "cannot_handle": "pattern_cannot_handle",
+	"search": "pattern_search", "skip_question": "pattern_skip_question"}
 
 // Context variables of patterns and the slots that hold them. The
 // importer sets them where Rasa's default actions would.
@@ -60,6 +61,7 @@ var defaultActions = map[string]string{
 	"action_clarify_flows":             "clarify",
 	"action_handoff_metric":            "",
 	"action_listen":                    "",
+	"action_reset_routing":             "",
 }
 
 // Default actions that the import cannot model; they do nothing and are named.
@@ -101,6 +103,33 @@ type translator struct {
 	noted   map[string]bool
 	// collected are the slots some collect step asks for.
 	collected map[string]bool
+	// slotUse are the domain slots a flow, condition, stub, test or
+	// response said uses: only they become slots of the machine.
+	slotUse map[string]bool
+	// variants are the machine's variants of per-test stubs, the
+	// variant of each test and the stubs each variant chooses.
+	variants     []string
+	variantOf    map[*TestCase]string
+	variantStubs map[string]map[string]*Stub
+	respOrder    []string // response names, sorted
+	// resets are the slots some user flow resets when it ends; rejects
+	// the slots some rejection (of a step or the slot's own) clears.
+	resets, rejects map[string]bool
+	// extra are states an action step adds beside its own.
+	extra [][2]any
+}
+
+// routerSlots are the slots of Rasa's routers (LLMBasedRouter,
+// IntentBasedRouter), which decide between CALM and the pre-CALM NLU
+// pipeline. The import simulates CALM only, so the router is not
+// simulated and its slot is left out (named in import.md where a test
+// checks it).
+var routerSlots = map[string]bool{"route_session_to_calm": true}
+
+// use marks a domain slot as used and returns its name in expressions.
+func (t *translator) use(name string) string {
+	t.slotUse[name] = true
+	return slotVar(name)
 }
 
 func (t *translator) note(pos engine.Pos, format string, args ...any) {
@@ -142,7 +171,7 @@ func (t *translator) vars(name string) (operand, error) {
 		if sl == nil {
 			return operand{}, fmt.Errorf("slot %s is not in the domain", s)
 		}
-		v := slotVar(sl.Name)
+		v := t.use(sl.Name)
 		typ := tText
 		switch sl.Type {
 		case "float":
@@ -188,7 +217,7 @@ func (t *translator) template(r *Response) string {
 			case inner == "value":
 				repl = "event.value"
 			case strings.HasPrefix(inner, "slots.") && t.p.Slot(strings.TrimPrefix(inner, "slots.")) != nil:
-				repl = slotVar(strings.TrimPrefix(inner, "slots."))
+				repl = t.use(strings.TrimPrefix(inner, "slots."))
 			case strings.HasPrefix(inner, "context."):
 				if s, ok := contextSlots[strings.TrimPrefix(inner, "context.")]; ok {
 					repl = t.ctx(s)
@@ -207,7 +236,7 @@ func (t *translator) template(r *Response) string {
 				t.note(r.Pos, "response %s: {%s} is not a slot; it is said as written", r.Name, name)
 				continue
 			}
-			pieces = append(pieces, piece{m[0], m[1], "{" + slotVar(name) + "}"})
+			pieces = append(pieces, piece{m[0], m[1], "{" + t.use(name) + "}"})
 		}
 	}
 	last := 0
@@ -239,16 +268,45 @@ func collectSlots(f *Flow) []string {
 }
 
 // resetSlots are the slots cleared when the flow ends or is cancelled.
-func resetSlots(f *Flow) []string {
+func (t *translator) resetSlots(f *Flow) []string {
+	// A called flow's slots stay when it returns (its caller reads
+	// them); they are reset with the flow that called it.
+	if t.callee(f) {
+		return nil
+	}
 	var out []string
 	seen := map[string]bool{}
-	for _, s := range f.Steps {
-		if s.Kind == "collect" && s.Reset && !f.Persisted[s.Arg] && !seen[s.Arg] {
-			seen[s.Arg] = true
-			out = append(out, slotVar(s.Arg))
+	visited := map[*Flow]bool{}
+	var walk func(g *Flow)
+	walk = func(g *Flow) {
+		if g == nil || visited[g] {
+			return
+		}
+		visited[g] = true
+		for _, s := range g.Steps {
+			switch {
+			case s.Kind == "collect" && s.Reset && !g.Persisted[s.Arg] && !f.Persisted[s.Arg] && !seen[s.Arg]:
+				seen[s.Arg] = true
+				out = append(out, slotVar(s.Arg))
+			case s.Kind == "call":
+				walk(t.p.Flow(s.Arg))
+			}
 		}
 	}
+	walk(f)
 	return out
+}
+
+// callee tells whether some flow calls f.
+func (t *translator) callee(f *Flow) bool {
+	for _, g := range t.p.Flows {
+		for _, s := range g.Steps {
+			if s.Kind == "call" && s.Arg == f.ID && g != f {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func clearAction(slots []string) *yaml.Node {
@@ -344,6 +402,36 @@ func (t *translator) branches(f *Flow, s *Step, pre []*yaml.Node) ([]*yaml.Node,
 // translate builds machine.yaml.
 func (t *translator) machine(name string) (*yaml.Node, error) {
 	p := t.p
+	t.resets, t.rejects = map[string]bool{}, map[string]bool{}
+	for _, sl := range p.Slots {
+		t.rejects[sl.Name] = len(sl.Rejections) > 0
+	}
+	for _, f := range p.Flows {
+		for _, s := range f.Steps {
+			if s.Kind == "collect" && len(s.Rejections) > 0 {
+				t.rejects[s.Arg] = true
+			}
+		}
+	}
+	for _, f := range p.Flows {
+		if !f.Pattern {
+			for _, s := range f.Steps {
+				if s.Kind == "collect" && s.Reset && !f.Persisted[s.Arg] {
+					t.resets[s.Arg] = true
+				}
+			}
+		}
+	}
+	for _, tc := range p.Tests {
+		for _, s := range tc.Steps {
+			switch {
+			case (s.Kind == "slot_was_set" || s.Kind == "slot_was_not_set") && !routerSlots[s.Slot] && p.Slot(s.Slot) != nil:
+				t.use(s.Slot)
+			case (s.Kind == "utter" || s.Kind == "utter_contains") && p.Responses[s.Text] != nil:
+				t.template(p.Responses[s.Text])
+			}
+		}
+	}
 	for _, f := range p.Flows {
 		t.nameSteps(f)
 		if !f.Pattern {
@@ -368,6 +456,19 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	}
 
 	session := mapping("description", "the conversation: no flow (idle), a flow or a pattern", "initial", "idle")
+	// Slots with an initial_value hold it from the start.
+	var initial []*yaml.Node
+	for _, sl := range p.Slots {
+		if sl.Initial == nil || !t.slotUse[sl.Name] {
+			continue
+		}
+		a, err := t.setSlot(SlotValue{Slot: sl.Name, Value: sl.Initial, Pos: sl.InitialPos})
+		if err != nil {
+			return nil, err
+		}
+		initial = append(initial, a)
+	}
+	add(session, "entry", initial)
 	on, err := t.commands()
 	if err != nil {
 		return nil, err
@@ -377,10 +478,36 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	states.Content = append(states.Content, flowStates.Content...)
 	add(session, "states", states)
 
+	acts := mapping()
+	var names []string
+	for a := range t.invoked {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	t.deriveStubs()
+	t.stubVariants(names)
+	for _, a := range names {
+		m := mapping()
+		outs, err := t.stubOutputs(a)
+		if err != nil {
+			return nil, err
+		}
+		if p.Stubs[a] == nil && len(outs.Content) == 0 {
+			t.note(engine.Pos{File: p.Dir}, "custom action %s has no stub in the e2e tests: it succeeds and sets nothing (edit actions: in machine.yaml)", a)
+		}
+		if len(outs.Content) > 0 {
+			add(m, "outputs", outs)
+		}
+		add(acts, a, m)
+	}
+
 	// Slots, once every context slot used is known.
 	slots := mapping()
 	validators := mapping()
 	for _, sl := range p.Slots {
+		if !t.slotUse[sl.Name] {
+			continue
+		}
 		m := mapping()
 		switch sl.Type {
 		case "float":
@@ -410,8 +537,8 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		}
 		add(slots, c, m)
 	}
-	if n := len(slots.Content) / 2; n > 32 {
-		return nil, fmt.Errorf("%s: the import needs %d slots (the domain's, a return point per flow that collects, and the patterns' context); simctl machines hold at most 32", p.Dir, n)
+	if n := len(slots.Content) / 2; n > engine.MaxSlots {
+		return nil, fmt.Errorf("%s: the import needs %d slots (the domain slots that flows, conditions, stubs, tests and responses use, a return point per flow that collects, and the patterns' context); simctl machines hold at most %d", p.Dir, n, engine.MaxSlots)
 	}
 	flows := mapping()
 	for _, f := range p.Flows {
@@ -421,33 +548,6 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		}
 		add(flows, f.ID, flowSeq(vs...))
 	}
-	acts := mapping()
-	var names []string
-	for a := range t.invoked {
-		names = append(names, a)
-	}
-	sort.Strings(names)
-	for _, a := range names {
-		m := mapping()
-		if st := p.Stubs[a]; st != nil {
-			outs := mapping()
-			for _, sv := range st.Slots {
-				e, err := t.literal(p.Slot(sv.Slot), sv.Value, sv.Pos)
-				if err != nil {
-					return nil, err
-				}
-				add(outs, slotVar(sv.Slot), e)
-			}
-			add(m, "outputs", outs)
-			if len(outs.Content) == 0 {
-				m = mapping()
-			}
-		} else {
-			t.note(engine.Pos{File: p.Dir}, "custom action %s has no stub in the e2e tests: it succeeds and sets nothing (edit actions: in machine.yaml)", a)
-		}
-		add(acts, a, m)
-	}
-
 	root := mapping(
 		"machine", name,
 		"description", "imported from the Rasa project "+p.Dir+" by simctl import rasa",
@@ -455,6 +555,17 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		"intents", flowSeq(commandIntents...),
 		"correction_intents", flowSeq("correct_slot"),
 	)
+	if len(t.variants) > 0 {
+		vals := []string{"default"}
+		vs := []*yaml.Node{mapping("name", "default")}
+		for _, v := range t.variants {
+			vals = append(vals, v)
+			vs = append(vs, mapping("name", v, "set", mapping(stubParam, v)))
+		}
+		add(root, "parameters", mapping(stubParam, mapping("values", flowSeq(vals...), "default", "default",
+			"description", "the stubs of the custom actions: a test's own (test_case::action), its file's, or else the first file's")))
+		add(root, "variants", seq(vs...))
+	}
 	add(root, "slots", slots)
 	add(root, "flows", flows)
 	if len(validators.Content) > 0 {
@@ -503,15 +614,15 @@ func (t *translator) setSlot(sv SlotValue) (*yaml.Node, error) {
 		return nil, err
 	}
 	if e == "" {
-		return mapping("clear", slotVar(sl.Name)), nil
+		return mapping("clear", t.use(sl.Name)), nil
 	}
-	return setExpr(slotVar(sl.Name), e), nil
+	return setExpr(t.use(sl.Name), e), nil
 }
 
 // startFlow is what starting flow g does on top of the current stack.
 func (t *translator) startFlow(g *Flow) string {
-	if !g.Pattern && len(collectSlots(g)) > 0 {
-		return t.path(g, "take_"+slotVar(collectSlots(g)[0]))
+	if !g.Pattern && len(t.takeSlots(g)) > 0 {
+		return t.path(g, "take_"+slotVar(t.takeSlots(g)[0]))
 	}
 	return "session." + g.ID
 }
@@ -519,11 +630,13 @@ func (t *translator) startFlow(g *Flow) string {
 // endActions are what ending (or cancelling) flow f does: clear its
 // slots, then pop it.
 func (t *translator) endActions(f *Flow) []*yaml.Node {
-	clear := resetSlots(f)
+	clear := t.resetSlots(f)
 	if t.resume[f.ID] {
 		clear = append(clear, atSlot(f))
 	}
-	return actions(clearAction(clear), text("pop"))
+	// Nothing is asked once the flow is gone: a question of the ended
+	// flow (or pattern) must not stay the one the machine waits for.
+	return actions(mapping("ask", "none"), clearAction(clear), text("pop"))
 }
 
 func (t *translator) pattern(id string) *Flow {
@@ -570,7 +683,7 @@ func (t *translator) afterFlow(f *Flow) []*yaml.Node {
 				out = append(out, trans(`flow == "`+x.ID+`"`, t.path(x, "resume"), nil))
 			}
 		}
-		if pc := t.pattern("pattern_completed"); pc != nil && !f.Pattern && f.RunCompleted {
+		if pc := t.pattern("pattern_completed"); pc != nil && (f.ID == "pattern_cancel_flow" || !f.Pattern && f.RunCompleted) {
 			out = append(out, trans(`flow == ""`, "session."+pc.ID, actions(mapping("push", pc.ID))))
 		}
 	default:
@@ -602,13 +715,14 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 	first := t.stepState(f, f.Steps[0].ID)
 	states := mapping()
 	user := !f.Pattern
-	slots := collectSlots(f)
-	// take_<slot>: the slots a start_flow command carries as entities.
+	takes := t.takeSlots(f)
+	// take_<slot>: the slots a start_flow command carries as entities,
+	// the flow's and those of the flows it calls (Rasa sets them at once).
 	if user {
-		for i, s := range slots {
+		for i, s := range takes {
 			next := first
-			if i+1 < len(slots) {
-				next = t.path(f, "take_"+slotVar(slots[i+1]))
+			if i+1 < len(takes) {
+				next = t.path(f, "take_"+slotVar(takes[i+1]))
 			}
 			sl := t.p.Slot(s)
 			v := slotVar(s)
@@ -617,7 +731,7 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				g += " and " + c
 			}
 			var last *yaml.Node
-			if i+1 == len(slots) {
+			if i+1 == len(takes) {
 				last = mapping("ask", "none")
 			}
 			add(states, "take_"+v, mapping("always", seq(
@@ -626,24 +740,33 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 		}
 		// fix_<slot>: the slots a correct_slot command carries; then
 		// pattern_correction when anything was corrected.
-		if pc := t.pattern("pattern_correction"); len(slots) > 0 && pc != nil {
+		if pc := t.pattern("pattern_correction"); len(takes) > 0 && pc != nil {
+			slots := takes
 			for i, s := range slots {
 				v := slotVar(s)
 				g := `event.entities.` + v + ` != ""`
 				if c, _ := t.valueCheck(t.p.Slot(s), "event.entities."+v); c != "" {
 					g += " and " + c
 				}
-				take := actions(mapping("ask", v), mapping("fill", "event.entities."+v),
+				// The first corrected slot is recorded in the pattern's
+				// context and set by action_correct_flow_slot (so an
+				// override that asks confirm_correction first can keep
+				// the old value); further slots of the same message are
+				// set at once.
+				record := actions(
 					setExpr(t.ctx("ctx_corrected_slots"), `ctx_corrected_slots == "" ? "`+s+`" : ctx_corrected_slots + ", `+s+`"`),
 					setExpr(t.ctx("ctx_corrected_values"), `ctx_corrected_values == "" ? event.entities.`+v+` : ctx_corrected_values + ", " + event.entities.`+v))
+				later := append(actions(mapping("ask", v), mapping("fill", "event.entities."+v), mapping("ask", "none")), record...)
+				first := g + ` and ctx_corrected_slots == ""`
 				var always []*yaml.Node
 				if i+1 < len(slots) {
 					next := t.path(f, "fix_"+slotVar(slots[i+1]))
-					always = []*yaml.Node{trans(g, next, take), trans("", next, nil)}
+					always = []*yaml.Node{trans(first, next, record), trans(g, next, later), trans("", next, nil)}
 				} else {
 					run := actions(mapping("ask", "none"), mapping("push", pc.ID))
 					always = []*yaml.Node{
-						trans(g, "session."+pc.ID, append(take, run...)),
+						trans(first, "session."+pc.ID, append(record, run...)),
+						trans(g, "session."+pc.ID, append(later, run...)),
 						trans(`ctx_corrected_slots != ""`, "session."+pc.ID, run),
 						trans("", t.path(f, "resume"), actions(mapping("ask", "none"))),
 					}
@@ -660,11 +783,15 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				return nil, err
 			}
 		case "action":
+			t.extra = nil
 			st, err := t.action(f, s)
 			if err != nil {
 				return nil, err
 			}
 			add(states, name, st)
+			for _, x := range t.extra {
+				add(states, x[0].(string), x[1])
+			}
 		case "set_slots":
 			var entry []*yaml.Node
 			for _, sv := range s.SetSlots {
@@ -729,19 +856,21 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error {
 	name := t.names[f][s.ID]
 	sl := t.p.Slot(s.Arg)
-	v := slotVar(s.Arg)
+	v := t.use(s.Arg)
 	utter := s.Utter
 	if utter == "" {
 		utter = "utter_ask_" + s.Arg
 	}
-	var prompt *yaml.Node
+	var prompt []*yaml.Node
 	if t.p.Responses[utter] != nil {
-		prompt = t.say(utter)
+		prompt = actions(t.say(utter))
+	} else if st := t.p.Code["action_ask_"+s.Arg]; st != nil {
+		prompt = t.stubSays(st)
 	} else {
 		t.note(s.Pos, "collect %s asks with the custom action action_ask_%s, whose text is not known; the import says nothing", s.Arg, s.Arg)
 	}
 	user := !f.Pattern
-	ask := actions(mapping("ask", v), prompt)
+	ask := append(actions(mapping("ask", v)), prompt...)
 	if s.AskBefore {
 		ask = append(actions(mapping("clear", v)), ask...)
 	}
@@ -760,7 +889,12 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
 		set = append(set, trans("not ("+c+")", t.path(f, name), actions(t.say(rej))))
 	}
-	set = append(set, trans("", t.path(f, name+"_check"), actions(mapping("fill", "event.value"))))
+	fill := mapping("fill", "event.value")
+	if sl.Type == "bool" {
+		// "Yes" is a valid answer, not a boolean simctl parses.
+		fill = setExpr(v, typed(sl, "event.value"))
+	}
+	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
 	add(on, "set_slot", seq(set...))
 	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
 		// The step to go back to: the earliest corrected slot collected
@@ -778,13 +912,61 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 			e := earlier[i]
 			expr = `event.entities.` + slotVar(e.Arg) + ` != "" ? "` + t.names[f][e.ID] + `" : (` + expr + `)`
 		}
-		add(on, "correct_slot", seq(trans("", t.path(f, "fix_"+slotVar(collectSlots(f)[0])),
-			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`)))))
+		// A slot of a flow called before this step: the flow goes back
+		// to the call, which asks what the called flow still needs.
+		for i := idx - 1; i >= 0; i-- {
+			c := f.Steps[i]
+			if c.Kind != "call" {
+				continue
+			}
+			var conds []string
+			for _, sl := range t.takeSlots(t.p.Flow(c.Arg)) {
+				conds = append(conds, `event.entities.`+slotVar(sl)+` != ""`)
+			}
+			if len(conds) > 0 {
+				expr = `(` + strings.Join(conds, " or ") + `) ? "` + t.names[f][c.ID] + `" : (` + expr + `)`
+			}
+		}
+		// A reset (the user takes a value back without giving a new
+		// one: entity reset_slot names the slot) goes back to that
+		// slot's question once pattern_correction has run.
+		var corr []*yaml.Node
+		if pc := t.pattern("pattern_correction"); pc != nil {
+			for _, e := range append(earlier, s) {
+				corr = append(corr, trans(`event.entities.reset_slot == "`+e.Arg+`"`, "session."+pc.ID,
+					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(t.names[f][e.ID])),
+						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(e.Arg)), setExpr(t.ctx("ctx_corrected_values"), `""`),
+						mapping("push", pc.ID))))
+			}
+		}
+		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(t.takeSlots(f)[0])),
+			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))))
+		add(on, "correct_slot", seq(corr...))
+	}
+	if f.ID == "pattern_correction" {
+		// A second correction while the first waits for its
+		// confirmation replaces it and asks again.
+		seen := map[string]bool{}
+		var again []*yaml.Node
+		for _, x := range t.users {
+			for _, sl := range collectSlots(x) {
+				if seen[sl] {
+					continue
+				}
+				seen[sl] = true
+				v := slotVar(sl)
+				again = append(again, trans(`event.entities.`+v+` != ""`, t.path(f, name),
+					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v))))
+			}
+		}
+		if len(again) > 0 {
+			add(on, "correct_slot", seq(again...))
+		}
 	}
 	add(states, name+"_wait", mapping("description", "waiting for "+s.Arg, "waits", true, "direct", "set_slot", "on", on))
 
 	var check []*yaml.Node
-	for _, r := range s.Rejections {
+	for _, r := range append(append([]Rejection{}, sl.Rejections...), s.Rejections...) {
 		g, err := t.cond(r.Cond, r.CondPos)
 		if err != nil {
 			return err
@@ -809,6 +991,32 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 			return nil, err
 		}
 		return mapping("description", "action "+a, "entry", seq(t.say(a)), "always", br), nil
+	case a == "action_correct_flow_slot":
+		// Sets the corrected slot recorded when correct_slot arrived;
+		// the flow beneath goes back to the step recorded then.
+		var apply []*yaml.Node
+		seen := map[string]bool{}
+		for _, x := range t.users {
+			for _, sl := range collectSlots(x) {
+				if seen[sl] {
+					continue
+				}
+				seen[sl] = true
+				v := t.use(sl)
+				apply = append(apply,
+					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`" and `+t.ctx("ctx_corrected_values")+` == ""`, t.path(f, t.names[f][s.ID]+"_ret"),
+						actions(mapping("clear", v))),
+					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`"`, t.path(f, t.names[f][s.ID]+"_ret"),
+						actions(setExpr(v, typed(t.p.Slot(sl), t.ctx("ctx_corrected_values"))))))
+			}
+		}
+		apply = append(apply, trans("", t.path(f, t.names[f][s.ID]+"_ret"), nil))
+		br, err := t.branches(f, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		t.extra = append(t.extra, [2]any{t.names[f][s.ID] + "_ret", mapping("description", "after action_correct_flow_slot", "always", br)})
+		return mapping("description", "action "+a, "always", apply), nil
 	case defaultActions[a] != "" || hasKey(defaultActions, a):
 		var entry []*yaml.Node
 		switch defaultActions[a] {
@@ -837,9 +1045,7 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 	t.invoked[a] = true
 	var pre []*yaml.Node
 	if st := t.p.Stubs[a]; st != nil {
-		for _, r := range st.Responses {
-			pre = append(pre, mapping("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
-		}
+		pre = append(pre, t.stubSays(st)...)
 	}
 	br, err := t.branches(f, s, pre)
 	if err != nil {
@@ -847,7 +1053,10 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 	}
 	on := mapping("done:"+a, br)
 	if ie := t.pattern("pattern_internal_error"); ie != nil {
-		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, actions(mapping("push", ie.ID)))))
+		// The flow (or pattern) whose action failed ends before
+		// pattern_internal_error runs: resuming it would run the action
+		// again, and fail again, in the same turn.
+		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), mapping("push", ie.ID)))))
 	}
 	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
 }
@@ -878,8 +1087,8 @@ func (t *translator) commands() (*yaml.Node, error) {
 			mark = setExpr(atSlot(g), `"started"`)
 		}
 		start = append(start,
-			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(text("pop"), mapping("push", g.ID), mark)),
-			trans(guard, t.startFlow(g), actions(mapping("push", g.ID), mark)))
+			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(mapping("ask", "none"), text("pop"), mapping("push", g.ID), mark)),
+			trans(guard, t.startFlow(g), actions(mapping("ask", "none"), mapping("push", g.ID), mark)))
 	}
 	add(on, "start_flow", start)
 	if pc := t.pattern("pattern_cancel_flow"); pc != nil {
@@ -888,18 +1097,243 @@ func (t *translator) commands() (*yaml.Node, error) {
 			cancel = append(cancel, trans(`flow == "`+x.ID+`"`, "session."+pc.ID,
 				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name))), append(t.endActions(x), mapping("push", pc.ID))...)))
 		}
+		// A cancellation while a pattern asks (a correction waiting for
+		// its confirmation) ends the pattern and the flow beneath it: the
+		// first flow with a return point set.
+		for _, x := range t.users {
+			if !t.resume[x.ID] {
+				continue
+			}
+			acts := actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), mapping("ask", "none"), text("pop"))
+			acts = append(acts, t.endActions(x)...)
+			cancel = append(cancel, trans(`flow startsWith "pattern_" and flow != "`+pc.ID+`" and `+atSlot(x)+` != ""`, "session."+pc.ID,
+				append(acts, mapping("push", pc.ID))))
+		}
 		add(on, "cancel_flow", cancel)
 	}
-	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle"} {
+	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"} {
 		pt := t.pattern(commandPatterns[c])
 		if pt == nil {
 			continue
 		}
-		acts := actions(mapping("push", pt.ID))
+		// The question of the flow beneath is asked again when the
+		// pattern ends; meanwhile nothing waits for its answer.
+		acts := actions(mapping("ask", "none"), mapping("push", pt.ID))
 		if c == "clarify" {
 			acts = append(actions(setExpr(t.ctx("ctx_names"), "event.entities.flow")), acts...)
 		}
 		add(on, c, seq(trans(`not (flow startsWith "pattern_")`, "session."+pt.ID, acts)))
 	}
 	return on, nil
+}
+
+// typed is text expression x as a value of the slot's type (a set of a
+// number or bool slot needs that type).
+func typed(sl *Slot, x string) string {
+	switch sl.Type {
+	case "float":
+		return "number(" + x + ")"
+	case "bool":
+		return "lower(trim(" + x + `)) in ["true", "yes"]`
+	}
+	return x
+}
+
+// stubParam is the machine parameter choosing the custom actions' stubs.
+const stubParam = "rasa_stubs"
+
+// stubFor is the stub test tc runs action a with: its own
+// (test_case::action), else its file's, else the first file-wide stub of
+// the project (the best stand-in for the action server the test ran
+// against).
+func (p *Project) stubFor(tc *TestCase, a string) *Stub {
+	var file *Stub
+	for _, st := range p.AllStubs {
+		if st.Action != a || st.File != tc.File {
+			continue
+		}
+		if st.Test == tc.Name {
+			return st
+		}
+		if st.Test == "" && file == nil {
+			file = st
+		}
+	}
+	if file != nil {
+		return file
+	}
+	return p.Stubs[a]
+}
+
+// stubVariants gives each test whose stubs differ from the project-wide
+// ones a variant of the machine (named after the first such test), so
+// every scenario runs with its own test's stubs.
+func (t *translator) stubVariants(actions []string) {
+	t.variantOf = map[*TestCase]string{}
+	t.variantStubs = map[string]map[string]*Stub{}
+	bySig := map[string]string{}
+	for _, tc := range t.p.Tests {
+		var sig []string
+		chosen := map[string]*Stub{}
+		for _, a := range actions {
+			if st := t.p.stubFor(tc, a); st != t.p.Stubs[a] {
+				sig = append(sig, a+"@"+st.Pos.String())
+				chosen[a] = st
+			}
+		}
+		if len(sig) == 0 {
+			continue
+		}
+		key := strings.Join(sig, ";")
+		name, ok := bySig[key]
+		if !ok {
+			name = "stubs_" + strings.Trim(nameRe.ReplaceAllString(strings.ToLower(tc.Name), "_"), "_")
+			for t.variantStubs[name] != nil {
+				name += "_"
+			}
+			bySig[key] = name
+			t.variants = append(t.variants, name)
+			t.variantStubs[name] = chosen
+		}
+		t.variantOf[tc] = name
+	}
+}
+
+// stubOutputs are action a's outputs: each slot a stub sets, with the
+// value of the variant's stub (a slot a stub does not set keeps its value).
+func (t *translator) stubOutputs(a string) (*yaml.Node, error) {
+	var order []string
+	vals := map[string]map[string]string{} // slot -> variant ("" for the project-wide stub) -> expression
+	addStub := func(v string, st *Stub) error {
+		if st == nil {
+			return nil
+		}
+		for _, sv := range st.Slots {
+			e, err := t.literal(t.p.Slot(sv.Slot), sv.Value, sv.Pos)
+			if err != nil {
+				return err
+			}
+			if e == "" {
+				continue
+			}
+			if vals[sv.Slot] == nil {
+				vals[sv.Slot] = map[string]string{}
+				order = append(order, sv.Slot)
+			}
+			vals[sv.Slot][v] = e
+		}
+		return nil
+	}
+	if err := addStub("", t.p.Stubs[a]); err != nil {
+		return nil, err
+	}
+	for _, v := range t.variants {
+		if st := t.variantStubs[v][a]; st != nil {
+			if err := addStub(v, st); err != nil {
+				return nil, err
+			}
+		}
+	}
+	outs := mapping()
+	for _, sl := range order {
+		v := t.use(sl)
+		expr, ok := vals[sl][""]
+		if !ok {
+			expr = v
+		}
+		for i := len(t.variants) - 1; i >= 0; i-- {
+			name := t.variants[i]
+			st := t.variantStubs[name][a]
+			if st == nil {
+				continue
+			}
+			e, ok := vals[sl][name]
+			if !ok {
+				e = v
+			}
+			expr = stubParam + ` == "` + name + `" ? ` + e + ` : (` + expr + `)`
+		}
+		add(outs, v, expr)
+	}
+	return outs, nil
+}
+
+// takeSlots are the slots flow f and the flows it calls collect, in step
+// order, once each.
+func (t *translator) takeSlots(f *Flow) []string {
+	var out []string
+	seen := map[string]bool{}
+	visited := map[*Flow]bool{}
+	var walk func(f *Flow)
+	walk = func(f *Flow) {
+		if f == nil || visited[f] {
+			return
+		}
+		visited[f] = true
+		for _, s := range f.Steps {
+			switch s.Kind {
+			case "collect":
+				if !seen[s.Arg] {
+					seen[s.Arg] = true
+					out = append(out, s.Arg)
+				}
+			case "call":
+				walk(t.p.Flow(s.Arg))
+			}
+		}
+	}
+	walk(f)
+	return out
+}
+
+// stubSays are what a stub says: its responses by name, then its texts.
+func (t *translator) stubSays(st *Stub) []*yaml.Node {
+	var out []*yaml.Node
+	for _, r := range st.Said {
+		out = append(out, t.say(r))
+	}
+	for _, r := range st.Responses {
+		out = append(out, mapping("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
+	}
+	return out
+}
+
+// deriveStubs gives a test a stub of each custom action it asserts was
+// executed (action_executed) and its file does not stub: the slots the
+// same turn shows set, other than those the turn's own message carries,
+// are what the action did in this test.
+func (t *translator) deriveStubs() {
+	for _, tc := range t.p.Tests {
+		turns := t.turns(tc)
+		cmds := t.infer(tc, turns)
+		done := map[string]bool{}
+		for i, tu := range turns {
+			for _, ex := range tu.executed {
+				a := ex.Text
+				if done[a] || !t.invoked[a] || t.p.Code[a] != nil {
+					continue // the action's own code says what it does
+				}
+				if st := t.p.stubFor(tc, a); st != nil && st.File == tc.File {
+					continue
+				}
+				st := &Stub{Action: a, File: tc.File, Test: tc.Name, Pos: ex.Pos}
+				for _, sv := range tu.slots {
+					sl := t.p.Slot(sv.Slot)
+					if sl == nil || routerSlots[sv.Slot] || sv.Value == nil {
+						continue
+					}
+					if v, ok := valueText(sl, sv.Value); ok && cmds[i].gives(sv.Slot, v) {
+						continue
+					}
+					st.Slots = append(st.Slots, SlotValue{Slot: sv.Slot, Value: sv.Value, Pos: sv.Pos})
+				}
+				if len(st.Slots) == 0 {
+					continue
+				}
+				done[a] = true
+				t.p.AllStubs = append(t.p.AllStubs, st)
+				t.note(ex.Pos, "test case %s: %s is stubbed for this test from the slots the turn shows it set", tc.Name, a)
+			}
+		}
+	}
 }

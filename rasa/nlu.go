@@ -104,89 +104,31 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// infer reads each test case and gives each utterance a command.
-func (t *translator) infer(r *nluRules) {
-	firstOf := func(id string) []string { return t.firstSays(t.pattern(id)) }
+// seed adds each test turn's command to the rules: its text as an exact
+// phrase of the intent (answers excepted: they are mapped into the slot
+// asked), and entities with the text as a synonym of their value.
+func (t *translator) seed(r *nluRules) {
 	for _, tc := range t.p.Tests {
-		var active []string
-		filled := map[string]string{}
-		for _, tu := range t.turns(tc) {
-			text := tu.user.Text
-			top := ""
-			if len(active) > 0 {
-				top = active[len(active)-1]
+		turns := t.turns(tc)
+		for i, c := range t.infer(tc, turns) {
+			text := turns[i].user.Text
+			if c.intent != "set_slot" && c.intent != "cannot_handle" {
+				r.intent(c.intent, text)
 			}
-			var started *Flow
-			for _, f := range t.users {
-				if f.ID != top && ((len(tu.says) > 0 && contains(t.firstSays(f), tu.says[0])) || contains(tu.starts, f.ID)) {
-					started = f
-					break
+			for _, e := range c.entities {
+				if strings.TrimSpace(e[1]) == "" || strings.TrimSpace(text) == "" {
+					continue
 				}
+				slot := e[0]
+				if slot == "flow" || slot == "reset_slot" {
+					slot = ""
+				}
+				r.entity(e[0], slot, e[1], text)
 			}
-			var corrected []TestStep
-			for _, s := range tu.slots {
-				v, _ := valueText(t.p.Slot(s.Slot), s.Value)
-				if old, ok := filled[s.Slot]; ok && old != v && s.Value != nil {
-					corrected = append(corrected, s)
-				}
-			}
-			switch {
-			case hasPhrase(text, cancelWords) || overlaps(tu.says, firstOf("pattern_cancel_flow")):
-				r.intent("cancel_flow", text)
-				if len(active) > 0 {
-					active = active[:len(active)-1]
-				}
-			case hasPhrase(text, handoffWords) || overlaps(tu.says, firstOf("pattern_human_handoff")):
-				r.intent("human_handoff", text)
-			case started != nil:
-				r.intent("start_flow", text)
-				r.entity("flow", "", started.ID, text)
-				for _, s := range tu.slots {
-					if v, ok := valueText(t.p.Slot(s.Slot), s.Value); ok && contains(collectSlots(started), s.Slot) {
-						r.entity(slotVar(s.Slot), slotVar(s.Slot), v, text)
-					}
-				}
-				active = append(active, started.ID)
-			case len(corrected) > 0 || contains(tu.says, "utter_corrected_previous_input"):
-				r.intent("correct_slot", text)
-				if len(corrected) == 0 {
-					corrected = tu.slots
-				}
-				for _, s := range corrected {
-					v, _ := valueText(t.p.Slot(s.Slot), s.Value)
-					r.entity(slotVar(s.Slot), slotVar(s.Slot), v, text)
-				}
-			case overlaps(tu.says, firstOf("pattern_chitchat")) && len(tu.slots) == 0:
-				r.intent("chitchat", text)
-			case contains(tu.says, "utter_clarification_options_rasa") || contains(tu.says, "utter_clarification_no_options_rasa"):
-				r.intent("clarify", text)
-			default:
-				// An answer to the question asked: the machine maps it
-				// straight into the slot; when the text is not the value,
-				// an entity normalises it.
-				// an entity normalises it. Only collected slots are
-				// answers (others come from set_slots or actions), and
-				// only when no slot took the text as it is.
-				var answer *TestStep
-				for i, s := range tu.slots {
-					v, ok := valueText(t.p.Slot(s.Slot), s.Value)
-					if ok && strings.EqualFold(strings.TrimSpace(text), v) {
-						answer = nil
-						break
-					}
-					if ok && answer == nil && t.collected[s.Slot] {
-						answer = &tu.slots[i]
-					}
-				}
-				if answer != nil {
-					v, _ := valueText(t.p.Slot(answer.Slot), answer.Value)
-					r.entity(slotVar(answer.Slot), slotVar(answer.Slot), v, strings.TrimSpace(text))
-				}
-			}
-			for _, s := range tu.slots {
-				if v, ok := valueText(t.p.Slot(s.Slot), s.Value); ok {
-					filled[s.Slot] = v
-				}
+			if c.slot != "" && c.hasValue && !strings.EqualFold(strings.TrimSpace(text), c.value) && !strings.HasPrefix(text, "/") {
+				// An answer that is not the value itself is normalised
+				// by an entity of the slot asked.
+				r.entity(slotVar(c.slot), slotVar(c.slot), c.value, strings.TrimSpace(text))
 			}
 		}
 	}
@@ -207,7 +149,7 @@ func (t *translator) nlu() []byte {
 		r.entity("flow", "", f.ID, strings.ReplaceAll(f.ID, "_", " "))
 		r.entity("flow", "", f.ID, f.Name)
 	}
-	t.infer(r)
+	t.seed(r)
 	root := mapping("confidence", "1")
 	root.Content[1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1"}
 	add(root, "markers", flowSeq(r.markers...))

@@ -41,6 +41,12 @@ type Slot struct {
 	// Internal slots are the ones the translation adds (return points,
 	// pattern context); Default marks the default patterns' slots.
 	Internal bool
+	// Rejections are the slot's validation rejections.
+	Rejections []Rejection
+	// Initial is the slot's initial_value (nil: none), set when the
+	// conversation starts.
+	Initial    *yaml.Node
+	InitialPos engine.Pos
 }
 
 // Response is a response of the domain; only its first variation is used.
@@ -104,15 +110,19 @@ type Flow struct {
 	Persisted    map[string]bool
 	RunCompleted bool
 	Pattern      bool
-	Default      bool // a default pattern the project did not override
+	Default      bool     // a default pattern the project did not override
+	Triggers     []string // nlu_trigger intents: a "/intent" message starts the flow
 	Pos          engine.Pos
 }
 
 // Stub is a stubbed custom action of the e2e tests.
 type Stub struct {
 	Action    string
+	File      string // the e2e test file whose tests it stubs the action for
+	Test      string // the one test case it is for (test_case::action), or ""
 	Slots     []SlotValue
-	Responses []string
+	Responses []string // texts said
+	Said      []string // responses said by name (an action's code)
 	Pos       engine.Pos
 }
 
@@ -141,7 +151,16 @@ type Project struct {
 	Actions   map[string]bool // the domain's custom actions
 	Flows     []*Flow         // the project's flows, then the default patterns used
 	Tests     []*TestCase
-	Stubs     map[string]*Stub
+	Stubs     map[string]*Stub // per action, the first file-wide stub (else per-test one): the stand-in where a test's file stubs nothing
+	AllStubs  []*Stub
+	// Recordings are the recorded replies of the LLM command generator
+	// (llm_mock_server/collection.json), the parse of the messages they
+	// answer.
+	Recordings []Recording
+	// Code are the custom actions whose Python code (actions/) does the
+	// same unconditionally; CodeNotes the ones whose code decides.
+	Code      map[string]*Stub
+	CodeNotes map[string]Note
 	Notes     []Note
 	slotIdx   map[string]*Slot
 	flowIdx   map[string]*Flow
@@ -238,7 +257,7 @@ func deref(n *yaml.Node) *yaml.Node {
 // tests/ (every file with a test_cases: key).
 func Read(dir string) (*Project, error) {
 	p := &Project{Dir: dir, Responses: map[string]*Response{}, Actions: map[string]bool{},
-		Stubs: map[string]*Stub{}, slotIdx: map[string]*Slot{}, flowIdx: map[string]*Flow{}}
+		Stubs: map[string]*Stub{}, Code: map[string]*Stub{}, CodeNotes: map[string]Note{}, slotIdx: map[string]*Slot{}, flowIdx: map[string]*Flow{}}
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a Rasa project folder", dir)
@@ -272,6 +291,9 @@ func Read(dir string) (*Project, error) {
 	if err := p.addDefaultPatterns(); err != nil {
 		return nil, err
 	}
+	if err := p.readRecordings(); err != nil {
+		return nil, err
+	}
 	testFiles, err := files(dir, nil, []string{"e2e_tests", "tests"}, "test_cases")
 	if err != nil {
 		return nil, err
@@ -279,6 +301,28 @@ func Read(dir string) (*Project, error) {
 	for _, f := range testFiles {
 		if err := p.readTests(f); err != nil {
 			return nil, err
+		}
+	}
+	if err := p.readActionCode(); err != nil {
+		return nil, err
+	}
+	for name, st := range p.Code {
+		var keep []SlotValue
+		for _, sv := range st.Slots {
+			if p.Slot(sv.Slot) != nil {
+				keep = append(keep, sv)
+			}
+		}
+		st.Slots = keep
+		var said []string
+		for _, r := range st.Said {
+			if p.Responses[r] != nil {
+				said = append(said, r)
+			}
+		}
+		st.Said = said
+		if p.Stubs[name] == nil {
+			p.Stubs[name] = st
 		}
 	}
 	return p, p.check()
@@ -344,6 +388,10 @@ func load(file string) (*yaml.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read it (%v)", file, err)
 	}
+	if emptyYAML(data) {
+		// Rasa reads an empty file as no content; so does the import.
+		return nil, nil
+	}
 	doc, err := spec.ParseYAML(file, data)
 	if err != nil {
 		return nil, err
@@ -353,7 +401,7 @@ func load(file string) (*yaml.Node, error) {
 
 func (p *Project) readConfig(file string) error {
 	root, err := load(file)
-	if err != nil {
+	if err != nil || root == nil {
 		return err
 	}
 	r := &reader{file: file, p: p}
@@ -398,7 +446,7 @@ func (p *Project) addSlot(s *Slot) error {
 
 func (p *Project) readDomain(file string) error {
 	root, err := load(file)
-	if err != nil {
+	if err != nil || root == nil {
 		return err
 	}
 	r := &reader{file: file, p: p}
@@ -478,8 +526,29 @@ func (r *reader) readSlot(k, v *yaml.Node) error {
 				s.Values = append(s.Values, x.Value)
 			}
 		case "initial_value":
-			if v := e[1].Value; e[1].Tag != "!!null" && v != "false" && v != "0" && v != "0.0" && v != "" {
-				r.p.note(r.pos(e[1]), "slot %s: initial_value %s is not kept: simctl slots start empty", s.Name, v)
+			if e[1].Kind == yaml.ScalarNode && e[1].Tag != "!!null" {
+				s.Initial = e[1]
+				s.InitialPos = r.pos(e[1])
+			} else if e[1].Tag != "!!null" {
+				r.p.note(r.pos(e[1]), "slot %s: initial_value %s is not kept: only a single value is", s.Name, spec.DescribeNode(e[1]))
+			}
+		case "validation":
+			// Rasa's slot validation: rejections checked whenever a
+			// collect step has the slot, as the step's own are.
+			kv, err := r.pairs(e[1], "the slot's validation")
+			if err != nil {
+				return err
+			}
+			for _, v := range kv {
+				if v[0].Value != "rejections" {
+					r.p.note(r.pos(v[0]), "slot %s: validation key %q is not imported", s.Name, v[0].Value)
+					continue
+				}
+				rejs, err := r.rejections(v[1])
+				if err != nil {
+					return err
+				}
+				s.Rejections = append(s.Rejections, rejs...)
 			}
 		case "mappings", "influence_conversation", "min_value", "max_value", "shared_for_coexistence":
 			if e[0].Value == "min_value" || e[0].Value == "max_value" {
@@ -556,4 +625,14 @@ func (r *reader) readResponse(k, v *yaml.Node, def bool) error {
 	}
 	r.p.Responses[k.Value] = resp
 	return nil
+}
+
+// emptyYAML tells whether data holds nothing but blank lines and comments.
+func emptyYAML(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") && t != "---" {
+			return false
+		}
+	}
+	return true
 }

@@ -45,7 +45,7 @@ func sortedKeys(m map[string]bool) []string {
 // Translate turns the project into a suite named name.
 func Translate(p *Project, name string) (*Suite, error) {
 	t := &translator{p: p, used: map[string]bool{}, resume: map[string]bool{}, rets: map[string][]string{},
-		names: map[*Flow]map[string]string{}, invoked: map[string]bool{}, noted: map[string]bool{}}
+		names: map[*Flow]map[string]string{}, invoked: map[string]bool{}, noted: map[string]bool{}, slotUse: map[string]bool{}}
 	root, err := t.machine(name)
 	if err != nil {
 		return nil, err
@@ -113,6 +113,10 @@ func (t *translator) firstSays(f *Flow) []string {
 		case s.Kind == "action" && strings.HasPrefix(s.Arg, "utter_"):
 			out = append(out, s.Arg)
 			return
+		case s.Kind == "action" && t.p.Stubs[s.Arg] != nil && len(t.p.Stubs[s.Arg].Said) > 0:
+			// A custom action whose stub or code says a response.
+			out = append(out, t.p.Stubs[s.Arg].Said[0])
+			return
 		case s.Kind == "link" || s.Kind == "call":
 			if g := t.p.Flow(s.Arg); g != nil {
 				walk(g, g.Steps[0], depth+1)
@@ -142,14 +146,17 @@ func stepByID(f *Flow, id string) *Step {
 
 // turn is one user turn of a test case and what follows it.
 type turn struct {
-	user   TestStep
-	says   []string // response names or "" for bot texts
-	bots   []string // expected texts
-	pats   []string // the same as regular expressions
-	regex  bool     // some response has placeholders: compare pats
-	slots  []TestStep
-	starts []string
-	matchs []string
+	user      TestStep
+	says      []string // response names or "" for bot texts
+	bots      []string // expected texts
+	pats      []string // the same as regular expressions
+	regex     bool     // some response has placeholders: compare pats
+	slots     []TestStep
+	starts    []string
+	startPos  []engine.Pos
+	completes bool       // a flow_completed assertion: a flow ends in the turn
+	executed  []TestStep // action_executed assertions
+	matchs    []string
 }
 
 var placeholderRe = regexp.MustCompile(`\{[^{}]*\}`)
@@ -218,27 +225,63 @@ func (t *translator) turns(tc *TestCase) []*turn {
 			}
 			cur.matchs = append(cur.matchs, e)
 		case "bot_matches":
+			cur.says = append(cur.says, t.responseLike(s.Text))
 			cur.matchs = append(cur.matchs, s.Text)
 		case "slot_was_set":
 			cur.slots = append(cur.slots, s)
 		case "slot_was_not_set":
 			t.note(s.Pos, "test case %s: slot_was_not_set has no scenario expectation; it is not checked", tc.Name)
+		case "flow_completed":
+			cur.completes = true
+		case "action_executed":
+			cur.executed = append(cur.executed, s)
 		case "flow_started":
 			cur.starts = append(cur.starts, s.Text)
+			cur.startPos = append(cur.startPos, s.Pos)
 		}
 	}
 	return out
 }
 
-// responseOf is the name of the response whose text is s, if one is.
+// responseOf is the name of the response whose text is s (or, with
+// placeholders, matches s), if one is.
 func (t *translator) responseOf(s string) string {
-	var names []string
-	for n := range t.p.Responses {
-		names = append(names, n)
+	if t.respOrder == nil {
+		for n := range t.p.Responses {
+			t.respOrder = append(t.respOrder, n)
+		}
+		sort.Strings(t.respOrder)
 	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range t.respOrder {
 		if e, re := t.expected(t.p.Responses[n]); !re && e == s {
+			return n
+		}
+	}
+	for _, n := range t.respOrder {
+		if e, re := t.expected(t.p.Responses[n]); re {
+			if m, err := regexp.MatchString("(?s)^"+e+"$", s); err == nil && m {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// responseLike is the response a test's text_matches pattern stands for:
+// one whose text it is, or, failing that, the one whose text before its
+// first placeholder (at least ten characters) starts the pattern.
+func (t *translator) responseLike(pattern string) string {
+	if n := t.responseOf(pattern); n != "" {
+		return n
+	}
+	lit := strings.NewReplacer(`\n`, "\n", `\.`, ".", `\?`, "?", `\(`, "(", `\)`, ")").Replace(pattern)
+	for _, n := range t.respOrder {
+		text := t.p.Responses[n].Text
+		i := strings.IndexByte(text, '{')
+		if i < 10 {
+			continue
+		}
+		if strings.HasPrefix(lit, text[:i]) {
 			return n
 		}
 	}
@@ -279,22 +322,37 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			file += "_"
 		}
 		var turns []*yaml.Node
-		for _, tu := range t.turns(tc) {
+		tts := t.turns(tc)
+		cmds := t.infer(tc, tts)
+		for ti, tu := range tts {
 			exp := mapping()
-			for _, f := range tu.starts {
-				if fl := t.p.Flow(f); fl != nil {
-					add(exp, "state", "session."+f)
-				}
+			for _, f := range tu.startPos {
+				t.note(f, "test case %s: flow_started is not checked (a scenario checks the state after the turn, and a flow started in a turn, a pattern above all, may end in it); the import reads it to know the turn's command", tc.Name)
 			}
 			slots := mapping()
 			var empty []string
+			// Does a flow end in the turn? The test says so (flow_completed,
+			// pattern_completed's response), or the turn is its last.
+			ends := tu.completes || ti == len(tts)-1 || overlaps(tu.says, t.firstSays(t.pattern("pattern_completed")))
 			for _, s := range tu.slots {
 				sl := t.p.Slot(s.Slot)
+				if routerSlots[s.Slot] {
+					t.note(s.Pos, "test case %s: slot_was_set %s is not checked: it is the slot of Rasa's router between CALM and the NLU pipeline, which the import does not simulate", tc.Name, s.Slot)
+					continue
+				}
 				if s.Value == nil {
 					t.note(s.Pos, "test case %s: slot_was_set %s without a value is not checked (a scenario checks values)", tc.Name, s.Slot)
 					continue
 				}
 				if v, ok := valueText(sl, s.Value); ok {
+					if ends && t.resets[s.Slot] && cmds[ti].gives(s.Slot, v) {
+						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and its flow ends in the same turn and resets it (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
+						continue
+					}
+					if t.rejects[s.Slot] && cmds[ti].gives(s.Slot, v) {
+						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and a rejection may clear it in the same turn (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
+						continue
+					}
 					add(slots, slotVar(sl.Name), v)
 				} else {
 					empty = append(empty, slotVar(sl.Name))
@@ -307,6 +365,21 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 				add(exp, "empty", flowSeq(empty...))
 			}
 			switch {
+			case len(tu.bots) > 0 && len(tu.matchs) > 0:
+				// A turn with assertions checks what the bot said as
+				// assertions do (contained, in order), its utter steps too.
+				all := append([]string{}, tu.matchs...)
+				for _, p := range tu.pats {
+					if !contains(all, p) {
+						all = append(all, p)
+					}
+				}
+				add(exp, "bot_matches", "(?s)"+strings.Join(all, ".*"))
+			case len(tu.bots) > 0 && ti == len(tts)-1:
+				// What the bot says after the test's last step is not the
+				// test's (Rasa's own tests list only the first responses
+				// of a flow that goes on): the listed ones start the turn.
+				add(exp, "bot_matches", "(?s)^"+strings.Join(tu.pats, "\n")+"(\n.*)?$")
 			case len(tu.bots) > 0 && !tu.regex:
 				add(exp, "bot", strings.Join(tu.bots, "\n"))
 			case len(tu.bots) > 0:
@@ -314,7 +387,7 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			case len(tu.matchs) > 0:
 				add(exp, "bot_matches", "(?s)"+strings.Join(tu.matchs, ".*"))
 			}
-			tr := mapping("user", tu.user.Text)
+			tr := mapping("event", cmds[ti].eventNode(tu.user.Text))
 			if len(exp.Content) > 0 {
 				add(tr, "expect", exp)
 			}
@@ -325,7 +398,15 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			continue
 		}
 		rel, _ := filepath.Rel(t.p.Dir, tc.File)
-		root := mapping("name", file, "description", fmt.Sprintf("Rasa e2e test case %q (%s:%d)", tc.Name, filepath.ToSlash(rel), tc.Pos.Line), "turns", seq(turns...))
+		root := mapping("name", file, "description", fmt.Sprintf("Rasa e2e test case %q (%s:%d)", tc.Name, filepath.ToSlash(rel), tc.Pos.Line))
+		if len(t.variants) > 0 {
+			v := t.variantOf[tc]
+			if v == "" {
+				v = "default"
+			}
+			add(root, "parameters", mapping(stubParam, v))
+		}
+		add(root, "turns", seq(turns...))
 		out[file+".scenario.yaml"] = encode(GeneratedMarker+" from "+filepath.ToSlash(rel)+"; re-importing overwrites this file.\n", root)
 	}
 	return out, nil

@@ -209,7 +209,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		case t.Wait != nil:
 			err = d.Wait(int64(*t.Wait))
 		case t.Event != nil:
-			err = d.Inject(eventOf(m, t.Event))
+			err = d.Inject(EventOf(m, t.Event))
 		}
 		res.TurnLog = append(res.TurnLog, recordTurn(d, t))
 		if err == nil {
@@ -323,7 +323,8 @@ func verdict(res *ScenarioResult, sc *spec.Scenario, known *eval.Known, unrecord
 	return Pass
 }
 
-func eventOf(m *engine.Machine, e *spec.EventSpec) engine.Event {
+// EventOf is the user event a scenario's `event:` turn delivers.
+func EventOf(m *engine.Machine, e *spec.EventSpec) engine.Event {
 	id, _ := m.IntentID(e.Intent.Value)
 	ev := engine.Event{Kind: engine.UserEvent, Intent: id, Text: e.Text, Value: e.Value, Confidence: 1}
 	if e.Confidence != nil {
