@@ -92,7 +92,7 @@ var _ = Describe("simctl import rasa", func() {
 		// project's flows and all cooperative ones complete them (issue
 		// 26: a finding must replay).
 		Expect(text).NotTo(ContainSubstring("runtime_error"))
-		Expect(text).To(MatchRegexp(`generated +50 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`))
+		Expect(text).To(MatchRegexp(`generated( \[[a-z_]+\])? +50 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`))
 		Expect(text).To(ContainSubstring("8 passed, 0 failed"))
 		Expect(text).To(ContainSubstring(", 0 violating\n"))
 

@@ -271,18 +271,24 @@ func (gr *grapher) dot(id string, root engine.StateID, link, rankdir string) []b
 			}
 			from, fromState = m.StateName(b), b
 		}
-		b, in := gr.box(dst, root)
-		if !in {
-			if fromState != engine.NoID && !gr.inside(fromState, root) {
-				return // both ends outside this pane
+		if dst == engine.NoID {
+			// A targetless override: a loop on "(any state)", drawn as
+			// an ordinary edge (the loop nodes hang beside states).
+			to = "__any"
+		} else {
+			b, in := gr.box(dst, root)
+			if !in {
+				if fromState != engine.NoID && !gr.inside(fromState, root) {
+					return // both ends outside this pane
+				}
+				outside[b] = true
 			}
-			outside[b] = true
+			to, toState = m.StateName(b), b
+			if fromState == toState && gr.folded[b] && b != root && !(src == dst && src == b) {
+				return // inside one folded box: drawn in its own pane
+			}
 		}
-		to, toState = m.StateName(b), b
-		if fromState == toState && gr.folded[b] && b != root && !(src == dst && src == b) {
-			return // inside one folded box: drawn in its own pane
-		}
-		loop := fromState == toState
+		loop := fromState == toState && fromState != engine.NoID
 		key := from + "\x00" + to + "\x00" + head
 		if x, ok := byKey[key]; ok {
 			x.trans = append(x.trans, i)
