@@ -297,6 +297,12 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		describeSuite(s, rs) // reporthooks.go
 		var t tally
 		fmt.Fprintf(w, "suite %s (%s)\n", s.Name, s.Dir)
+		for _, e := range s.Citations() {
+			// A note that cites text its seed does not hold excuses
+			// nothing: the run fails on it, as lint does.
+			fmt.Fprintf(w, "  FAIL citation %s: %s\n", e.Pos, e.Msg)
+			t.citations++
+		}
 		for _, sc := range s.Scenarios {
 			if !selected(sc, o) {
 				continue

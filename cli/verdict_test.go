@@ -67,6 +67,28 @@ var _ = Describe("verdicts on planted faults", func() {
 		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", After: "  prompt_next:", Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
 	)
 
+	// A contradiction is only what its seed says: a citation of a document
+	// or a text the sources do not hold fails lint (exit 2) and the run.
+	It("fails a fabricated citation in lint and run", func() {
+		dir, line := plantIn(plant{Suite: "thea", After: "    contradiction:", Old: "seed: 000_d31a28c68a746f1f.txt:131", New: "seed: 999_does_not_exist.txt:4242"})
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"lint", dir}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitBadInput), stdout.String())
+		want := fmt.Sprintf("machine.yaml:%d:9: error: seed 999_does_not_exist.txt:4242: no document 999_does_not_exist.txt in the suite's sources", line-1)
+		Expect(stdout.String()).To(ContainSubstring(want))
+		stdout.Reset()
+		code = cli.Main([]string{"run", "--quiet", "--explore-depth", "2", "--out", "", dir}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitFailed), stdout.String())
+		Expect(stdout.String()).To(ContainSubstring("FAIL citation "))
+		Expect(stdout.String()).To(ContainSubstring("1 citation not in the seed"))
+
+		dir, _ = plantIn(plant{Suite: "thea", After: "    contradiction:", Old: `quote: '└─ "no" → cancelled'`, New: "quote: made-up text"})
+		stdout.Reset()
+		code = cli.Main([]string{"lint", dir}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitBadInput), stdout.String())
+		Expect(stdout.String()).To(ContainSubstring(`seed 000_d31a28c68a746f1f.txt:131: the quote is not in 000_d31a28c68a746f1f.txt at lines 128-134 (whitespace aside): "made-up text"`))
+	})
+
 	// formfill's complete search (97,670 configurations, ten million
 	// generated) takes minutes under -race: depth 3 reaches its findings.
 	It("passes the clean suites", func() {

@@ -16,33 +16,36 @@ import (
 // machineFile is the schema of machine.yaml; docs/machine-format.md
 // documents it.
 type machineFile struct {
-	Machine           string                 `yaml:"machine,required"`
-	MachinePos        engine.Pos             `yaml:"-"`
-	Description       string                 `yaml:"description"`
-	Initial           Str                    `yaml:"initial,required"`
-	MaxChain          int                    `yaml:"max_chain"`
-	MaxTurns          int                    `yaml:"max_turns"`
-	MaxTurnsPos       engine.Pos             `yaml:"-"`
-	ExploreDepth      *int                   `yaml:"explore_depth"`
-	ExploreMaxStates  int                    `yaml:"explore_max_states"`
-	Tags              StrList                `yaml:"tags"`
-	Intents           StrList                `yaml:"intents"`
-	CorrectionIntents StrList                `yaml:"correction_intents"`
-	IdleStates        StrList                `yaml:"idle_states"`
-	Escapes           StrList                `yaml:"escapes"`
-	Slots             Entries[slotYAML]      `yaml:"slots"`
-	Counters          Entries[counterYAML]   `yaml:"counters"`
-	Timers            Entries[Duration]      `yaml:"timers"`
-	Flows             Entries[StrList]       `yaml:"flows"`
-	Validators        Entries[validatorYAML] `yaml:"validators"`
-	Actions           Entries[externalYAML]  `yaml:"actions"`
-	States            Entries[stateYAML]     `yaml:"states,required"`
-	Invariants        []invariantYAML        `yaml:"invariants"`
-	Overrides         []overrideYAML         `yaml:"overrides"`
-	On                Entries[transList]     `yaml:"on"`
-	Parameters        Entries[paramYAML]     `yaml:"parameters"`
-	Variants          []variantYAML          `yaml:"variants"`
-	Latency           *latencyYAML           `yaml:"latency"`
+	Machine           string     `yaml:"machine,required"`
+	MachinePos        engine.Pos `yaml:"-"`
+	Description       string     `yaml:"description"`
+	Initial           Str        `yaml:"initial,required"`
+	MaxChain          int        `yaml:"max_chain"`
+	MaxTurns          int        `yaml:"max_turns"`
+	MaxTurnsPos       engine.Pos `yaml:"-"`
+	ExploreDepth      *int       `yaml:"explore_depth"`
+	ExploreMaxStates  int        `yaml:"explore_max_states"`
+	Tags              StrList    `yaml:"tags"`
+	Intents           StrList    `yaml:"intents"`
+	CorrectionIntents StrList    `yaml:"correction_intents"`
+	IdleStates        StrList    `yaml:"idle_states"`
+	Escapes           StrList    `yaml:"escapes"`
+	// Sources name the seed documents the notes cite: folders holding
+	// them or the files, relative to the suite folder.
+	Sources    StrList                `yaml:"sources"`
+	Slots      Entries[slotYAML]      `yaml:"slots"`
+	Counters   Entries[counterYAML]   `yaml:"counters"`
+	Timers     Entries[Duration]      `yaml:"timers"`
+	Flows      Entries[StrList]       `yaml:"flows"`
+	Validators Entries[validatorYAML] `yaml:"validators"`
+	Actions    Entries[externalYAML]  `yaml:"actions"`
+	States     Entries[stateYAML]     `yaml:"states,required"`
+	Invariants []invariantYAML        `yaml:"invariants"`
+	Overrides  []overrideYAML         `yaml:"overrides"`
+	On         Entries[transList]     `yaml:"on"`
+	Parameters Entries[paramYAML]     `yaml:"parameters"`
+	Variants   []variantYAML          `yaml:"variants"`
+	Latency    *latencyYAML           `yaml:"latency"`
 	// SLO holds the objectives as written; latency.ParseSLO reads them.
 	SLO []Expr     `yaml:"slo"`
 	Pos engine.Pos `yaml:"-"`

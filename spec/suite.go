@@ -53,6 +53,10 @@ type Suite struct {
 	// simctl run's default).
 	ExploreMaxStates int
 	Tags             map[string]bool
+	// Sources are machine.yaml's sources: (the seed documents its notes
+	// cite), relative to SourceDir, the folder of machine.yaml.
+	Sources   []string
+	SourceDir string
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
 	// Latency is the machine's latency model (nil: turns take no time) and
@@ -244,7 +248,10 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		return nil, &Error{Pos: first.Pos, Msg: first.Msg}
 	}
 	s := &Suite{Name: mf.Machine, Description: mf.Description, Def: def, Machine: m, MaxTurns: mf.MaxTurns,
-		Tags: map[string]bool{}}
+		Tags: map[string]bool{}, SourceDir: filepath.Dir(file)}
+	for _, src := range mf.Sources {
+		s.Sources = append(s.Sources, src.Value)
+	}
 	if s.Latency, s.SLOs, err = mf.latencyModel(m); err != nil {
 		return nil, err
 	}
