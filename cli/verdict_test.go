@@ -22,6 +22,8 @@ type plant struct {
 	Old   string
 	New   string
 	Want  string
+	// Depth is the exploration's depth ("": 2, which finds most plants).
+	Depth string
 }
 
 // plantIn copies the suite, plants p in its machine.yaml and returns the
@@ -54,8 +56,12 @@ var _ = Describe("verdicts on planted faults", func() {
 		func(p plant) {
 			dir, _ := plantIn(p)
 			var stdout, stderr bytes.Buffer
-			// A shallow search finds each planted move; it keeps the test fast.
-			code := cli.Main([]string{"run", "--quiet", "--explore-depth", "2", "--out", "", dir}, &stdout, &stderr)
+			// A shallow search finds most planted moves; it keeps the test fast.
+			depth := p.Depth
+			if depth == "" {
+				depth = "2"
+			}
+			code := cli.Main([]string{"run", "--quiet", "--explore-depth", depth, "--out", "", dir}, &stdout, &stderr)
 			Expect(stderr.String()).To(BeEmpty())
 			Expect(code).To(Equal(cli.ExitFailed), stdout.String())
 			Expect(stdout.String()).To(ContainSubstring(p.Want))
@@ -63,6 +69,14 @@ var _ = Describe("verdicts on planted faults", func() {
 		Entry("soni: error --cancel--> completed", plant{Suite: "soni", After: "  error:", Old: "target: idle", New: "target: completed", Want: "error -> completed"}),
 		Entry("soni: a broken guard (error recovery to the wrong step)", plant{Suite: "soni", After: "states:", Old: `recovery_state == "executing_action"`, New: `recovery_state != "executing_action"`, Want: "FAIL"}),
 		Entry("thea: completed -> agent_delegated", plant{Suite: "thea", After: "  completed:", Old: "target: initial", New: "target: agent_delegated", Want: "completed -> agent_delegated"}),
+		// A note names its states exactly: thea's note on AgendaAgent's
+		// "no" -> cancelled does not excuse another agent's move there.
+		Entry("thea: ReminderAgent -> cancelled (an agenda note does not excuse it)", plant{Suite: "thea", After: "      reminder_agent:", Old: "target: completed", New: "target: cancelled",
+			Want: "agent_delegated.reminder_agent.awaiting_reminder_details -> cancelled"}),
+		// The finding names the actual move into the state the table looks
+		// through, not the table's completed -> completed.
+		Entry("thea: completed -> reminder_agent", plant{Suite: "thea", After: "  completed:", Old: "target: initial", New: "target: reminder_agent.awaiting_reminder_details",
+			Want: "completed -> agent_delegated.reminder_agent.awaiting_reminder_details -> completed", Depth: "6"}),
 		Entry("hfsm: retry -> answer", plant{Suite: "hfsm", After: "  retry:", Old: "target: router", New: "target: answer", Want: "retry -> answer"}),
 		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", After: "  prompt_next:", Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
 	)

@@ -190,6 +190,10 @@ type noteYAML struct {
 	Seed  Str    `yaml:"seed"`
 	Quote string `yaml:"quote"`
 	Why   string `yaml:"why"`
+	// Descendants widens the note's states to their descendants; Variants
+	// narrows it to the variants named.
+	Descendants bool    `yaml:"descendants"`
+	Variants    StrList `yaml:"variants"`
 }
 
 type noteList []noteYAML
@@ -220,7 +224,11 @@ func noteDefs(contradiction, choice noteList) ([]engine.NoteDef, error) {
 	}{{engine.Contradiction, contradiction}, {engine.ModellingChoice, choice}} {
 		for _, x := range l.list {
 			d := engine.NoteDef{Kind: l.kind, Pos: x.Pos, Seed: x.Seed.Value, Quote: strings.TrimSpace(x.Quote), Why: strings.TrimSpace(x.Why),
-				State: engine.NameDef{Name: x.State.Value, Pos: x.State.Pos}, Slot: engine.NameDef{Name: x.Slot.Value, Pos: x.Slot.Pos}}
+				State: engine.NameDef{Name: x.State.Value, Pos: x.State.Pos}, Slot: engine.NameDef{Name: x.Slot.Value, Pos: x.Slot.Pos},
+				Descendants: x.Descendants}
+			for _, v := range x.Variants {
+				d.Variants = append(d.Variants, engine.NameDef{Name: v.Value, Pos: v.Pos})
+			}
 			if x.Move.Value != "" {
 				from, to, ok := strings.Cut(x.Move.Value, "->")
 				from, to = strings.TrimSpace(from), strings.TrimSpace(to)

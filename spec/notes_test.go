@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -92,5 +93,97 @@ var _ = Describe("citations", func() {
 		Expect(errs).To(HaveLen(1))
 		Expect(errs[0].Pos.File).To(HaveSuffix("s.scenario.yaml"))
 		Expect(strings.Contains(errs[0].Msg, `"not there"`)).To(BeTrue())
+	})
+})
+
+// scopeCase is a machine.yaml's note (indented as an entry of the table's
+// contradiction: list) and the load error it gives ("": none).
+type scopeCase struct {
+	Note     string
+	Variants string
+	Want     string
+}
+
+const scopeMachine = `machine: scope
+intents: [go, back]
+parameters:
+  strict: {type: bool, default: "false"}
+initial: a
+states:
+  a:
+    initial: a1
+    states:
+      a1:
+        on:
+          go: b
+          back:
+            guard: strict
+            target: a2
+      a2:
+        on:
+          go: b
+  b:
+    final: true
+invariants:
+  - name: table
+    allowed_transitions:
+      a: [a]
+    modelling_choice:
+`
+
+var _ = Describe("a note's scope", func() {
+	DescribeTable("is the states and variants it names",
+		func(c scopeCase) {
+			dir := GinkgoT().TempDir()
+			m := scopeMachine + c.Note + c.Variants
+			Expect(os.WriteFile(filepath.Join(dir, "machine.yaml"), []byte(m), 0o644)).To(Succeed())
+			_, err := spec.Load(dir)
+			if c.Want == "" {
+				Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			Expect(err).To(MatchError(HaveSuffix(c.Want)))
+		},
+		Entry("no variants: every variant", scopeCase{Note: "      - {move: a.a2 -> b, why: w}\n"}),
+		Entry("a state the variants change needs variants:", scopeCase{Note: "      - {move: a.a1 -> b, why: w}\n",
+			Variants: "variants:\n  - name: lax\n  - name: strict\n    set: {strict: \"true\"}\n",
+			Want:     "the variants differ at a.a1 (parameter strict): say which variants the note holds in (variants: [...])"}),
+		Entry("its variants named", scopeCase{Note: "      - {move: a.a1 -> b, variants: [strict], why: w}\n",
+			Variants: "variants:\n  - name: lax\n  - name: strict\n    set: {strict: \"true\"}\n"}),
+		Entry("a state the variants do not change", scopeCase{Note: "      - {move: a.a2 -> b, why: w}\n",
+			Variants: "variants:\n  - name: lax\n  - name: strict\n    set: {strict: \"true\"}\n"}),
+		Entry("a parent with descendants reaches the changed child", scopeCase{Note: "      - {move: a -> b, descendants: true, why: w}\n",
+			Variants: "variants:\n  - name: lax\n  - name: strict\n    set: {strict: \"true\"}\n",
+			Want:     "the variants differ at a (parameter strict): say which variants the note holds in (variants: [...])"}),
+		Entry("an unknown variant", scopeCase{Note: "      - {move: a.a1 -> b, variants: [nope], why: w}\n",
+			Variants: "variants:\n  - name: lax\n  - name: strict\n    set: {strict: \"true\"}\n",
+			Want:     `variants: unknown variant "nope" (the suite has: lax, strict)`}),
+		Entry("variants: in a suite without variants", scopeCase{Note: "      - {move: a.a1 -> b, variants: [x], why: w}\n",
+			Want: `variants: the suite declares no variants (unknown variant "x")`}),
+	)
+
+	It("excuses the states it names, their descendants only when it says so", func() {
+		dir := GinkgoT().TempDir()
+		m := scopeMachine + "      - {move: a -> b, why: w}\n      - {move: a.a2 -> b, descendants: true, why: w}\n"
+		Expect(os.WriteFile(filepath.Join(dir, "machine.yaml"), []byte(m), 0o644)).To(Succeed())
+		s, err := spec.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		k := eval.NewKnown(s.Machine)
+		Expect(k.Match(&eval.Violation{Invariant: "table", Move: true, From: "a.a1", To: "b"})).To(BeNil())
+		n := k.Match(&eval.Violation{Invariant: "table", Move: true, From: "a.a2", To: "b"})
+		Expect(n).NotTo(BeNil())
+		Expect(n.Descendants).To(BeTrue())
+		Expect(k.Match(&eval.Violation{Invariant: "table", Move: true, From: "a", To: "b"})).NotTo(BeNil())
+	})
+
+	It("holds only in the variants it names", func() {
+		dir := GinkgoT().TempDir()
+		m := scopeMachine + "      - {move: a.a1 -> b, variants: [strict], why: w}\nvariants:\n  - name: lax\n  - name: strict\n    set: {strict: \"true\"}\n"
+		Expect(os.WriteFile(filepath.Join(dir, "machine.yaml"), []byte(m), 0o644)).To(Succeed())
+		s, err := spec.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		v := &eval.Violation{Invariant: "table", Move: true, From: "a.a1", To: "b"}
+		Expect(eval.NewKnown(s.Variants[0].Machine).Match(v)).To(BeNil())
+		Expect(eval.NewKnown(s.Variants[1].Machine).Match(v)).NotTo(BeNil())
 	})
 })

@@ -268,9 +268,9 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		for _, kv := range vy.Set {
 			v.Assign[kv.Key] = kv.Value
 		}
-		vdef := *def
+		vdef := notesOf(def, v.Name)
 		vdef.Assign = v.Assign
-		vm, vdiags := engine.Build(&vdef)
+		vm, vdiags := engine.Build(vdef)
 		if err := vdiags.Err(); err != nil {
 			first := err.(*engine.BuildError).First()
 			return nil, &Error{Pos: vy.Pos, Msg: fmt.Sprintf("variant %q: %s", v.Name, first.Msg)}
@@ -279,6 +279,9 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		s.Variants = append(s.Variants, v)
 	}
 	s.Machine = s.Variants[0].Machine
+	if err := checkNoteScopes(def, s.Variants, len(mf.Variants) > 0); err != nil {
+		return nil, err
+	}
 	for _, d := range diags {
 		s.Warnings = append(s.Warnings, d)
 	}
