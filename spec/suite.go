@@ -339,6 +339,7 @@ func Diagnostics(file string, data []byte) []*engine.Error {
 		if _, _, err := mf.latencyModel(m); err != nil {
 			diags = append(diags, toEngine(err))
 		}
+		diags = append(diags, exprProblems(def, m)...)
 	}
 	return diags
 }
