@@ -77,6 +77,12 @@ var _ = Describe("verdicts on planted faults", func() {
 		// through, not the table's completed -> completed.
 		Entry("thea: completed -> reminder_agent", plant{Suite: "thea", After: "  completed:", Old: "target: initial", New: "target: reminder_agent.awaiting_reminder_details",
 			Want: "completed -> agent_delegated.reminder_agent.awaiting_reminder_details -> completed", Depth: "6"}),
+		// WORKLOAD.md forbids both: its table (validating_slot is transient,
+		// so cancel never leaves it) and its deny trace (through completed).
+		Entry("bench-soni: validating_slot -> idle, skipping error", plant{Suite: "bench-soni", After: "  validating_slot:", Old: "- target: error", New: "- target: idle",
+			Want: "validating_slot -> idle"}),
+		Entry("bench-soni: confirming deny -> idle", plant{Suite: "bench-soni", After: "  confirming:", Old: "deny: {target: completed", New: "deny: {target: idle",
+			Want: "turn 5: path: got [idle], want [completed, idle]"}),
 		Entry("hfsm: retry -> answer", plant{Suite: "hfsm", After: "  retry:", Old: "target: router", New: "target: answer", Want: "retry -> answer"}),
 		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", After: "  prompt_next:", Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
 	)

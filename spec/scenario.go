@@ -94,6 +94,9 @@ type Expect struct {
 	Intent       *Str         `yaml:"intent"`
 	Actions      *StrList     `yaml:"actions"`
 	Flows        *StrList     `yaml:"flows"`
+	// Path lists the states the turn's transitions entered, in order (the
+	// trace a reference such as WORKLOAD.md states), not only where it ends.
+	Path *StrList `yaml:"path"`
 	NLU          *Str         `yaml:"nlu"`
 	Escalated    *bool        `yaml:"escalated"`
 	EscalatedPos engine.Pos   `yaml:"-"`
@@ -180,6 +183,13 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	if x.State != nil {
 		if _, ok := m.StateID(x.State.Value); !ok {
 			return unknownState(*x.State, m)
+		}
+	}
+	if x.Path != nil {
+		for _, s := range *x.Path {
+			if _, ok := m.StateID(s.Value); !ok {
+				return unknownState(s, m)
+			}
 		}
 	}
 	if x.Waiting != nil && x.Waiting.Value != "" {
