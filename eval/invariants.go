@@ -81,13 +81,13 @@ type Violation struct {
 	// Src and Via name a table's move through transparent states: the
 	// leaf the step into To came from, and the first state the path
 	// entered after From ("" when the move is direct).
-	Src, Via  string
-	State     string
-	Slot      string
-	Timer     string
-	Msg       string
-	Before    string
-	After     string
+	Src, Via string
+	State    string
+	Slot     string
+	Timer    string
+	Msg      string
+	Before   string
+	After    string
 }
 
 func (v Violation) String() string {

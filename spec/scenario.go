@@ -82,24 +82,24 @@ type EventSpec struct {
 
 // Expect lists what must hold after a turn. Each field is optional.
 type Expect struct {
-	Pos          engine.Pos
-	State        *Str         `yaml:"state"`
-	Waiting      *Str         `yaml:"waiting"`
-	Slots        Entries[Str] `yaml:"slots"`
-	Counters     Entries[int] `yaml:"counters"`
-	Empty        StrList      `yaml:"empty"`
-	Bot          *Str         `yaml:"bot"`
-	BotContains  *Str         `yaml:"bot_contains"`
-	BotMatches   *Str         `yaml:"bot_matches"`
-	Intent       *Str         `yaml:"intent"`
-	Actions      *StrList     `yaml:"actions"`
-	Flows        *StrList     `yaml:"flows"`
+	Pos         engine.Pos
+	State       *Str         `yaml:"state"`
+	Waiting     *Str         `yaml:"waiting"`
+	Slots       Entries[Str] `yaml:"slots"`
+	Counters    Entries[int] `yaml:"counters"`
+	Empty       StrList      `yaml:"empty"`
+	Bot         *Str         `yaml:"bot"`
+	BotContains *Str         `yaml:"bot_contains"`
+	BotMatches  *Str         `yaml:"bot_matches"`
+	Intent      *Str         `yaml:"intent"`
+	Actions     *StrList     `yaml:"actions"`
+	Flows       *StrList     `yaml:"flows"`
 	// Path lists the states the turn's transitions entered, in order (the
 	// trace a reference such as WORKLOAD.md states), not only where it ends.
-	Path *StrList `yaml:"path"`
-	NLU          *Str         `yaml:"nlu"`
-	Escalated    *bool        `yaml:"escalated"`
-	EscalatedPos engine.Pos   `yaml:"-"`
+	Path         *StrList   `yaml:"path"`
+	NLU          *Str       `yaml:"nlu"`
+	Escalated    *bool      `yaml:"escalated"`
+	EscalatedPos engine.Pos `yaml:"-"`
 	// BotRe is BotMatches compiled.
 	BotRe *regexp.Regexp `yaml:"-"`
 }
