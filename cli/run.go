@@ -588,6 +588,11 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 	how := fmt.Sprintf("to depth %d", res.Depth)
 	if res.Complete {
 		how = "completely"
+		if n := len(res.GuardsUnreached()); n > 0 {
+			// A guard no value of the alphabet makes true: the search is
+			// complete over its alphabet only.
+			how = "completely over the alphabet, " + count(n, "guard", "guards") + " unreached"
+		}
 	}
 	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", width+6, name, how, count(res.Distinct, "distinct state", "distinct states"), cov, total)
 	if res.Stopped != "" {
