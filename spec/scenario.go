@@ -44,6 +44,10 @@ type Scenario struct {
 	// start invokes them, before the first turn.
 	FailAtStart StrList `yaml:"fail_at_start"`
 	Turns       []Turn  `yaml:"turns,required"`
+	// Pin marks a scenario that pins the machine's behaviour as it is (one
+	// simctl mutate --emit-scenarios wrote), not what the seed states:
+	// mutation scores are given with and without such scenarios.
+	Pin bool `yaml:"pin"`
 }
 
 // TagNames returns the scenario's tags.
