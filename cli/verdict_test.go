@@ -227,3 +227,32 @@ var _ = Describe("a scenario's own note", func() {
 		Expect(stdout.String()).To(MatchRegexp(`bob.scenario.yaml:7:9: warning: stale note: no_bob: modelling_choice: nothing in this scenario reached it`))
 	})
 })
+
+var _ = Describe("the see it: command run prints", func() {
+	// Each FAIL of the exploration names a command; run, it must find the
+	// same finding (livelock and stuck need the whole graph the run's
+	// search saw, not only their shortest path).
+	It("reproduces the finding it names", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../explore/testdata/planted"}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitFailed), stdout.String())
+		lines := strings.Split(stdout.String(), "\n")
+		seen := 0
+		for i, l := range lines {
+			cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "see it: simctl ")
+			if !ok {
+				continue
+			}
+			// The FAIL line before names the finding: "finds KIND[: where], ...".
+			_, rest, _ := strings.Cut(lines[i-1], " finds ")
+			kind, _, _ := strings.Cut(rest, ",")
+			kind, _, _ = strings.Cut(kind, ":")
+			args := strings.Fields(strings.Replace(cmd, "--emit-scenarios DIR", "--emit-scenarios "+GinkgoT().TempDir(), 1))
+			var out bytes.Buffer
+			cli.Main(append(args, "--quiet"), &out, &stderr)
+			Expect(out.String()).To(ContainSubstring("FAIL  "+kind+":"), "%s\n%s", cmd, out.String())
+			seen++
+		}
+		Expect(seen).To(Equal(4), stdout.String())
+	})
+})
