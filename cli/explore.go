@@ -122,6 +122,8 @@ func printExplore(w io.Writer, r *explore.Result, quiet bool) bool {
 	switch {
 	case r.Stopped != "":
 		fmt.Fprintf(w, "  %s\n", r.Stopped)
+	case r.Complete && len(r.GuardsUnreached()) > 0:
+		fmt.Fprintf(w, "  complete over the alphabet, %s unreached: every configuration its user acts reach was explored\n", count(len(r.GuardsUnreached()), "guard", "guards"))
 	case r.Complete:
 		fmt.Fprintf(w, "  complete: every reachable configuration was explored\n")
 	default:

@@ -69,6 +69,10 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 			nerr += printLoadErrors(w, dir, err)
 			continue
 		}
+		for _, e := range s.Citations() {
+			nerr++
+			fmt.Fprintf(w, "%s: error: %s\n", e.Pos, e.Msg)
+		}
 		stale, err := staleNotes(s)
 		if err != nil {
 			return 0, err

@@ -159,20 +159,27 @@ func printMutation(w io.Writer, suites []*spec.Suite, results []mutate.Result, m
 	sums := mutate.Summarize(results)
 	for _, s := range sums {
 		fmt.Fprintf(w, "suite %s (%s): %d mutants\n", s.Suite, dirs[s.Suite], s.All.Mutants)
-		fmt.Fprintf(w, "  %-13s %7s %7s %9s %9s %9s %9s %10s %8s %7s\n", "operator", "mutants", "killed", "scripted", "generated", "explored", "survived", "equivalent", "invalid", "score")
+		fmt.Fprintf(w, "  %-13s %7s %7s %9s %9s %9s %9s %9s %10s %8s %7s\n", "operator", "mutants", "killed", "scripted", "generated", "explored", "survived", "unreached", "equivalent", "invalid", "score")
 		row := func(name string, t mutate.Tally) {
-			fmt.Fprintf(w, "  %-13s %7d %7d %9d %9d %9d %9d %10d %8d %6.1f%%\n", name, t.Mutants, t.Killed, t.BySource[mutate.Scripted],
-				t.BySource[mutate.Generated], t.BySource[mutate.Explored], t.Survived, t.Equivalent, t.Invalid, 100*t.Score())
+			fmt.Fprintf(w, "  %-13s %7d %7d %9d %9d %9d %9d %9d %10d %8d %6.1f%%\n", name, t.Mutants, t.Killed, t.BySource[mutate.Scripted],
+				t.BySource[mutate.Generated], t.BySource[mutate.Explored], t.Survived, t.Unreached, t.Equivalent, t.Invalid, 100*t.ScoreWithoutPins())
 		}
 		for _, op := range s.Ops {
 			row(string(op.Op), op.Tally)
 		}
 		row("all", s.All)
 		for _, r := range s.Survivors {
-			fmt.Fprintf(w, "  SURVIVED %s: %s: %s\n", r.Mutant.Pos, r.Mutant.Op, r.Mutant.Desc)
+			what := "SURVIVED"
+			if r.Status == mutate.Unreached {
+				what = "UNREACHED"
+			}
+			fmt.Fprintf(w, "  %s %s: %s: %s\n", what, r.Mutant.Pos, r.Mutant.Op, r.Mutant.Desc)
 		}
-		score := 100 * s.All.Score()
-		fmt.Fprintf(w, "%s: mutation score %.1f%% (%d killed of %d; %d equivalent, %d invalid)\n\n", s.Suite, score, s.All.Killed, s.All.Judged(), s.All.Equivalent, s.All.Invalid)
+		// The score is the one without pins: a pin: true scenario holds
+		// the machine to what it does, not to what the seed says.
+		score := 100 * s.All.ScoreWithoutPins()
+		fmt.Fprintf(w, "%s: mutation score %.1f%% without pins, %.1f%% with (%d killed of %d, %d only by pins; %d unreached, %d equivalent, %d invalid)\n\n",
+			s.Suite, score, 100*s.All.Score(), s.All.Killed, s.All.Judged(), s.All.Pinned, s.All.Unreached, s.All.Equivalent, s.All.Invalid)
 		if score < minScore {
 			status = ExitFailed
 		}

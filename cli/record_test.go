@@ -22,7 +22,9 @@ import (
 	"github.com/simctl/simctl/spec"
 )
 
-// copySuiteDir copies the files of suite folder src into a new folder.
+// copySuiteDir copies the files of suite folder src into a new folder. A
+// bundled suite's sources: (the seeds, relative to the suite) become
+// absolute, so that the copy's citations are still checked against them.
 func copySuiteDir(src string) string {
 	dst := filepath.Join(GinkgoT().TempDir(), filepath.Base(src))
 	Expect(os.MkdirAll(dst, 0o755)).To(Succeed())
@@ -34,6 +36,11 @@ func copySuiteDir(src string) string {
 		}
 		data, err := os.ReadFile(filepath.Join(src, e.Name()))
 		Expect(err).NotTo(HaveOccurred())
+		if e.Name() == spec.MachineFile {
+			seeds, err := filepath.Abs(filepath.Join(src, "../../../shared/seeds"))
+			Expect(err).NotTo(HaveOccurred())
+			data = bytes.Replace(data, []byte("sources: [../../../shared/seeds]"), []byte("sources: ["+seeds+"]"), 1)
+		}
 		Expect(os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644)).To(Succeed())
 	}
 	return dst

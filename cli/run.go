@@ -297,6 +297,12 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		describeSuite(s, rs) // reporthooks.go
 		var t tally
 		fmt.Fprintf(w, "suite %s (%s)\n", s.Name, s.Dir)
+		for _, e := range s.Citations() {
+			// A note that cites text its seed does not hold excuses
+			// nothing: the run fails on it, as lint does.
+			fmt.Fprintf(w, "  FAIL citation %s: %s\n", e.Pos, e.Msg)
+			t.citations++
+		}
 		for _, sc := range s.Scenarios {
 			if !selected(sc, o) {
 				continue
@@ -588,6 +594,11 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 	how := fmt.Sprintf("to depth %d", res.Depth)
 	if res.Complete {
 		how = "completely"
+		if n := len(res.GuardsUnreached()); n > 0 {
+			// A guard no value of the alphabet makes true: the search is
+			// complete over its alphabet only.
+			how = "completely over the alphabet, " + count(n, "guard", "guards") + " unreached"
+		}
 	}
 	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", width+6, name, how, count(res.Distinct, "distinct state", "distinct states"), cov, total)
 	if res.Stopped != "" {
@@ -611,9 +622,30 @@ func addExploration(s *spec.Suite, rs *reports.Suite, res *explore.Result, depth
 		if len(s.Variants) > 1 {
 			variant = " --variant " + res.Variant
 		}
-		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d%s --emit-scenarios DIR\n", s.Dir, res.PathLen(f.Node), variant)
+		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d%s --emit-scenarios DIR\n", s.Dir, seeItDepth(res, &f), variant)
 	}
 	rs.Explored = append(rs.Explored, e)
+}
+
+// seeItDepth is the --depth with which simctl explore reproduces finding
+// f: its shortest path suffices for a violation (one more level for a dead
+// end, found when its configuration is expanded), but livelock and stuck
+// are judged on the whole graph the search saw, so their command searches
+// as deep as this one did (one level more when it was complete, so that
+// explore finds nothing new past it and knows the search complete).
+func seeItDepth(res *explore.Result, f *explore.Finding) int {
+	switch f.Kind {
+	case eval.DeadEnd:
+		// A dead end is known once its configuration is expanded.
+		return res.PathLen(f.Node) + 1
+	case eval.Livelock, eval.Stuck:
+	default:
+		return res.PathLen(f.Node)
+	}
+	if res.Complete {
+		return res.Depth + 1
+	}
+	return res.Depth
 }
 
 func pct(a, b int) float64 {

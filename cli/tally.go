@@ -16,6 +16,7 @@ type tally struct {
 	genFail, genKnown int // findings of generated conversations: not known, known (a note names them)
 	findings          int // exploration findings no note names
 	sloFail           int // latency objectives judged and not met
+	citations         int // notes whose seed citation does not hold
 }
 
 func (t *tally) add(s sim.Status) {
@@ -33,13 +34,14 @@ func (t *tally) merge(o tally) {
 	t.pass, t.known, t.fail = t.pass+o.pass, t.known+o.known, t.fail+o.fail
 	t.genFail, t.genKnown = t.genFail+o.genFail, t.genKnown+o.genKnown
 	t.findings, t.sloFail = t.findings+o.findings, t.sloFail+o.sloFail
+	t.citations += o.citations
 }
 
 // n counts the scripted scenarios.
 func (t tally) n() int { return t.pass + t.known + t.fail }
 
 // failed reports whether anything failed the run.
-func (t tally) failed() bool { return t.fail+t.genFail+t.findings+t.sloFail > 0 }
+func (t tally) failed() bool { return t.fail+t.genFail+t.findings+t.sloFail+t.citations > 0 }
 
 func (t tally) String() string {
 	s := fmt.Sprintf("%d passed, %d failed", t.pass, t.fail)
@@ -55,6 +57,9 @@ func (t tally) String() string {
 	}
 	if t.findings > 0 {
 		more = append(more, count(t.findings, "exploration finding", "exploration findings"))
+	}
+	if t.citations > 0 {
+		more = append(more, count(t.citations, "citation", "citations")+" not in the seed")
 	}
 	if t.sloFail > 0 {
 		more = append(more, count(t.sloFail, "latency objective", "latency objectives")+" not met")

@@ -22,6 +22,8 @@ type plant struct {
 	Old   string
 	New   string
 	Want  string
+	// Depth is the exploration's depth ("": 2, which finds most plants).
+	Depth string
 }
 
 // plantIn copies the suite, plants p in its machine.yaml and returns the
@@ -54,8 +56,12 @@ var _ = Describe("verdicts on planted faults", func() {
 		func(p plant) {
 			dir, _ := plantIn(p)
 			var stdout, stderr bytes.Buffer
-			// A shallow search finds each planted move; it keeps the test fast.
-			code := cli.Main([]string{"run", "--quiet", "--explore-depth", "2", "--out", "", dir}, &stdout, &stderr)
+			// A shallow search finds most planted moves; it keeps the test fast.
+			depth := p.Depth
+			if depth == "" {
+				depth = "2"
+			}
+			code := cli.Main([]string{"run", "--quiet", "--explore-depth", depth, "--out", "", dir}, &stdout, &stderr)
 			Expect(stderr.String()).To(BeEmpty())
 			Expect(code).To(Equal(cli.ExitFailed), stdout.String())
 			Expect(stdout.String()).To(ContainSubstring(p.Want))
@@ -63,9 +69,45 @@ var _ = Describe("verdicts on planted faults", func() {
 		Entry("soni: error --cancel--> completed", plant{Suite: "soni", After: "  error:", Old: "target: idle", New: "target: completed", Want: "error -> completed"}),
 		Entry("soni: a broken guard (error recovery to the wrong step)", plant{Suite: "soni", After: "states:", Old: `recovery_state == "executing_action"`, New: `recovery_state != "executing_action"`, Want: "FAIL"}),
 		Entry("thea: completed -> agent_delegated", plant{Suite: "thea", After: "  completed:", Old: "target: initial", New: "target: agent_delegated", Want: "completed -> agent_delegated"}),
+		// A note names its states exactly: thea's note on AgendaAgent's
+		// "no" -> cancelled does not excuse another agent's move there.
+		Entry("thea: ReminderAgent -> cancelled (an agenda note does not excuse it)", plant{Suite: "thea", After: "      reminder_agent:", Old: "target: completed", New: "target: cancelled",
+			Want: "agent_delegated.reminder_agent.awaiting_reminder_details -> cancelled"}),
+		// The finding names the actual move into the state the table looks
+		// through, not the table's completed -> completed.
+		Entry("thea: completed -> reminder_agent", plant{Suite: "thea", After: "  completed:", Old: "target: initial", New: "target: reminder_agent.awaiting_reminder_details",
+			Want: "completed -> agent_delegated.reminder_agent.awaiting_reminder_details -> completed", Depth: "6"}),
+		// WORKLOAD.md forbids both: its table (validating_slot is transient,
+		// so cancel never leaves it) and its deny trace (through completed).
+		Entry("bench-soni: validating_slot -> idle, skipping error", plant{Suite: "bench-soni", After: "  validating_slot:", Old: "- target: error", New: "- target: idle",
+			Want: "validating_slot -> idle"}),
+		Entry("bench-soni: confirming deny -> idle", plant{Suite: "bench-soni", After: "  confirming:", Old: "deny: {target: completed", New: "deny: {target: idle",
+			Want: "turn 5: path: got [idle], want [completed, idle]"}),
 		Entry("hfsm: retry -> answer", plant{Suite: "hfsm", After: "  retry:", Old: "target: router", New: "target: answer", Want: "retry -> answer"}),
 		Entry("formfill: prompt_next -> validate", plant{Suite: "formfill", After: "  prompt_next:", Old: "target: END", New: "target: validate", Want: "prompt_next -> validate"}),
 	)
+
+	// A contradiction is only what its seed says: a citation of a document
+	// or a text the sources do not hold fails lint (exit 2) and the run.
+	It("fails a fabricated citation in lint and run", func() {
+		dir, line := plantIn(plant{Suite: "thea", After: "    contradiction:", Old: "seed: 000_d31a28c68a746f1f.txt:131", New: "seed: 999_does_not_exist.txt:4242"})
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"lint", dir}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitBadInput), stdout.String())
+		want := fmt.Sprintf("machine.yaml:%d:9: error: seed 999_does_not_exist.txt:4242: no document 999_does_not_exist.txt in the suite's sources", line-1)
+		Expect(stdout.String()).To(ContainSubstring(want))
+		stdout.Reset()
+		code = cli.Main([]string{"run", "--quiet", "--explore-depth", "2", "--out", "", dir}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitFailed), stdout.String())
+		Expect(stdout.String()).To(ContainSubstring("FAIL citation "))
+		Expect(stdout.String()).To(ContainSubstring("1 citation not in the seed"))
+
+		dir, _ = plantIn(plant{Suite: "thea", After: "    contradiction:", Old: `quote: '└─ "no" → cancelled'`, New: "quote: made-up text"})
+		stdout.Reset()
+		code = cli.Main([]string{"lint", dir}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitBadInput), stdout.String())
+		Expect(stdout.String()).To(ContainSubstring(`seed 000_d31a28c68a746f1f.txt:131: the quote is not in 000_d31a28c68a746f1f.txt at lines 128-134 (whitespace aside): "made-up text"`))
+	})
 
 	// formfill's complete search (97,670 configurations, ten million
 	// generated) takes minutes under -race: depth 3 reaches its findings.
@@ -183,5 +225,34 @@ var _ = Describe("a scenario's own note", func() {
 		stdout.Reset()
 		Expect(cli.Main([]string{"lint", dir}, &stdout, &stderr)).To(Equal(cli.ExitOK))
 		Expect(stdout.String()).To(MatchRegexp(`bob.scenario.yaml:7:9: warning: stale note: no_bob: modelling_choice: nothing in this scenario reached it`))
+	})
+})
+
+var _ = Describe("the see it: command run prints", func() {
+	// Each FAIL of the exploration names a command; run, it must find the
+	// same finding (livelock and stuck need the whole graph the run's
+	// search saw, not only their shortest path).
+	It("reproduces the finding it names", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"run", "--quiet", "--out", "", "../explore/testdata/planted"}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitFailed), stdout.String())
+		lines := strings.Split(stdout.String(), "\n")
+		seen := 0
+		for i, l := range lines {
+			cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "see it: simctl ")
+			if !ok {
+				continue
+			}
+			// The FAIL line before names the finding: "finds KIND[: where], ...".
+			_, rest, _ := strings.Cut(lines[i-1], " finds ")
+			kind, _, _ := strings.Cut(rest, ",")
+			kind, _, _ = strings.Cut(kind, ":")
+			args := strings.Fields(strings.Replace(cmd, "--emit-scenarios DIR", "--emit-scenarios "+GinkgoT().TempDir(), 1))
+			var out bytes.Buffer
+			cli.Main(append(args, "--quiet"), &out, &stderr)
+			Expect(out.String()).To(ContainSubstring("FAIL  "+kind+":"), "%s\n%s", cmd, out.String())
+			seen++
+		}
+		Expect(seen).To(Equal(4), stdout.String())
 	})
 })

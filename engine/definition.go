@@ -368,14 +368,20 @@ func (k NoteKind) String() string {
 // NoteDef is one known finding of an invariant. An allowed-transition
 // table's finding is the move From -> To the table does not allow; any
 // other invariant's is the State it broke in and, for the findings about a
-// slot, the Slot. A state covers its descendants, as table rows do.
+// slot, the Slot. A state names itself only; with Descendants, its
+// descendants too (a note is a claim about the seed's text, and a wider
+// scope would excuse moves the text never spoke of).
 type NoteDef struct {
-	Kind  NoteKind
-	Pos   Pos
-	From  NameDef
-	To    NameDef
-	State NameDef
-	Slot  NameDef
+	Kind        NoteKind
+	Pos         Pos
+	From        NameDef
+	To          NameDef
+	State       NameDef
+	Slot        NameDef
+	Descendants bool
+	// Variants names the variants the note holds in (none: every variant);
+	// the loader keeps a variant's notes when it builds its machine.
+	Variants []NameDef
 	// Seed is "document:line" (a contradiction's quote, or where a
 	// modelling choice fills a gap); Quote is the seed's text there.
 	Seed  string

@@ -163,6 +163,7 @@ type Note struct {
 	Pos              Pos
 	From, To, State  StateID
 	Slot             SlotID
+	Descendants      bool
 	Seed, Quote, Why string
 }
 
@@ -171,7 +172,7 @@ type Note struct {
 func (b *builder) compileNotes(inv string, table bool, defs []NoteDef) []Note {
 	var out []Note
 	for _, d := range defs {
-		n := Note{Kind: d.Kind, Pos: d.Pos, From: NoID, To: NoID, State: NoID, Slot: NoID, Seed: d.Seed, Quote: d.Quote, Why: d.Why}
+		n := Note{Kind: d.Kind, Pos: d.Pos, From: NoID, To: NoID, State: NoID, Slot: NoID, Descendants: d.Descendants, Seed: d.Seed, Quote: d.Quote, Why: d.Why}
 		what := "invariant " + inv
 		switch {
 		case table && (d.From.Name == "" || d.To.Name == "" || d.State.Name != "" || d.Slot.Name != ""):
@@ -212,12 +213,14 @@ func (b *builder) compileNotes(inv string, table bool, defs []NoteDef) []Note {
 
 // NoteMatches reports whether note n names a finding at the move from ->
 // to (tables) or in state with slot (other invariants; NoID when the
-// finding is not about a slot). A state in a note covers its descendants.
+// finding is not about a slot). A state in a note names itself only, or
+// with Descendants its descendants too.
 func (m *Machine) NoteMatches(n *Note, from, to, state StateID, slot SlotID) bool {
+	in := func(s, named StateID) bool { return s == named || n.Descendants && m.InState(s, named) }
 	if n.From != NoID {
-		return from != NoID && to != NoID && m.InState(from, n.From) && m.InState(to, n.To)
+		return from != NoID && to != NoID && in(from, n.From) && in(to, n.To)
 	}
-	return state != NoID && m.InState(state, n.State) && n.Slot == slot
+	return state != NoID && in(state, n.State) && n.Slot == slot
 }
 
 // BuiltinNotes are the known findings of one built-in invariant.

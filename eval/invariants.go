@@ -78,12 +78,16 @@ type Violation struct {
 	Trans     engine.TransID // engine.NoID when not tied to one transition
 	From, To  string
 	Move      bool
-	State     string
-	Slot      string
-	Timer     string
-	Msg       string
-	Before    string
-	After     string
+	// Src and Via name a table's move through transparent states: the
+	// leaf the step into To came from, and the first state the path
+	// entered after From ("" when the move is direct).
+	Src, Via string
+	State    string
+	Slot     string
+	Timer    string
+	Msg      string
+	Before   string
+	After    string
 }
 
 func (v Violation) String() string {
@@ -97,6 +101,11 @@ func (v Violation) String() string {
 // else "in state" or "slot s in state".
 func (v *Violation) Where() string {
 	switch {
+	case v.Move && v.Via != "":
+		if v.Src == v.Via {
+			return v.From + " -> " + v.Via + " -> " + v.To
+		}
+		return v.From + " -> " + v.Via + " … " + v.Src + " -> " + v.To
 	case v.Move:
 		return v.From + " -> " + v.To
 	case v.Slot != "":
@@ -131,6 +140,9 @@ type Checker struct {
 	// last holds, per allowed-transition invariant, the last state the
 	// table saw (transparent states are skipped).
 	last []engine.StateID
+	// via holds, per allowed-transition invariant, the first transparent
+	// state entered after last (NoID: none), to name the actual move.
+	via []engine.StateID
 	// due holds, per within invariant, the last turn by which its goal must
 	// hold, or -1 when it is not armed.
 	due        []int
@@ -143,6 +155,7 @@ type Checker struct {
 func NewChecker(m *engine.Machine) *Checker {
 	k := &Checker{m: m, invs: m.Invariants()}
 	k.last = make([]engine.StateID, len(k.invs))
+	k.via = make([]engine.StateID, len(k.invs))
 	k.due = make([]int, len(k.invs))
 	k.Reset()
 	return k
@@ -151,27 +164,37 @@ func NewChecker(m *engine.Machine) *Checker {
 // PathState is the part of a checker that depends on the path taken so far
 // (the last state each allowed-transition table saw, the bound of each armed
 // within invariant): an explorer saves it with each configuration.
+//
+// Via only names findings (the first transparent state after Last): an
+// explorer may leave it out of what tells configurations apart, and a
+// path state without it names a move through transparent states by its
+// ends only.
 type PathState struct {
 	Last []engine.StateID
 	Due  []int
+	Via  []engine.StateID
 }
 
 // Save returns a copy of the checker's path state.
 func (k *Checker) Save() PathState {
-	return PathState{Last: append([]engine.StateID(nil), k.last...), Due: append([]int(nil), k.due...)}
+	return PathState{Last: append([]engine.StateID(nil), k.last...), Due: append([]int(nil), k.due...), Via: append([]engine.StateID(nil), k.via...)}
 }
 
 // SaveInto copies the checker's path state into p's arrays (grown as
 // needed) and returns it: an explorer saving the state after every step
 // reuses its arrays instead of allocating.
 func (k *Checker) SaveInto(p PathState) PathState {
-	return PathState{Last: append(p.Last[:0], k.last...), Due: append(p.Due[:0], k.due...)}
+	return PathState{Last: append(p.Last[:0], k.last...), Due: append(p.Due[:0], k.due...), Via: append(p.Via[:0], k.via...)}
 }
 
 // Restore sets the checker's path state and clears its violations.
 func (k *Checker) Restore(p PathState) {
 	copy(k.last, p.Last)
 	copy(k.due, p.Due)
+	for i := range k.via {
+		k.via[i] = engine.NoID
+	}
+	copy(k.via, p.Via)
 	k.Violations = k.Violations[:0]
 	k.Count, k.Unrecorded = 0, 0
 }
@@ -180,6 +203,7 @@ func (k *Checker) Restore(p PathState) {
 func (k *Checker) Reset() {
 	for i := range k.last {
 		k.last[i] = engine.NoID
+		k.via[i] = engine.NoID
 		k.due[i] = -1
 	}
 	k.Violations = k.Violations[:0]
@@ -216,14 +240,21 @@ func (k *Checker) Observe(st *Step) {
 				continue
 			}
 			if inv.Transparent(s.To) {
+				if k.via[i] == engine.NoID && k.last[i] != engine.NoID && !inv.Transparent(s.From) {
+					k.via[i] = s.To
+				}
 				continue
 			}
-			from := k.last[i]
-			k.last[i] = s.To
+			from, via := k.last[i], k.via[i]
+			k.last[i], k.via[i] = s.To, engine.NoID
 			if from == engine.NoID || inv.Allows(from, s.To) {
 				continue
 			}
-			if w := (where{move: true, from: from, to: s.To, state: engine.NoID, slot: engine.NoID, timer: engine.NoID}); k.fresh(inv.Name, w) {
+			w := where{move: true, from: from, to: s.To, state: engine.NoID, slot: engine.NoID, timer: engine.NoID, src: engine.NoID, via: engine.NoID}
+			if via != engine.NoID {
+				w.src, w.via = s.From, via
+			}
+			if k.fresh(inv.Name, w) {
 				k.report(st, inv.Name, inv.Pos, s.Trans, w,
 					fmt.Sprintf("transition %s → %s is not in the allowed-transition table", k.m.StateName(from), k.m.StateName(s.To)))
 			}
@@ -441,6 +472,7 @@ func (k *Checker) slotOverwrite(st *Step) {
 type where struct {
 	move     bool
 	from, to engine.StateID
+	src, via engine.StateID
 	state    engine.StateID
 	slot     engine.SlotID
 	timer    engine.TimerID
@@ -448,7 +480,7 @@ type where struct {
 
 // in is the finding in state s, about slot (engine.NoID: none).
 func (k *Checker) in(s engine.StateID, slot engine.SlotID) where {
-	return where{from: engine.NoID, to: engine.NoID, state: s, slot: slot, timer: engine.NoID}
+	return where{from: engine.NoID, to: engine.NoID, src: engine.NoID, via: engine.NoID, state: s, slot: slot, timer: engine.NoID}
 }
 
 // same reports whether recorded violation v is the finding w of
@@ -458,9 +490,17 @@ func (k *Checker) same(v *Violation, name string, w where) bool {
 		return false
 	}
 	if w.move {
-		return v.From == k.m.StateName(w.from) && v.To == k.m.StateName(w.to)
+		return v.From == k.m.StateName(w.from) && v.To == k.m.StateName(w.to) && v.Via == k.name(w.via) && v.Src == k.name(w.src)
 	}
 	return v.State == k.m.StateName(w.state) && v.Slot == k.slotName(w.slot) && v.Timer == k.timerName(w.timer)
+}
+
+// name is state s's name, or "" for NoID.
+func (k *Checker) name(s engine.StateID) string {
+	if s == engine.NoID {
+		return ""
+	}
+	return k.m.StateName(s)
 }
 
 func (k *Checker) timerName(t engine.TimerID) string {
@@ -500,7 +540,7 @@ func (k *Checker) report(st *Step, name string, pos engine.Pos, t engine.TransID
 	v := Violation{Invariant: name, Pos: pos, Turn: st.Turn, Trans: t, Move: w.move, Msg: msg,
 		Before: k.m.Describe(st.Before), After: k.m.Describe(st.After)}
 	if w.move {
-		v.From, v.To = k.m.StateName(w.from), k.m.StateName(w.to)
+		v.From, v.To, v.Src, v.Via = k.m.StateName(w.from), k.m.StateName(w.to), k.name(w.src), k.name(w.via)
 	} else {
 		v.State, v.Slot, v.Timer = k.m.StateName(w.state), k.slotName(w.slot), k.timerName(w.timer)
 		if len(st.Result.Steps) > 0 {

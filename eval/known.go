@@ -86,19 +86,27 @@ func (k *Known) Match(v *Violation) *Note {
 	if len(l) == 0 {
 		return nil
 	}
-	from, to, state, slot := engine.StateID(engine.NoID), engine.StateID(engine.NoID), engine.StateID(engine.NoID), engine.SlotID(engine.NoID)
 	if v.Move {
-		from, to = k.id(v.From), k.id(v.To)
-	} else {
-		state = k.id(v.State)
-		if v.Slot != "" {
-			if id, ok := k.m.SlotID(v.Slot); ok {
-				slot = id
+		// A move through transparent states is named by the table's view
+		// (From -> To) or by an actual step: the one out of From (From ->
+		// Via) or the one into To (Src -> To).
+		for i := range l {
+			for _, m := range [][2]string{{v.From, v.To}, {v.From, v.Via}, {v.Src, v.To}} {
+				if m[0] != "" && m[1] != "" && k.m.NoteMatches(&l[i].Note, k.id(m[0]), k.id(m[1]), engine.NoID, engine.NoID) {
+					return &l[i]
+				}
 			}
+		}
+		return nil
+	}
+	state, slot := k.id(v.State), engine.SlotID(engine.NoID)
+	if v.Slot != "" {
+		if id, ok := k.m.SlotID(v.Slot); ok {
+			slot = id
 		}
 	}
 	for i := range l {
-		if k.m.NoteMatches(&l[i].Note, from, to, state, slot) {
+		if k.m.NoteMatches(&l[i].Note, engine.NoID, engine.NoID, state, slot) {
 			return &l[i]
 		}
 	}

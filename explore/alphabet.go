@@ -21,7 +21,9 @@ const Invalid = "???"
 // after the NLU, and an invalid one); correction intents also carrying each
 // value as the entity named after each slot; and what the stub NLU makes of
 // every utterance in the suite's scenarios and users.yaml, for machines
-// whose guards read the text itself.
+// whose guards read the text itself; and the values the machine compares
+// user input with, and utterances built from the NLU's rules
+// (machinevalues.go).
 func alphabet(s *spec.Suite, m *engine.Machine, reduce bool) ([]engine.Event, string) {
 	all := fullAlphabet(s, m)
 	if !reduce {
@@ -82,6 +84,10 @@ func utterances(s *spec.Suite, m *engine.Machine, have []engine.Event) []engine.
 			}
 		}
 	}
+	// The values the machine compares user input with, and utterances
+	// built from the NLU's own rules (machinevalues.go).
+	texts = append(texts, guardValues(s.Def)...)
+	texts = append(texts, nluUtterances(s.NLU, readEntities(s.Def))...)
 	sort.Strings(texts)
 	seen := map[engine.Event]bool{}
 	for _, e := range have {

@@ -308,6 +308,14 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 		for _, d := range st.path.Due {
 			b = le.AppendUint32(b, uint32(int32(d)))
 		}
+		// Via names findings only: queued, not fingerprinted.
+		for i := range x.via {
+			v := engine.StateID(engine.NoID)
+			if i < len(st.path.Via) {
+				v = st.path.Via[i]
+			}
+			b = le.AppendUint16(b, uint16(v))
+		}
 	}
 	return b
 }
@@ -384,7 +392,11 @@ func (x *explorer) decode(b []byte, st *searchState) {
 		x.due[i] = int(int32(le.Uint32(b)))
 		b = b[4:]
 	}
-	st.path = eval.PathState{Last: x.last, Due: x.due}
+	for i := range x.via {
+		x.via[i] = engine.StateID(le.Uint16(b))
+		b = b[2:]
+	}
+	st.path = eval.PathState{Last: x.last, Due: x.due, Via: x.via}
 }
 
 // texts interns the texts of queued configurations for every worker of

@@ -205,3 +205,18 @@ func userSlots(d *engine.Definition) map[string]bool {
 	}
 	return out
 }
+
+// GuardsUnreached returns the guards the search never saw true for want of
+// a value (AlphabetLacks is not empty), by transition id: while there is
+// one, "complete" holds only over the alphabet.
+func (r *Result) GuardsUnreached() []engine.TransID {
+	var out []engine.TransID
+	c := r.Coverage
+	for t := 0; t < r.m.NumTransitions(); t++ {
+		id := engine.TransID(t)
+		if r.m.Transition(id).Guard != "" && c.GuardTrue[t] == 0 && c.GuardFalse[t] > 0 && len(r.AlphabetLacks(id)) > 0 {
+			out = append(out, id)
+		}
+	}
+	return out
+}

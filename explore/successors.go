@@ -104,6 +104,7 @@ type explorer struct {
 	strID    map[string]uint32
 	last     []engine.StateID
 	due      []int
+	via      []engine.StateID
 	rootPath eval.PathState
 
 	// The digest (digest.go): whether to compute it, the fingerprint of
@@ -143,6 +144,7 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	}
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
+	x.via = make([]engine.StateID, len(m.Invariants()))
 	for _, inv := range m.Invariants() {
 		if inv.Kind == engine.InvAllowed || inv.Kind == engine.InvWithin {
 			x.pathFixed = false
@@ -450,7 +452,7 @@ func (x *explorer) quiet() {
 // placeholder is what the checker compares of a violation found already:
 // what identifies its finding.
 func placeholder(v *eval.Violation) eval.Violation {
-	return eval.Violation{Invariant: v.Invariant, Move: v.Move, From: v.From, To: v.To, State: v.State, Slot: v.Slot, Timer: v.Timer}
+	return eval.Violation{Invariant: v.Invariant, Move: v.Move, From: v.From, To: v.To, Src: v.Src, Via: v.Via, State: v.State, Slot: v.Slot, Timer: v.Timer}
 }
 
 // foldPayloads lets one step stand for the events that differ from it

@@ -495,6 +495,7 @@ func scenarioText(s *spec.Suite, c candidate, name string, m *Mutant, o KillerOp
 	fmt.Fprintf(&b, "# passes it, mutant %d fails it: %s\n", m.ID, m.Pos)
 	fmt.Fprintf(&b, "#   %s\n", m.Desc)
 	fmt.Fprintf(&b, "name: %s\n", name)
+	b.WriteString("pin: true\n")
 	if o.SuitePath != "" {
 		fmt.Fprintf(&b, "suite: %s\n", strconv.Quote(filepath.ToSlash(o.SuitePath)))
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
@@ -27,6 +28,10 @@ const (
 	Equivalent Status = "equivalent"
 	// Invalid: the mutant does not build (or the engine gave up on it).
 	Invalid Status = "invalid"
+	// Unreached: no test told the mutant from the original, and the
+	// original's complete search never exercised what it changed (reach.go);
+	// it counts against the score.
+	Unreached Status = "unreached"
 )
 
 // Source is the part of the suite that killed a mutant.
@@ -78,6 +83,9 @@ type Result struct {
 	// Detail says what killed it (the first failure the original did not
 	// have), why it is invalid, or why it is not proved equivalent.
 	Detail string
+	// Pinned: killed only by pin: true scenarios, which pin the machine's
+	// behaviour as it is rather than what the seed says.
+	Pinned bool
 }
 
 // Runner judges the mutants of one suite against its original verdict.
@@ -89,6 +97,7 @@ type Runner struct {
 	once     sync.Once
 	digests  []uint64 // per variant; nil: some search was incomplete
 	digestOK bool
+	covs     []*eval.Coverage // per variant, of the complete searches
 }
 
 // NewRunner runs suite s on its original machine, whose verdict every
@@ -121,15 +130,33 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 		res.Status, res.Detail = Invalid, err.Error()
 		return res
 	}
+	pinned := ""
 	for _, src := range Sources {
 		for _, k := range failures(ms, r.o, src) {
-			if !r.base[src][k] {
-				res.Status, res.Source, res.Detail = Killed, src, k
-				return res
+			if r.base[src][k] {
+				continue
 			}
+			if strings.HasPrefix(k, pinnedScenario) {
+				// Go on: another source may kill it without the pins.
+				if pinned == "" {
+					pinned = k
+				}
+				continue
+			}
+			res.Status, res.Source, res.Detail = Killed, src, k
+			return res
 		}
 	}
+	if pinned != "" {
+		res.Status, res.Source, res.Detail, res.Pinned = Killed, Scripted, pinned, true
+		return res
+	}
 	res.Status = Survived
+	if pos := changedTransitions(r.s.Def, ms.Def); len(pos) > 0 && !r.reached(pos) {
+		res.Status = Unreached
+		res.Detail = "the original's complete search never took the changed transition nor saw its guard both ways"
+		return res
+	}
 	if ok, why := r.equivalent(ms); ok {
 		res.Status = Equivalent
 	} else {
@@ -162,6 +189,9 @@ func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 	return &ms, nil
 }
 
+// pinnedScenario begins the failure of a pin: true scenario.
+const pinnedScenario = "pinned scenario"
+
 // failures lists, sorted, what the source finds wrong with suite s that
 // fails a run: scenarios that fail, invariants generated conversations
 // break (not known ones), exploration findings (not known ones).
@@ -176,7 +206,11 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 			for _, v := range s.VariantsFor(sc) {
 				res := sim.RunScenario(s, sc, sim.Options{Variant: v, Seed: o.Seed})
 				if res.Status == sim.Fail {
-					out = append(out, fmt.Sprintf("scenario %s%s fails", sc.Name, variant(s, v)))
+					what := "scenario"
+					if sc.Pin {
+						what = pinnedScenario
+					}
+					out = append(out, fmt.Sprintf("%s %s%s fails", what, sc.Name, variant(s, v)))
 				}
 			}
 		}
@@ -236,11 +270,11 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 // equivalent searches every variant of ms completely and compares the
 // digests of the reachable labelled graphs with the original's.
 func (r *Runner) equivalent(ms *spec.Suite) (bool, string) {
-	r.once.Do(func() { r.digests, r.digestOK = digests(r.s, r.o.EquivStates, r.o.Stop) })
+	r.once.Do(r.search)
 	if !r.digestOK {
 		return false, fmt.Sprintf("not proved equivalent: the original's search does not complete within %d configurations", r.o.EquivStates)
 	}
-	d, ok := digests(ms, r.o.EquivStates, r.o.Stop)
+	d, _, ok := digests(ms, r.o.EquivStates, r.o.Stop)
 	if !ok {
 		return false, fmt.Sprintf("not proved equivalent: the mutant's search does not complete within %d configurations", r.o.EquivStates)
 	}
@@ -252,18 +286,43 @@ func (r *Runner) equivalent(ms *spec.Suite) (bool, string) {
 	return true, ""
 }
 
-// digests returns the digest of a complete search of each variant, and
-// false when one does not complete (stop ended it, or the cap).
-func digests(s *spec.Suite, maxStates int, stop func() bool) ([]uint64, bool) {
+// search makes the original's complete searches once: their digests and
+// their coverage.
+func (r *Runner) search() {
+	r.digests, r.covs, r.digestOK = digests(r.s, r.o.EquivStates, r.o.Stop)
+}
+
+// reached reports whether some variant's complete search of the original
+// exercised a transition at positions; with a search that did not
+// complete, nothing is claimed unreached.
+func (r *Runner) reached(positions []engine.Pos) bool {
+	r.once.Do(r.search)
+	if !r.digestOK {
+		return true
+	}
+	for i, v := range r.s.Variants {
+		if reached(v.Machine, r.covs[i], positions) {
+			return true
+		}
+	}
+	return false
+}
+
+// digests returns the digest and coverage of a complete search of each
+// variant, and false when one does not complete (stop ended it, or the
+// cap).
+func digests(s *spec.Suite, maxStates int, stop func() bool) ([]uint64, []*eval.Coverage, bool) {
 	var out []uint64
+	var covs []*eval.Coverage
 	for _, v := range s.Variants {
 		res, err := explore.Explore(s, v, explore.Options{Depth: 1 << 30, MaxStates: maxStates, Digest: true, Stop: stop})
 		if err != nil || !res.Complete {
-			return nil, false
+			return nil, nil, false
 		}
 		out = append(out, res.Digest)
+		covs = append(covs, res.Coverage)
 	}
-	return out, true
+	return out, covs, true
 }
 
 // stopped reports whether Stop asked the run to give up.

@@ -8,6 +8,11 @@ type Tally struct {
 	Survived   int
 	Equivalent int
 	Invalid    int
+	// Unreached mutants count against the score, as survivors do.
+	Unreached int
+	// Pinned counts the killed mutants that only pin: true scenarios (those
+	// simctl mutate --emit-scenarios wrote) kill.
+	Pinned int
 }
 
 func (t *Tally) add(r *Result) {
@@ -19,6 +24,11 @@ func (t *Tally) add(r *Result) {
 	case Killed:
 		t.Killed++
 		t.BySource[r.Source]++
+		if r.Pinned {
+			t.Pinned++
+		}
+	case Unreached:
+		t.Unreached++
 	case Survived:
 		t.Survived++
 	case Equivalent:
@@ -39,6 +49,15 @@ func (t Tally) Score() float64 {
 		return 1
 	}
 	return float64(t.Killed) / float64(t.Judged())
+}
+
+// ScoreWithoutPins is the score had the pin: true scenarios not been
+// there: the mutants only they kill count as survivors.
+func (t Tally) ScoreWithoutPins() float64 {
+	if t.Judged() == 0 {
+		return 1
+	}
+	return float64(t.Killed-t.Pinned) / float64(t.Judged())
 }
 
 // SuiteSummary is one suite's tally, in all and per operator.
@@ -79,7 +98,7 @@ func Summarize(results []Result) []SuiteSummary {
 			ops[r.Suite][r.Mutant.Op] = t
 		}
 		t.add(r)
-		if r.Status == Survived {
+		if r.Status == Survived || r.Status == Unreached {
 			out[j].Survivors = append(out[j].Survivors, *r)
 		}
 	}

@@ -84,8 +84,8 @@ func ReadMutantsCSV(path string) (int64, []mutate.Result, error) {
 			}
 		}
 		st := mutate.Status(rec[7])
-		if st != mutate.Killed && st != mutate.Survived && st != mutate.Equivalent && st != mutate.Invalid {
-			return 0, nil, bad(8, "killed, survived, equivalent or invalid")
+		if st != mutate.Killed && st != mutate.Survived && st != mutate.Unreached && st != mutate.Equivalent && st != mutate.Invalid {
+			return 0, nil, bad(8, "killed, survived, unreached, equivalent or invalid")
 		}
 		m := &mutate.Mutant{ID: n[0], Op: mutate.Operator(rec[3]), Pos: engine.Pos{File: rec[4], Line: n[1], Col: n[2]}, Desc: rec[9]}
 		out = append(out, mutate.Result{Suite: rec[1], Mutant: m, Status: st, Source: mutate.Source(rec[8]), Detail: rec[10]})

@@ -35,6 +35,8 @@ type TurnInfo struct {
 	Invoked   []engine.ExtID
 	Escalated bool
 	Steps     int // transitions taken
+	// Path holds the target of each of the main machine's transitions.
+	Path []engine.StateID
 	// Latency is what the turn's own chain took under the suite's latency
 	// model, in virtual milliseconds: for a user or event turn its response
 	// time, for a wait what the timers it fired set off; 0 without a model.
@@ -187,6 +189,7 @@ func (d *Driver) beginTurn() {
 	d.Info.Invoked = d.Info.Invoked[:0]
 	d.Info.Escalated = false
 	d.Info.Steps = 0
+	d.Info.Path = d.Info.Path[:0]
 	d.Info.Latency = 0
 	d.BranchSteps = 0
 	d.Picks = d.Picks[:0]
@@ -307,6 +310,9 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 		if s.Trans != engine.NoID {
 			d.Info.Steps++
 			d.Transitions++
+			if s.Branch == 0 {
+				d.Info.Path = append(d.Info.Path, s.To)
+			}
 		}
 	}
 	var invoke [8]engine.ExtID

@@ -423,6 +423,21 @@ func check(d *Driver, x *spec.Expect) []Failure {
 			fail(listPos(*x.Flows, x.Pos), "flow stack", fmt.Sprintf("[%s]", strings.Join(got, ", ")), fmt.Sprintf("[%s]", strings.Join(want, ", ")))
 		}
 	}
+	if x.Path != nil {
+		want := *x.Path
+		ok := len(want) == len(d.Info.Path)
+		got := make([]string, len(d.Info.Path))
+		for i, s := range d.Info.Path {
+			got[i] = m.StateName(s)
+			if ok {
+				id, _ := m.StateID(want[i].Value)
+				ok = m.InState(s, id)
+			}
+		}
+		if !ok {
+			fail(listPos(want, x.Pos), "path", fmt.Sprintf("[%s]", strings.Join(got, ", ")), fmt.Sprintf("[%s]", strings.Join(strNames(want), ", ")))
+		}
+	}
 	if x.NLU != nil {
 		got := "called"
 		if d.Info.Skipped {

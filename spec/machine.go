@@ -16,33 +16,36 @@ import (
 // machineFile is the schema of machine.yaml; docs/machine-format.md
 // documents it.
 type machineFile struct {
-	Machine           string                 `yaml:"machine,required"`
-	MachinePos        engine.Pos             `yaml:"-"`
-	Description       string                 `yaml:"description"`
-	Initial           Str                    `yaml:"initial,required"`
-	MaxChain          int                    `yaml:"max_chain"`
-	MaxTurns          int                    `yaml:"max_turns"`
-	MaxTurnsPos       engine.Pos             `yaml:"-"`
-	ExploreDepth      *int                   `yaml:"explore_depth"`
-	ExploreMaxStates  int                    `yaml:"explore_max_states"`
-	Tags              StrList                `yaml:"tags"`
-	Intents           StrList                `yaml:"intents"`
-	CorrectionIntents StrList                `yaml:"correction_intents"`
-	IdleStates        StrList                `yaml:"idle_states"`
-	Escapes           StrList                `yaml:"escapes"`
-	Slots             Entries[slotYAML]      `yaml:"slots"`
-	Counters          Entries[counterYAML]   `yaml:"counters"`
-	Timers            Entries[Duration]      `yaml:"timers"`
-	Flows             Entries[StrList]       `yaml:"flows"`
-	Validators        Entries[validatorYAML] `yaml:"validators"`
-	Actions           Entries[externalYAML]  `yaml:"actions"`
-	States            Entries[stateYAML]     `yaml:"states,required"`
-	Invariants        []invariantYAML        `yaml:"invariants"`
-	Overrides         []overrideYAML         `yaml:"overrides"`
-	On                Entries[transList]     `yaml:"on"`
-	Parameters        Entries[paramYAML]     `yaml:"parameters"`
-	Variants          []variantYAML          `yaml:"variants"`
-	Latency           *latencyYAML           `yaml:"latency"`
+	Machine           string     `yaml:"machine,required"`
+	MachinePos        engine.Pos `yaml:"-"`
+	Description       string     `yaml:"description"`
+	Initial           Str        `yaml:"initial,required"`
+	MaxChain          int        `yaml:"max_chain"`
+	MaxTurns          int        `yaml:"max_turns"`
+	MaxTurnsPos       engine.Pos `yaml:"-"`
+	ExploreDepth      *int       `yaml:"explore_depth"`
+	ExploreMaxStates  int        `yaml:"explore_max_states"`
+	Tags              StrList    `yaml:"tags"`
+	Intents           StrList    `yaml:"intents"`
+	CorrectionIntents StrList    `yaml:"correction_intents"`
+	IdleStates        StrList    `yaml:"idle_states"`
+	Escapes           StrList    `yaml:"escapes"`
+	// Sources name the seed documents the notes cite: folders holding
+	// them or the files, relative to the suite folder.
+	Sources    StrList                `yaml:"sources"`
+	Slots      Entries[slotYAML]      `yaml:"slots"`
+	Counters   Entries[counterYAML]   `yaml:"counters"`
+	Timers     Entries[Duration]      `yaml:"timers"`
+	Flows      Entries[StrList]       `yaml:"flows"`
+	Validators Entries[validatorYAML] `yaml:"validators"`
+	Actions    Entries[externalYAML]  `yaml:"actions"`
+	States     Entries[stateYAML]     `yaml:"states,required"`
+	Invariants []invariantYAML        `yaml:"invariants"`
+	Overrides  []overrideYAML         `yaml:"overrides"`
+	On         Entries[transList]     `yaml:"on"`
+	Parameters Entries[paramYAML]     `yaml:"parameters"`
+	Variants   []variantYAML          `yaml:"variants"`
+	Latency    *latencyYAML           `yaml:"latency"`
 	// SLO holds the objectives as written; latency.ParseSLO reads them.
 	SLO []Expr     `yaml:"slo"`
 	Pos engine.Pos `yaml:"-"`
@@ -187,6 +190,10 @@ type noteYAML struct {
 	Seed  Str    `yaml:"seed"`
 	Quote string `yaml:"quote"`
 	Why   string `yaml:"why"`
+	// Descendants widens the note's states to their descendants; Variants
+	// narrows it to the variants named.
+	Descendants bool    `yaml:"descendants"`
+	Variants    StrList `yaml:"variants"`
 }
 
 type noteList []noteYAML
@@ -217,7 +224,11 @@ func noteDefs(contradiction, choice noteList) ([]engine.NoteDef, error) {
 	}{{engine.Contradiction, contradiction}, {engine.ModellingChoice, choice}} {
 		for _, x := range l.list {
 			d := engine.NoteDef{Kind: l.kind, Pos: x.Pos, Seed: x.Seed.Value, Quote: strings.TrimSpace(x.Quote), Why: strings.TrimSpace(x.Why),
-				State: engine.NameDef{Name: x.State.Value, Pos: x.State.Pos}, Slot: engine.NameDef{Name: x.Slot.Value, Pos: x.Slot.Pos}}
+				State: engine.NameDef{Name: x.State.Value, Pos: x.State.Pos}, Slot: engine.NameDef{Name: x.Slot.Value, Pos: x.Slot.Pos},
+				Descendants: x.Descendants}
+			for _, v := range x.Variants {
+				d.Variants = append(d.Variants, engine.NameDef{Name: v.Value, Pos: v.Pos})
+			}
 			if x.Move.Value != "" {
 				from, to, ok := strings.Cut(x.Move.Value, "->")
 				from, to = strings.TrimSpace(from), strings.TrimSpace(to)

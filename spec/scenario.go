@@ -49,6 +49,10 @@ type Scenario struct {
 	// liveness, as the generated conversation it was shrunk from did.
 	Liveness bool   `yaml:"liveness"`
 	Turns    []Turn `yaml:"turns,required"`
+	// Pin marks a scenario that pins the machine's behaviour as it is (one
+	// simctl mutate --emit-scenarios wrote), not what the seed states:
+	// mutation scores are given with and without such scenarios.
+	Pin bool `yaml:"pin"`
 }
 
 // TagNames returns the scenario's tags.
@@ -87,21 +91,24 @@ type EventSpec struct {
 
 // Expect lists what must hold after a turn. Each field is optional.
 type Expect struct {
-	Pos          engine.Pos
-	State        *Str         `yaml:"state"`
-	Waiting      *Str         `yaml:"waiting"`
-	Slots        Entries[Str] `yaml:"slots"`
-	Counters     Entries[int] `yaml:"counters"`
-	Empty        StrList      `yaml:"empty"`
-	Bot          *Str         `yaml:"bot"`
-	BotContains  *Str         `yaml:"bot_contains"`
-	BotMatches   *Str         `yaml:"bot_matches"`
-	Intent       *Str         `yaml:"intent"`
-	Actions      *StrList     `yaml:"actions"`
-	Flows        *StrList     `yaml:"flows"`
-	NLU          *Str         `yaml:"nlu"`
-	Escalated    *bool        `yaml:"escalated"`
-	EscalatedPos engine.Pos   `yaml:"-"`
+	Pos         engine.Pos
+	State       *Str         `yaml:"state"`
+	Waiting     *Str         `yaml:"waiting"`
+	Slots       Entries[Str] `yaml:"slots"`
+	Counters    Entries[int] `yaml:"counters"`
+	Empty       StrList      `yaml:"empty"`
+	Bot         *Str         `yaml:"bot"`
+	BotContains *Str         `yaml:"bot_contains"`
+	BotMatches  *Str         `yaml:"bot_matches"`
+	Intent      *Str         `yaml:"intent"`
+	Actions     *StrList     `yaml:"actions"`
+	Flows       *StrList     `yaml:"flows"`
+	// Path lists the states the turn's transitions entered, in order (the
+	// trace a reference such as WORKLOAD.md states), not only where it ends.
+	Path         *StrList   `yaml:"path"`
+	NLU          *Str       `yaml:"nlu"`
+	Escalated    *bool      `yaml:"escalated"`
+	EscalatedPos engine.Pos `yaml:"-"`
 	// BotRe is BotMatches compiled.
 	BotRe *regexp.Regexp `yaml:"-"`
 }
@@ -185,6 +192,13 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	if x.State != nil {
 		if _, ok := m.StateID(x.State.Value); !ok {
 			return unknownState(*x.State, m)
+		}
+	}
+	if x.Path != nil {
+		for _, s := range *x.Path {
+			if _, ok := m.StateID(s.Value); !ok {
+				return unknownState(s, m)
+			}
 		}
 	}
 	if x.Waiting != nil && x.Waiting.Value != "" {

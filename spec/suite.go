@@ -53,6 +53,10 @@ type Suite struct {
 	// simctl run's default).
 	ExploreMaxStates int
 	Tags             map[string]bool
+	// Sources are machine.yaml's sources: (the seed documents its notes
+	// cite), relative to SourceDir, the folder of machine.yaml.
+	Sources   []string
+	SourceDir string
 	// Warnings are non-fatal problems (unreachable states).
 	Warnings []*engine.Error
 	// Latency is the machine's latency model (nil: turns take no time) and
@@ -244,7 +248,10 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		return nil, &Error{Pos: first.Pos, Msg: first.Msg}
 	}
 	s := &Suite{Name: mf.Machine, Description: mf.Description, Def: def, Machine: m, MaxTurns: mf.MaxTurns,
-		Tags: map[string]bool{}}
+		Tags: map[string]bool{}, SourceDir: filepath.Dir(file)}
+	for _, src := range mf.Sources {
+		s.Sources = append(s.Sources, src.Value)
+	}
 	if s.Latency, s.SLOs, err = mf.latencyModel(m); err != nil {
 		return nil, err
 	}
@@ -261,9 +268,9 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		for _, kv := range vy.Set {
 			v.Assign[kv.Key] = kv.Value
 		}
-		vdef := *def
+		vdef := notesOf(def, v.Name)
 		vdef.Assign = v.Assign
-		vm, vdiags := engine.Build(&vdef)
+		vm, vdiags := engine.Build(vdef)
 		if err := vdiags.Err(); err != nil {
 			first := err.(*engine.BuildError).First()
 			return nil, &Error{Pos: vy.Pos, Msg: fmt.Sprintf("variant %q: %s", v.Name, first.Msg)}
@@ -272,6 +279,9 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		s.Variants = append(s.Variants, v)
 	}
 	s.Machine = s.Variants[0].Machine
+	if err := checkNoteScopes(def, s.Variants, len(mf.Variants) > 0); err != nil {
+		return nil, err
+	}
 	for _, d := range diags {
 		s.Warnings = append(s.Warnings, d)
 	}
@@ -329,6 +339,7 @@ func Diagnostics(file string, data []byte) []*engine.Error {
 		if _, _, err := mf.latencyModel(m); err != nil {
 			diags = append(diags, toEngine(err))
 		}
+		diags = append(diags, exprProblems(def, m)...)
 	}
 	return diags
 }

@@ -1,0 +1,84 @@
+package mutate_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/mutate"
+)
+
+// doorMachine has a transition the search never reaches (from the
+// unreachable state stuck) and one (lock) that only a pinned scenario
+// checks.
+const doorMachine = `machine: door
+intents: [open, lock]
+slots:
+  locked: {}
+initial: closed
+states:
+  closed:
+    waits: true
+    on:
+      open: opened
+      lock:
+        target: closed
+        actions: [{set: {locked: '"yes"'}}]
+  opened:
+    waits: true
+    on:
+      open: closed
+  stuck:
+    waits: true
+    on:
+      open: closed
+`
+
+const doorScenario = `name: opens
+turns:
+  - event: {intent: open}
+    expect: {state: opened}
+  - event: {intent: open}
+    expect: {state: closed}
+`
+
+const doorPin = `name: pin-lock
+pin: true
+turns:
+  - event: {intent: lock}
+    expect: {slots: {locked: "yes"}}
+`
+
+var _ = Describe("honest scores", func() {
+	var results []mutate.Result
+	BeforeEach(func() {
+		dir := GinkgoT().TempDir()
+		for name, text := range map[string]string{"machine.yaml": doorMachine, "opens.scenario.yaml": doorScenario, "pin.scenario.yaml": doorPin} {
+			Expect(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)).To(Succeed())
+		}
+		results = judgeAll(load(dir), mutate.Options{Seed: 1, ExploreDepth: -1, MaxStates: 10_000, EquivStates: 10_000})
+	})
+
+	It("calls a mutant of a transition the search never exercised unreached, never equivalent", func() {
+		var unreached []string
+		for _, r := range results {
+			Expect(r.Status).NotTo(Equal(mutate.Equivalent), r.Mutant.Desc)
+			if r.Status == mutate.Unreached {
+				unreached = append(unreached, r.Mutant.Desc)
+			}
+		}
+		Expect(unreached).To(ConsistOf("state stuck: on open -> closed: target closed changed to stuck"))
+	})
+
+	It("scores with and without the pinned scenarios, unreached counted against both", func() {
+		t := mutate.Summarize(results)[0].All
+		Expect(t.Unreached).To(Equal(1))
+		Expect(t.Pinned).To(Equal(1))
+		Expect(t.Judged()).To(Equal(t.Mutants - t.Invalid - t.Equivalent))
+		Expect(t.ScoreWithoutPins()).To(BeNumerically("<", t.Score()))
+		Expect(t.Score()).To(BeNumerically("==", float64(t.Killed)/float64(t.Judged())))
+		Expect(t.ScoreWithoutPins()).To(BeNumerically("==", float64(t.Killed-1)/float64(t.Judged())))
+	})
+})
