@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -351,29 +353,66 @@ type Shrunk struct {
 	From, Tries int
 }
 
-// Shrink looks for a shorter conversation that still diverges: it drops
-// the turns after the divergent one, then removes chunks of turns (halves,
-// quarters, ... single turns) as long as what is left still diverges,
-// playing every candidate against the live bot, at most maxTries times. A
-// candidate that meets a fault counts as not diverging. The result is
-// re-played against the live bot.
+// Shrink looks for a shorter, simpler conversation that still diverges,
+// in rounds until a round changes nothing: it drops the turns after the
+// divergent one, deletes waits, removes chunks of turns (halves,
+// quarters, ... single turns), and replaces each user message by the
+// first simpler text generate's shrinking would try (the shortest
+// utterance the suite's NLU parses the same, or a smaller value). Every
+// candidate is played against the live bot, at most maxTries times; one
+// that meets a fault counts as not diverging. The result is re-played
+// against the live bot.
 func (p *Player) Shrink(ctx context.Context, r *Result, maxTries int) *Shrunk {
 	best := make([]Step, r.At+1)
 	for i := range best {
 		best[i] = r.Turns[i].Step
 	}
 	out := &Shrunk{Result: r, From: len(best)}
-	for improved := true; improved && out.Tries < maxTries && ctx.Err() == nil; {
-		improved = false
-		for chunk := len(best) / 2; chunk >= 1 && !improved; chunk /= 2 {
-			for i := 0; i+chunk <= len(best) && out.Tries < maxTries; i++ {
-				cand := append(append([]Step(nil), best[:i]...), best[i+chunk:]...)
-				if len(cand) == 0 {
-					continue
+	more := func() bool { return out.Tries < maxTries && ctx.Err() == nil }
+	// diverges plays cand and keeps it, up to its divergent turn, if it
+	// still diverges.
+	diverges := func(cand []Step) bool {
+		if len(cand) == 0 {
+			return false
+		}
+		out.Tries++
+		if cr := p.play(ctx, r.Conv, cand); cr.Verdict == Diverges {
+			best = cand[:cr.At+1]
+			return true
+		}
+		return false
+	}
+	simpler := p.simpler()
+	for changed := true; changed && more(); {
+		changed = false
+		for i := len(best) - 1; i >= 0 && more(); i-- {
+			if i < len(best) && best[i].Kind == Wait && diverges(slices.Delete(slices.Clone(best), i, i+1)) {
+				changed = true
+			}
+		}
+		for improved := true; improved && more(); {
+			improved = false
+			for chunk := len(best) / 2; chunk >= 1 && !improved; chunk /= 2 {
+				for i := 0; i+chunk <= len(best) && more(); i++ {
+					if diverges(append(append([]Step(nil), best[:i]...), best[i+chunk:]...)) {
+						improved, changed = true, true
+						break
+					}
 				}
-				out.Tries++
-				if cr := p.play(ctx, r.Conv, cand); cr.Verdict == Diverges {
-					best, improved = cand[:cr.At+1], true
+			}
+		}
+		for i := 0; i < len(best) && simpler != nil && more(); i++ {
+			if best[i].Kind != Say {
+				continue
+			}
+			for _, u := range simpler(best[i].Text) {
+				if !more() {
+					break
+				}
+				cand := slices.Clone(best)
+				cand[i].Text = u
+				if diverges(cand) {
+					changed = true
 					break
 				}
 			}
@@ -385,4 +424,20 @@ func (p *Player) Shrink(ctx context.Context, r *Result, maxTries int) *Shrunk {
 		out.Result = final
 	}
 	return out
+}
+
+// simpler returns, for a user's text, the simpler texts to try in its
+// place (generate.Model.SimplerTexts); nil where there are none to try: a
+// cassette has no record of words it was not given.
+func (p *Player) simpler() func(string) []string {
+	if p.Suite.Cassette != nil {
+		return nil
+	}
+	m := p.Variant.Machine
+	mo, err := generate.NewModel(p.Suite, m)
+	if err != nil {
+		return nil
+	}
+	stub := sim.NewStub(p.Suite.NLU, m)
+	return func(text string) []string { return mo.SimplerTexts(stub, text) }
 }

@@ -85,14 +85,11 @@ func FromGenerated(s *spec.Suite, v *spec.Variant, seed int64, from, to int) ([]
 	return out, nil
 }
 
-// FromExploration searches variant v to depth and returns the scenarios
-// that together take every transition the search took (simctl explore
-// --emit-scenarios), as conversations.
-func FromExploration(s *spec.Suite, v *spec.Variant, depth, maxStates int) ([]*Conversation, error) {
-	res, err := explore.Explore(s, v, explore.Options{Depth: depth, MaxStates: maxStates})
-	if err != nil {
-		return nil, err
-	}
+// FromExploration returns the scenarios that together take every
+// transition search res of variant v took (simctl explore
+// --emit-scenarios), as conversations. The caller searches, once per
+// variant, so that a run's findings and its conversations share it.
+func FromExploration(s *spec.Suite, v *spec.Variant, res *explore.Result) ([]*Conversation, error) {
 	dir, err := os.MkdirTemp("", "simctl-bot-explore-")
 	if err != nil {
 		return nil, err

@@ -157,7 +157,13 @@ func runBot(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				depth = s.ExploreDepth
 			}
 			if depth > 0 {
-				ex, err := bot.FromExploration(s, v, depth, o.maxStates)
+				// The run's one search of this variant (run.go), whole:
+				// shards split the conversations it gives, by name.
+				res, err := search(s, v, depth, o, false)
+				if err != nil {
+					return 0, err
+				}
+				ex, err := bot.FromExploration(s, v, res)
 				if err != nil {
 					return 0, err
 				}

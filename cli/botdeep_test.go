@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/simctl/simctl/bot/bottest"
+	"github.com/simctl/simctl/cli"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -78,8 +79,10 @@ var _ = Describe("simctl run --bot, deeper", Label("race"), func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 
-	It("plays all 38 scripted scenarios of formfill, both variants, events and waits, and the clean bot passes", func(ctx SpecContext) {
+	It("plays all 38 scripted scenarios of formfill, both variants, events and waits, and the clean bot passes, searching each variant once", func(ctx SpecContext) {
 		suite := formfillWith(deepBotYAML)
+		searches, restore := cli.CountSearches()
+		defer restore()
 		code, stdout, stderr := simctl("run", suite, "--bot", deepBot(nil, nil)+"/webhooks/rest/webhook", "--generate", "40", "--explore-depth", "2", "--out", out, "-q")
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(0), stdout)
@@ -93,6 +96,8 @@ var _ = Describe("simctl run --bot, deeper", Label("race"), func() {
 		Expect(stdout).To(ContainSubstring("variant ejemplo"))
 		Expect(stdout).To(MatchRegexp(`PASS  escalation_timeout_silent_ejemplo`))
 		Expect(stdout).To(MatchRegexp(`PASS  mutant-formfill-153-drop-cancel`))
+		// The explored conversations of each variant come from one search.
+		Expect(searches).To(Equal(map[string]int{"formfill/completo": 1, "formfill/ejemplo": 1}))
 	}, SpecTimeout(90*time.Second))
 
 	DescribeTable("finds and shrinks a planted bug",

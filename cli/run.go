@@ -549,28 +549,10 @@ func generatedKnown(s *spec.Suite, f generate.Failure) string {
 // parts, for simctl report merge.
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
 	var parts []*explore.Part
-	limit := o.maxStates
-	if !o.maxStatesSet && s.ExploreMaxStates > 0 {
-		limit = s.ExploreMaxStates
-	}
 	for _, v := range s.Variants {
-		opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce,
-			Workers: o.workers, QueueMemory: queueMemory(o.queueMB), SpillDir: spillDir(o.out)}
-		if o.shard.on() {
-			opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
-		}
-		res, err := explore.Explore(s, v, opts)
+		res, err := search(s, v, depth, o, o.shard.on())
 		if err != nil {
 			return nil, err
-		}
-		if res.Stopped != "" && !o.shard.on() && res.Depth > 0 {
-			// The cap cut a level short: search again to the deepest
-			// level completed, so that the result is that level's, whole.
-			opts.Depth = res.Depth
-			if res, err = explore.Explore(s, v, opts); err != nil {
-				return nil, err
-			}
-			res.Stopped = fmt.Sprintf("the search passed %d configurations (--max-states, explore_max_states); kept to depth %d, the deepest level it completed", limit, opts.Depth)
 		}
 		if o.shard.on() {
 			parts = append(parts, res.Part())
@@ -578,6 +560,43 @@ func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Wr
 		addExploration(s, rs, res, depth, w, t, o.width)
 	}
 	return parts, nil
+}
+
+// searched, when set, is told of every search (the specs count them: one
+// per variant a run explores).
+var searched func(suite, variant string)
+
+// search explores variant v of s to depth with the run's limits: the one
+// search behind both a run's explored findings and the explored
+// conversations a --bot run plays. With part set, a shard searches only
+// its part.
+func search(s *spec.Suite, v *spec.Variant, depth int, o runOptions, part bool) (*explore.Result, error) {
+	if searched != nil {
+		searched(s.Name, v.Name)
+	}
+	limit := o.maxStates
+	if !o.maxStatesSet && s.ExploreMaxStates > 0 {
+		limit = s.ExploreMaxStates
+	}
+	opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.interrupted, NoReduce: o.noReduce,
+		Workers: o.workers, QueueMemory: queueMemory(o.queueMB), SpillDir: spillDir(o.out)}
+	if part {
+		opts.Part, opts.Parts = o.shard.i, max(o.shard.n, 1)
+	}
+	res, err := explore.Explore(s, v, opts)
+	if err != nil {
+		return nil, err
+	}
+	if res.Stopped != "" && !part && res.Depth > 0 {
+		// The cap cut a level short: search again to the deepest
+		// level completed, so that the result is that level's, whole.
+		opts.Depth = res.Depth
+		if res, err = explore.Explore(s, v, opts); err != nil {
+			return nil, err
+		}
+		res.Stopped = fmt.Sprintf("the search passed %d configurations (--max-states, explore_max_states); kept to depth %d, the deepest level it completed", limit, opts.Depth)
+	}
+	return res, nil
 }
 
 // addExploration adds the search of one variant to the report, and prints

@@ -97,35 +97,22 @@ func (r *replayer) deleteTurns(cur []Turn) ([]Turn, bool) {
 	return cur, changed
 }
 
-// simplerWords replaces each user turn's words by the shortest utterance
-// the NLU maps to the same parse or, failing that, by a smaller value
-// (a few tried, shortest first), where the finding stays.
+// simplerWords replaces each user turn's words by the first of
+// mo.SimplerTexts with which the finding stays.
 func (r *replayer) simplerWords(cur []Turn) ([]Turn, bool) {
 	if r.s.Cassette != nil {
 		// Words the cassette has no record of would not replay.
 		return cur, false
 	}
-	stub := r.p.stub
 	changed := false
 	for i := range cur {
 		t := cur[i]
 		if t.User == "" || r.tries >= simplifyBudget {
 			continue
 		}
-		var was engine.Event
-		wasOK := stub.Parse(t.User, 0, &was) == nil
-		tried := 0
-		for _, u := range r.candidates(t.User) {
-			if len(u) >= len(t.User) || r.tries >= simplifyBudget {
+		for _, u := range r.p.mo.SimplerTexts(r.p.stub, t.User) {
+			if r.tries >= simplifyBudget {
 				break
-			}
-			var ev engine.Event
-			if !(wasOK && stub.Parse(u, 0, &ev) == nil && sameParse(&was, &ev)) {
-				// Not the same parse: a smaller value, tried a few times.
-				if tried >= maxValueTries || !r.isValue(u) {
-					continue
-				}
-				tried++
 			}
 			cand := slices.Clone(cur)
 			cand[i].User = u
@@ -138,12 +125,40 @@ func (r *replayer) simplerWords(cur []Turn) ([]Turn, bool) {
 	return cur, changed
 }
 
+// SimplerTexts are the texts to try in place of a user's text, best
+// first, each shorter than it: the utterances the stub NLU maps to the
+// same parse (intent, value and entities) and, among the others, a few
+// values users give (a smaller value, for a finding a value makes).
+// Shrinking tries them in order and keeps the first with which the
+// failure stays: generate's against the model, bot's against a live bot.
+func (mo *Model) SimplerTexts(stub *sim.Stub, text string) []string {
+	var was engine.Event
+	wasOK := stub.Parse(text, 0, &was) == nil
+	var out []string
+	tried := 0
+	for _, u := range mo.candidates(text) {
+		if len(u) >= len(text) {
+			break
+		}
+		var ev engine.Event
+		if !(wasOK && stub.Parse(u, 0, &ev) == nil && sameParse(&was, &ev)) {
+			// Not the same parse: a smaller value, tried a few times.
+			if tried >= maxValueTries || !mo.isValue(u) {
+				continue
+			}
+			tried++
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
 var number = regexp.MustCompile(`^[0-9]+([.,][0-9]+)?$`)
 
 // candidates are the texts tried in place of text, shortest first: the
 // model's utterances and, for a number, 0 and 1.
-func (r *replayer) candidates(text string) []string {
-	out := r.p.mo.utterances
+func (mo *Model) candidates(text string) []string {
+	out := mo.utterances
 	if number.MatchString(text) {
 		out = append([]string{"0", "1"}, out...)
 	}
@@ -152,11 +167,10 @@ func (r *replayer) candidates(text string) []string {
 
 // isValue reports whether u is a value users give (a goal's, a slot's
 // candidate, an entity's synonym) or a number, rather than a phrase.
-func (r *replayer) isValue(u string) bool {
+func (mo *Model) isValue(u string) bool {
 	if _, err := strconv.ParseFloat(u, 64); err == nil {
 		return true
 	}
-	mo := r.p.mo
 	for _, vs := range mo.slotValues {
 		if slices.Contains(vs, u) {
 			return true
