@@ -65,7 +65,7 @@ vet:
 # packages whose code and specs start no goroutine at all (a package that
 # gains one leaves the list); every other package runs under -race whole.
 RACE_SPLIT  := ./cli ./explore ./generate
-NORACE_PKGS := ./conformance ./deploy ./eval ./jsonpath ./latency ./rasa ./reports ./scxml ./spec ./statechart
+NORACE_PKGS := ./conformance ./deploy ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart
 test: vet
 	@echo "make test: go test -race, every package but $(RACE_SPLIT) $(NORACE_PKGS)"
 	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(RACE_SPLIT) $(NORACE_PKGS))")

@@ -69,7 +69,10 @@ var _ = Describe("honest scores", func() {
 				unreached = append(unreached, r.Mutant.Desc)
 			}
 		}
-		Expect(unreached).To(ConsistOf("state stuck: on open -> closed: target closed changed to stuck"))
+		// One mutant of the unreachable state's transition (which other
+		// target the operator picks is its own business).
+		Expect(unreached).To(HaveLen(1))
+		Expect(unreached[0]).To(HavePrefix("state stuck: on open -> closed: target closed changed to "))
 	})
 
 	It("scores with and without the pinned scenarios, unreached counted against both", func() {
