@@ -44,8 +44,7 @@ clock: {url: /clock}
 // formfillWith copies formfill to a folder of its own with botYAML as its
 // bot.yaml.
 func formfillWith(botYAML string) string {
-	dir := filepath.Join(GinkgoT().TempDir(), "formfill")
-	Expect(os.CopyFS(dir, os.DirFS(formfill))).To(Succeed())
+	dir := copySuiteDir(formfill)
 	Expect(os.WriteFile(filepath.Join(dir, "bot.yaml"), []byte(botYAML), 0o644)).To(Succeed())
 	return dir
 }

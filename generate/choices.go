@@ -149,26 +149,26 @@ func literal(n ast.Node) (string, bool) {
 // ancestors (and the machine's own) are triggered by, escapes (cancel)
 // left out, in transition order, each once: what a cooperative user can
 // say where no slot is asked and no answer is tested. It returns none
-// where a "*" transition takes any intent.
+// where a "*" transition takes any intent as an answer; a "*" that is only
+// the fallback of the intents named here (a no-match: every page of an
+// imported Dialogflow agent has one) is no answer, and the named intents
+// are still what moves the task on.
 func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
 	if is, ok := mo.intents[s]; ok {
 		return is
 	}
-	if mo.intents == nil {
-		mo.intents = map[engine.StateID][]engine.IntentID{}
-	}
 	var out []engine.IntentID
 	seen := map[engine.IntentID]bool{}
 	m := mo.m
+	var catchAll []string
 	for t := 0; t < m.NumTransitions(); t++ {
 		ti := m.Transition(engine.TransID(t))
 		if (ti.Source != engine.NoID && !m.InState(s, ti.Source)) || m.IsOverride(engine.TransID(t)) {
 			continue
 		}
 		if ti.Trigger == "*" {
-			// Any intent may be taken here: saying yes is not wasted.
-			mo.intents[s] = nil
-			return nil
+			catchAll = append(catchAll, ti.Guard)
+			continue
 		}
 		id, ok := m.IntentID(ti.Trigger)
 		if !ok || seen[id] || m.IsEscapeIntent(id) {
@@ -177,6 +177,12 @@ func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
 		seen[id] = true
 		out = append(out, id)
 	}
+	for _, guard := range catchAll {
+		if !fallback(guard, m.Intents(), out) {
+			out = nil // any intent may be taken here: saying yes is not wasted
+			break
+		}
+	}
 	if mo.intents == nil {
 		mo.intents = map[engine.StateID][]engine.IntentID{}
 	}
@@ -184,8 +190,71 @@ func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
 	return out
 }
 
-// anyAt reports whether a "*" transition (any intent) applies at leaf s.
+// fallback reports whether a "*" transition's guard leaves out every one
+// of intents (event.intent not in [...]), non-empty: it takes only what
+// no other transition takes.
+func fallback(guard string, names []string, intents []engine.IntentID) bool {
+	if len(intents) == 0 || guard == "" {
+		return false
+	}
+	tree, err := parser.Parse(guard)
+	if err != nil {
+		return false
+	}
+	out := map[string]bool{}
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.BinaryNode:
+			switch n.Operator {
+			case "and", "&&":
+				walk(n.Left)
+				walk(n.Right)
+			case "not in":
+				excluded(n.Left, n.Right, out)
+			}
+		case *ast.UnaryNode:
+			if b, ok := n.Node.(*ast.BinaryNode); ok && (n.Operator == "not" || n.Operator == "!") && b.Operator == "in" {
+				excluded(b.Left, b.Right, out)
+			}
+		}
+	}
+	walk(tree.Node)
+	for _, in := range intents {
+		if !out[names[in]] {
+			return false
+		}
+	}
+	return true
+}
+
+// excluded adds to out the intents of a test event.intent in [...].
+func excluded(left, right ast.Node, out map[string]bool) {
+	m, ok := left.(*ast.MemberNode)
+	if !ok {
+		return
+	}
+	id, ok1 := m.Node.(*ast.IdentifierNode)
+	p, ok2 := m.Property.(*ast.StringNode)
+	arr, ok3 := right.(*ast.ArrayNode)
+	if !ok1 || !ok2 || !ok3 || id.Value != "event" || p.Value != "intent" {
+		return
+	}
+	for _, el := range arr.Nodes {
+		if s, ok := el.(*ast.StringNode); ok {
+			out[s.Value] = true
+		}
+	}
+}
+
+// anyAt reports whether a "*" transition takes any intent as an answer at
+// leaf s (not only as the named intents' fallback).
 func (mo *Model) anyAt(s engine.StateID) bool {
+	return mo.intentsAt(s) == nil && mo.catchAllAt(s)
+}
+
+// catchAllAt reports whether a "*" transition applies at leaf s.
+func (mo *Model) catchAllAt(s engine.StateID) bool {
 	m := mo.m
 	for t := 0; t < m.NumTransitions(); t++ {
 		ti := m.Transition(engine.TransID(t))

@@ -50,6 +50,26 @@ var _ = Describe("generated conversations", func() {
 		Expect(r.Violations[0].Turn).To(Equal(f.Violation.Turn))
 	})
 
+	It("stop shrinking a finding as soon as the run is stopped (SIGINT, SIGTERM), keeping it unshrunk", func() {
+		// On a big imported agent shrinking one finding plays thousands of
+		// candidates for minutes; a stop must not wait for them. The stop
+		// comes the moment the first violating conversation is counted,
+		// before its shrinking starts.
+		s := load("testdata/planted")
+		stopped := false
+		opts := generate.Options{Seed: 1, From: 0, To: 2000, FailuresDir: dir,
+			Stop:     func() bool { return stopped },
+			Progress: func(_, violating int) { stopped = stopped || violating > 0 }}
+		met, fails, err := generate.Run(s, s.Variants[0], opts)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fails).To(HaveLen(1))
+		Expect(met.Conversations).To(BeNumerically("<", 2000))
+		// Unstopped, the same finding shrinks to 4 turns (above).
+		Expect(fails[0].ShrunkTurns).To(Equal(fails[0].Turns))
+		Expect(fails[0].Turns).To(BeNumerically(">", 4))
+		Expect(fails[0].Replays).To(BeTrue())
+	})
+
 	It("hold every invariant on the WORKLOAD machine", func() {
 		s := load("../scenarios/bench-soni")
 		met, fails, err := generate.Run(s, s.Variants[0], generate.Options{Seed: 3, From: 0, To: 500})

@@ -619,6 +619,21 @@ func (mo *Model) defaultPhrases() {
 				}
 			}
 		}
+		if _, ok := mo.phrases[role]; ok || (role != "affirm" && role != "deny") {
+			continue
+		}
+		// Else an intent whose name ends with one (confirmation_yes,
+		// confirmation.no), the first in the machine's order.
+		for id, intent := range mo.m.Intents() {
+			words := strings.FieldsFunc(strings.ToLower(intent), func(r rune) bool { return r == '_' || r == '.' || r == '-' })
+			if len(words) < 2 || !slices.Contains(names, words[len(words)-1]) {
+				continue
+			}
+			if ph, ok := mo.intentPh[engine.IntentID(id)]; ok {
+				mo.phrases[role] = ph
+				break
+			}
+		}
 	}
 	if _, ok := mo.phrases["off_topic"]; !ok {
 		mo.phrases["off_topic"] = "what's the weather like?"

@@ -99,7 +99,7 @@ func Measure(s *spec.Suite, v *spec.Variant, opts Options) (Metrics, []GoalTally
 		}
 	}
 	for k := opts.From; k < opts.To; k++ {
-		if opts.Stop != nil && opts.Stop() {
+		if opts.stopped() {
 			break
 		}
 		conv := mo.Sample(opts.Seed, k)

@@ -199,6 +199,11 @@ func firstPerInvariant(fs []Failure) []Failure {
 	return out
 }
 
+// stopped reports whether the run was asked to stop.
+func (o Options) stopped() bool {
+	return o.Stop != nil && o.Stop()
+}
+
 func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Observer) (Metrics, []Failure, error) {
 	met := Metrics{Suite: s.Name, Variant: v.Name}
 	mo, err := NewModel(s, v.Machine)
@@ -216,7 +221,7 @@ func runRange(s *spec.Suite, v *spec.Variant, opts Options, observers []sim.Obse
 	var failures []Failure
 	seen := map[string]bool{}
 	for k := opts.From; k < opts.To; k++ {
-		if opts.Stop != nil && opts.Stop() {
+		if opts.stopped() {
 			break
 		}
 		conv := mo.Sample(opts.Seed, k)
@@ -282,10 +287,12 @@ func shrink(p *Player, s *spec.Suite, v *spec.Variant, opts Options, conv Conver
 		best.Acts = best.Acts[:turns]
 	}
 	tries := 0
-	for improved := true; improved && tries < limit; {
+	// A stop (SIGINT, SIGTERM) ends the shrinking where it is: on a big
+	// machine thousands of candidates take minutes.
+	for improved := true; improved && tries < limit && !opts.stopped(); {
 		improved = false
 		next := shrinkConversation(best)
-		for tries < limit {
+		for tries < limit && !opts.stopped() {
 			cand, ok := next()
 			if !ok {
 				break

@@ -37,6 +37,12 @@ type replayer struct {
 	hit eval.Violation
 }
 
+// spent reports whether the simplification is over: its budget played,
+// or the run stopped (a signal), which a long replay must not outlast.
+func (r *replayer) spent() bool {
+	return r.tries >= simplifyBudget || r.opts.stopped()
+}
+
 var generatedTags = map[string]bool{"generated": true}
 
 // replays reports whether the scenario file written for turns makes the
@@ -67,7 +73,7 @@ func (r *replayer) simplify(turns []Turn) []Turn {
 		return turns
 	}
 	cur := turns
-	for changed := true; changed && r.tries < simplifyBudget; {
+	for changed := true; changed && !r.spent(); {
 		var del, words bool
 		cur, del = r.deleteTurns(cur)
 		cur, words = r.simplerWords(cur)
@@ -84,7 +90,7 @@ func (r *replayer) deleteTurns(cur []Turn) ([]Turn, bool) {
 	}
 	changed := false
 	for _, waits := range []bool{true, false} {
-		for i := len(cur) - 1; i >= 0 && r.tries < simplifyBudget; i-- {
+		for i := len(cur) - 1; i >= 0 && !r.spent(); i-- {
 			if cur[i].IsWait != waits || len(cur) == 1 {
 				continue
 			}
@@ -107,11 +113,11 @@ func (r *replayer) simplerWords(cur []Turn) ([]Turn, bool) {
 	changed := false
 	for i := range cur {
 		t := cur[i]
-		if t.User == "" || r.tries >= simplifyBudget {
+		if t.User == "" || r.spent() {
 			continue
 		}
 		for _, u := range r.p.mo.SimplerTexts(r.p.stub, t.User) {
-			if r.tries >= simplifyBudget {
+			if r.spent() {
 				break
 			}
 			cand := slices.Clone(cur)

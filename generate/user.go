@@ -573,7 +573,9 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 	}
 	takes, any := p.intentsHere()
 	affirm, yes := mo.phrases["affirm"]
-	if yes && (any || (len(takes) > 0 && p.takes(affirm, takes))) {
+	// Where any intent is taken but the guards test for answers (a date,
+	// a number), yes is no answer: one of those is, below.
+	if yes && ((any && len(p.fresher(p.choicesHere())) == 0) || (len(takes) > 0 && p.takes(affirm, takes))) {
 		return say(affirm, "")
 	}
 	if p.w.given() && p.heardAs("done") {
