@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/simctl/simctl/dfcx"
 	"github.com/simctl/simctl/sim"
@@ -153,6 +155,32 @@ var _ = Describe("simctl import dfcx", func() {
 		})
 		s, _ := importAgent(dir)
 		Expect(machine(s)).To(ContainSubstring(`guard: ret_Aaa == "Order.Done"`))
+	})
+
+	It("matches an entity type that lists another one as one word-bounded group of literals, as each literal alone would", func() {
+		dir := copyFixture(map[string]string{
+			"entityTypes/place/place.json":         `{ "displayName": "place", "kind": "KIND_MAP" }`,
+			"entityTypes/place/entities/en.json":   `{ "entities": [ { "value": "@size", "synonyms": [ "@size" ] }, { "value": "downtown", "synonyms": [ "downtown" ] }, { "value": "city centre", "synonyms": [ "city centre" ] } ] }`,
+			"intents/order.pizza/order.pizza.json": `{ "displayName": "order.pizza", "parameters": [ { "id": "size", "entityType": "@size" }, { "id": "where", "entityType": "@place" } ] }`,
+		})
+		s, _ := importAgent(dir)
+		var nlu struct {
+			Entities map[string]struct{ Pattern string } `yaml:"entities"`
+		}
+		Expect(yaml.Unmarshal(s.Files["nlu.yaml"], &nlu)).To(Succeed())
+		got := nlu.Entities["e_place"].Pattern
+		Expect(got).To(Equal(`(\b(?:small|personal|medium|regular|large|family|downtown|city centre)\b)`))
+		// Each literal word-bounded on its own, in the same order: what
+		// the pattern must match, text by text.
+		var alts []string
+		for _, x := range []string{"small", "small", "personal", "medium", "medium", "regular", "large", "large", "family", "downtown", "city centre"} {
+			alts = append(alts, `\b`+regexp.QuoteMeta(x)+`\b`)
+		}
+		each := regexp.MustCompile("(" + strings.Join(alts, "|") + ")")
+		one := regexp.MustCompile(got)
+		for _, text := range []string{"a family pizza", "smallish", "deliver downtown please", "the city centre", "city", "mediumlarge", "large, or small", "REGULAR", ""} {
+			Expect(one.FindStringSubmatchIndex(text)).To(Equal(each.FindStringSubmatchIndex(text)), "text %q", text)
+		}
 	})
 
 	It("is deterministic", func() {

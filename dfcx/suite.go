@@ -165,12 +165,31 @@ func (t *translator) composite(e *Entity) string {
 	if !refs {
 		return ""
 	}
-	var alts []string
+	// Runs of literal values share one word-bounded group: \b(?:a|b)\b
+	// matches what \ba\b|\bb\b does, in the same order of preference,
+	// and lets the regexp compiler factor the literals' common prefixes,
+	// where a word boundary around each of a thousand airport names made
+	// the stub NLU spend most of a generated conversation matching them.
+	var alts, lits []string
+	seen := map[string]bool{}
+	lit := func(x string) {
+		if x = strings.TrimSpace(x); x != "" && !strings.HasPrefix(x, "@") && !seen[x] {
+			seen[x] = true
+			lits = append(lits, regexp.QuoteMeta(x))
+		}
+	}
+	flush := func() {
+		if len(lits) > 0 {
+			alts = append(alts, `\b(?:`+strings.Join(lits, "|")+`)\b`)
+			lits = nil
+		}
+	}
 	for _, v := range e.Entities {
 		val := v.get("value").s()
 		switch {
 		case strings.HasPrefix(val, "@sys."):
 			if c := sysCore[strings.TrimPrefix(val, "@sys.")]; c != "" {
+				flush()
 				alts = append(alts, c)
 			} else {
 				t.note(v.get("value"), "entity type %q: %s among its values is not recognised (simctl recognises %s there)", e.Name, val, "@sys.number, @sys.number-sequence, @sys.email, @sys.phone-number, @sys.url")
@@ -179,18 +198,15 @@ func (t *translator) composite(e *Entity) string {
 			if ref := t.a.Entities[strings.TrimPrefix(val, "@")]; ref != nil && ref != e {
 				for _, rv := range ref.Entities {
 					for _, syn := range append([]*node{rv.get("value")}, rv.get("synonyms").arr()...) {
-						if x := strings.TrimSpace(syn.s()); x != "" && !strings.HasPrefix(x, "@") {
-							alts = append(alts, `\b`+regexp.QuoteMeta(x)+`\b`)
-						}
+						lit(syn.s())
 					}
 				}
 			}
 		default:
-			if x := strings.TrimSpace(val); x != "" {
-				alts = append(alts, `\b`+regexp.QuoteMeta(x)+`\b`)
-			}
+			lit(val)
 		}
 	}
+	flush()
 	if len(alts) == 0 {
 		return ""
 	}
