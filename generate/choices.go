@@ -56,6 +56,12 @@ func (mo *Model) choicesAt(s engine.StateID) []choice {
 			texts = append(texts, mo.entityTexts[name]...)
 		}
 		for _, text := range texts {
+			if intent != engine.NoID && mo.own[intent][strings.ToLower(strings.TrimSpace(text))] {
+				// The intent's own phrase: an imported Dialogflow page
+				// routes a phrase two intents share as its in-scope
+				// intent that way. The user says the intent, or not.
+				continue
+			}
 			c := choice{text: text, intent: intent}
 			if !seen[c] {
 				seen[c] = true
@@ -214,9 +220,14 @@ func fallback(guard string, names []string, intents []engine.IntentID) bool {
 				excluded(n.Left, n.Right, out)
 			}
 		case *ast.UnaryNode:
-			if b, ok := n.Node.(*ast.BinaryNode); ok && (n.Operator == "not" || n.Operator == "!") && b.Operator == "in" {
-				excluded(b.Left, b.Right, out)
+			if n.Operator != "not" && n.Operator != "!" {
+				return
 			}
+			if b, ok := n.Node.(*ast.BinaryNode); ok && b.Operator == "in" {
+				excluded(b.Left, b.Right, out)
+				return
+			}
+			guarded(n.Node, out)
 		}
 	}
 	walk(tree.Node)
@@ -226,6 +237,60 @@ func fallback(guard string, names []string, intents []engine.IntentID) bool {
 		}
 	}
 	return true
+}
+
+// guarded adds to out the intents of a negated disjunction whose every
+// part is event.intent == "X" and something else: not ((event.intent ==
+// "X" and G) or ...) leaves X to the transition that takes X where G
+// holds (an imported Dialogflow page routes a phrase two intents share as
+// its in-scope intent that way), so the "*" takes X only as its fallback.
+// A disjunction with any other part leaves out nothing.
+func guarded(n ast.Node, out map[string]bool) {
+	var parts []ast.Node
+	var split func(n ast.Node)
+	split = func(n ast.Node) {
+		if b, ok := n.(*ast.BinaryNode); ok && (b.Operator == "or" || b.Operator == "||") {
+			split(b.Left)
+			split(b.Right)
+			return
+		}
+		parts = append(parts, n)
+	}
+	split(n)
+	var names []string
+	for _, p := range parts {
+		b, ok := p.(*ast.BinaryNode)
+		if !ok || (b.Operator != "and" && b.Operator != "&&") {
+			return
+		}
+		name, ok := intentIs(b.Left)
+		if !ok {
+			return
+		}
+		names = append(names, name)
+	}
+	for _, name := range names {
+		out[name] = true
+	}
+}
+
+// intentIs returns X of a test event.intent == "X".
+func intentIs(n ast.Node) (string, bool) {
+	b, ok := n.(*ast.BinaryNode)
+	if !ok || b.Operator != "==" {
+		return "", false
+	}
+	m, ok := b.Left.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	id, ok1 := m.Node.(*ast.IdentifierNode)
+	p, ok2 := m.Property.(*ast.StringNode)
+	x, ok3 := b.Right.(*ast.StringNode)
+	if !ok1 || !ok2 || !ok3 || id.Value != "event" || p.Value != "intent" {
+		return "", false
+	}
+	return x.Value, true
 }
 
 // excluded adds to out the intents of a test event.intent in [...].

@@ -140,6 +140,10 @@ type Model struct {
 	failRate float64
 	phrases  map[string]string
 	intentPh map[engine.IntentID]string // how to say each intent, when the NLU has a phrase
+	// own holds, per intent, its exact nlu.yaml phrases, lower-cased: a
+	// guard that tests the text for one of them picks which of the
+	// intent's phrases a state takes, and asks no question.
+	own      map[engine.IntentID]map[string]bool
 	maxTurns int
 	// fallback values for slots no goal covers, and invalid ones; slotValues
 	// holds several valid candidates per slot, so that derived goals can
@@ -345,6 +349,15 @@ func (mo *Model) deriveIntentPhrases(n *spec.NLU) {
 	}
 	for _, r := range n.Intents {
 		id, _ := mo.m.IntentID(r.Key)
+		for _, e := range r.Value.Exact {
+			if mo.own == nil {
+				mo.own = map[engine.IntentID]map[string]bool{}
+			}
+			if mo.own[id] == nil {
+				mo.own[id] = map[string]bool{}
+			}
+			mo.own[id][strings.ToLower(strings.TrimSpace(e))] = true
+		}
 		if _, done := mo.intentPh[id]; done {
 			continue
 		}
@@ -576,12 +589,32 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 	if len(mo.goals) > 0 {
 		return
 	}
-	init := mo.m.StateName(0)
+	// The initial state takes what its ancestors take too: an imported
+	// Dialogflow agent rests in its start page's wait state, whose parent
+	// (the start page) holds the intent routes.
+	handles := map[string]bool{mo.m.StateName(0): true}
+	for path := d.Initial; path != ""; {
+		handles[path] = true
+		i := strings.LastIndexByte(path, '.')
+		if i < 0 {
+			break
+		}
+		path = path[:i]
+	}
 	for _, sd := range d.States {
-		if sd.Name != init && sd.Name != d.Initial {
+		full := sd.Name
+		if sd.Parent != "" {
+			full = sd.Parent + "." + sd.Name
+		}
+		if !handles[full] && !handles[sd.Name] {
 			continue
 		}
 		for _, t := range sd.On {
+			// With nlu.yaml, an intent no phrase gives (no input, a
+			// custom event) is not something a user asks with.
+			if id, ok := mo.m.IntentID(t.On); ok && s.NLU != nil && mo.intentPh[id] == "" {
+				continue
+			}
 			addGoal(t.On, "", t.Guard.Src)
 		}
 	}
