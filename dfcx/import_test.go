@@ -89,6 +89,7 @@ var _ = Describe("simctl import dfcx", func() {
 		Entry("END_SESSION is the final state", "machine.yaml", "target: end_session"),
 		Entry("PREVIOUS_PAGE goes through the remembered page", "machine.yaml", `guard: prev_page == "Order.Size"`),
 		Entry("a flow route group's intent routes are in scope on the page", "machine.yaml", "description: intent help"),
+		Entry("no input and injected parameters are escapes (no cooperative user says them), with the intents simctl takes as escapes by name", "machine.yaml", "escapes: [no_input, inject, ev_cancel_order]"),
 		Entry("numbered no-match handlers with their counter", "machine.yaml", "no_match == 1"),
 		Entry("the no-match and no-input counters stop at 6", "machine.yaml", "no_match < 6"),
 		Entry("sys.no-match-default after the numbered ones", "machine.yaml", "I still did not get that."),

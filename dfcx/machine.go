@@ -415,6 +415,17 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 		"initial", t.flowOf[a.StartFlow]+".start.wait",
 		"idle_states", flowSeq(t.flowOf[a.StartFlow]+".start"))
 	add(root, "intents", flowSeq(t.intents...))
+	// No input and a test case's injected parameters are not what a user
+	// says to get on: escapes, as simctl's default ones (cancel, stop,
+	// quit, abort), which a declared list replaces, are.
+	escapes := []string{intentNoInput, intentInject}
+	for _, in := range t.intents {
+		l := strings.ToLower(in)
+		if strings.Contains(l, "cancel") || strings.Contains(l, "stop") || strings.Contains(l, "quit") || strings.Contains(l, "abort") {
+			escapes = append(escapes, in)
+		}
+	}
+	add(root, "escapes", flowSeq(escapes...))
 	if len(t.slots) > 0 {
 		sl := mapping()
 		for _, s := range t.slots {
