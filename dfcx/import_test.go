@@ -98,6 +98,7 @@ var _ = Describe("simctl import dfcx", func() {
 		Entry("webhook.error handlers on failed webhooks", "machine.yaml", "failed:*"),
 		Entry("a webhook as a stubbed external action per tag", "machine.yaml", "invoke: wh_kitchen_price"),
 		Entry("form parameters asked in order, required only", "machine.yaml", "target: Order.Size.ask_count"),
+		Entry("a form parameter is the slot waited for while it is asked", "machine.yaml", "waits: true\n            entry:\n              - ask: size\n            exit:\n              - ask: none\n"),
 		Entry("$page.params.status = FINAL is the form filled", "machine.yaml", "guard: (filled(size) and filled(count))"),
 		Entry("an intent's annotated parameter fills its slot", "machine.yaml", `event.entities.e_size != "" ? event.entities.e_size : size`),
 		Entry("entry fulfillment messages with parameter references (unset: the reference itself, as Dialogflow renders it)", "machine.yaml", `{(filled(count) ? count : "$session.params.count")}`),

@@ -718,7 +718,10 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 			}
 			fill = append(fill, mapping("set", mapping(os, fmt.Sprintf(`empty(%s) and event.entities.%s != "" ? event.entities.%s : %s`, os, oe, oe, os))))
 		}
-		ask := mapping("description", "form parameter "+fp.get("displayName").s(), "waits", true)
+		// The slot is waited for while the parameter is asked: what a
+		// simulated user answers, and what {waiting} names.
+		ask := mapping("description", "form parameter "+fp.get("displayName").s(), "waits", true,
+			"entry", seq(mapping("ask", s)), "exit", seq(mapping("ask", "none")))
 		on := mapping("*", seq(
 			mapping("guard", notPage+" and "+val+` != ""`, "target", path+".routes", "actions", fill),
 			mapping("guard", notScope+" and no_match < 6", "target", path+".nm_"+s, "actions", seq(mapping("incr", "no_match"))),
