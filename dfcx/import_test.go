@@ -185,6 +185,14 @@ var _ = Describe("simctl import dfcx", func() {
 		}
 	})
 
+	It("leaves a custom event to its handlers on every page, the pages translated before the first that handles it included", func() {
+		// Without the test case that raises it, the event is first met on
+		// the Order flow, translated after the start flow.
+		dir := copyFixture(map[string]string{"testCases/cancel.json": ""})
+		s, _ := importAgent(dir)
+		Expect(machine(s)).To(ContainSubstring(`guard: event.intent not in ["Default_Welcome_Intent", "order_pizza", "help", "no_input", "inject", "ev_cancel_order"] and no_match < 6`))
+	})
+
 	It("is deterministic", func() {
 		again, _ := importAgent(fixture)
 		Expect(again.Files).To(Equal(s.Files))

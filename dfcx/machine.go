@@ -367,6 +367,12 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 		if g := a.flow(n.get("targetFlow").s()); g != nil {
 			t.started[g] = true
 		}
+		// Custom events become intents before any page is translated: a
+		// page's no-match catch-all leaves every one of them to the
+		// handlers, the first page that handles one included.
+		if ev := n.get("event").s(); ev != "" && !strings.HasPrefix(ev, "sys.no-match") && !strings.HasPrefix(ev, "sys.no-input") && !strings.HasPrefix(ev, "webhook.error") {
+			t.event(ev)
+		}
 	})
 	if t.usesPrev {
 		t.internal("prev_page")
