@@ -89,7 +89,11 @@ type Player struct {
 	listed    map[engine.SlotID]int
 	corrected map[engine.SlotID]bool
 	stuck     map[stuckKey]bool
-	states    []engine.StateID
+	// affirmed holds the states the user said yes in: back in one, yes
+	// went round a loop ("anything else?"), and the user says something
+	// else that moves the task on, where the state takes something else.
+	affirmed map[engine.StateID]bool
+	states   []engine.StateID
 }
 
 type stuckKey struct {
@@ -229,9 +233,11 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	clear(p.listed)
 	clear(p.corrected)
 	clear(p.stuck)
+	clear(p.affirmed)
 	p.states = p.states[:0]
 	if p.listed == nil {
 		p.given, p.listed, p.corrected, p.stuck = map[engine.SlotID]int{}, map[engine.SlotID]int{}, map[engine.SlotID]bool{}, map[stuckKey]bool{}
+		p.affirmed = map[engine.StateID]bool{}
 	}
 	d.Rand = newRand(seed)
 	p.resetNoise(seed)
@@ -573,9 +579,22 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 	}
 	takes, any := p.intentsHere()
 	affirm, yes := mo.phrases["affirm"]
+	var yesIntent engine.IntentID = engine.NoID
+	var ev engine.Event
+	if yes && p.stub.Parse(affirm, c.State, &ev) == nil {
+		yesIntent = ev.Intent
+	}
+	no, deny := mo.phrases["deny"]
+	deny = deny && len(takes) > 0 && p.takes(no, takes)
+	again := p.affirmed[c.State] && (deny || len(without(p.onwards(takes, g), yesIntent)) > 0)
+	if again && deny {
+		// Yes went round a loop: no ends it ("anything else?" "no").
+		return say(no, "")
+	}
 	// Where any intent is taken but the guards test for answers (a date,
 	// a number), yes is no answer: one of those is, below.
-	if yes && ((any && len(p.fresher(p.choicesHere())) == 0) || (len(takes) > 0 && p.takes(affirm, takes))) {
+	if yes && !again && ((any && len(p.fresher(p.choicesHere())) == 0) || (len(takes) > 0 && p.takes(affirm, takes))) {
+		p.affirmed[c.State] = true
 		return say(affirm, "")
 	}
 	if p.w.given() && p.heardAs("done") {
@@ -594,6 +613,9 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 		// listens for that moves the task on (the conversation's "bye"),
 		// rather than the request again, a reset or a cancel word.
 		takes = p.onwards(takes, g)
+		if again {
+			takes = without(takes, yesIntent)
+		}
 		in := takes[p.fresh(len(takes), act.Pick, func(i int) string { return mo.m.Intents()[takes[i]] })]
 		what := mo.m.Intents()[in]
 		if ph, ok := mo.intentPh[in]; ok {
@@ -833,4 +855,15 @@ func (p *Player) choose(chs []choice, pick uint8, requested bool) (Turn, bool, e
 	ev = engine.Event{Kind: engine.UserEvent, Intent: intent, Text: ch.text, Value: ch.text, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
 	parsed := ev
 	return p.tryOut(what, Turn{Parsed: &parsed}, requested, func() error { return d.Inject(ev) })
+}
+
+// without returns intents less in (a copy).
+func without(intents []engine.IntentID, in engine.IntentID) []engine.IntentID {
+	var out []engine.IntentID
+	for _, x := range intents {
+		if x != in {
+			out = append(out, x)
+		}
+	}
+	return out
 }
