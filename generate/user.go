@@ -680,7 +680,11 @@ func (p *Player) onwards(intents []engine.IntentID, g *goal) []engine.IntentID {
 	given := p.w.given()
 	var out []engine.IntentID
 	for _, in := range intents {
-		if avoid[in] || (!given && p.resets(in)) {
+		// Once every goal value is given, a request that leads back to
+		// the initial state is the way home, not a new task (a
+		// Dialogflow page whose only route is the greeting back to the
+		// start flow).
+		if (avoid[in] && !(given && p.resets(in))) || (!given && p.resets(in)) {
 			continue
 		}
 		out = append(out, in)

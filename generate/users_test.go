@@ -59,7 +59,7 @@ var _ = Describe("goal-directed simulated users", func() {
 		Entry("a transfer whose confirmation is a slot of the flow, as Rasa imports write it (answered yes, not with a name)", correctBot{"testdata/rasatransfer"}),
 		Entry("a checkout of two parallel regions (docs/examples/checkout)", correctBot{"../docs/examples/checkout"}),
 		Entry("a ticket bot whose every state has a catch-all, as Dialogflow CX imports write them (yes is said, not the no-match)", correctBot{"testdata/catchall"}),
-		Entry("a counter that asks anything else after each item (yes once, then no)", correctBot{"testdata/anythingelse"}),
+		Entry("a counter that asks anything else after each item (yes once, then no), then thanks the user, whom a greeting takes home", correctBot{"testdata/anythingelse"}),
 		Entry("a ticket bot as a Dialogflow CX import writes it: goals from the start page (the initial state's parent), a shared phrase routed by a text test (no menu), a no-match that leaves it to that route", correctBot{"testdata/dfscope"}),
 	)
 
