@@ -586,7 +586,12 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 	}
 	no, deny := mo.phrases["deny"]
 	deny = deny && len(takes) > 0 && p.takes(no, takes)
-	again := p.affirmed[c.State] && (deny || len(without(p.onwards(takes, g), yesIntent)) > 0)
+	again := p.affirmed[c.State] && (deny || len(p.withoutYes(p.onwards(takes, g), yesIntent)) > 0)
+	if again {
+		// Yes and the other answer alternate: a summary confirmed, then
+		// reached again by another way, is confirmed again after one no.
+		delete(p.affirmed, c.State)
+	}
 	if again && deny {
 		// Yes went round a loop: no ends it ("anything else?" "no").
 		return say(no, "")
@@ -614,7 +619,7 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 		// rather than the request again, a reset or a cancel word.
 		takes = p.onwards(takes, g)
 		if again {
-			takes = without(takes, yesIntent)
+			takes = p.withoutYes(takes, yesIntent)
 		}
 		in := takes[p.fresh(len(takes), act.Pick, func(i int) string { return mo.m.Intents()[takes[i]] })]
 		what := mo.m.Intents()[in]
@@ -861,13 +866,16 @@ func (p *Player) choose(chs []choice, pick uint8, requested bool) (Turn, bool, e
 	return p.tryOut(what, Turn{Parsed: &parsed}, requested, func() error { return d.Inject(ev) })
 }
 
-// without returns intents less in (a copy).
-func without(intents []engine.IntentID, in engine.IntentID) []engine.IntentID {
+// withoutYes returns intents less yes and those whose phrase the NLU
+// makes yes of (coffee_shop's extra order intent is said "Yes").
+func (p *Player) withoutYes(intents []engine.IntentID, yes engine.IntentID) []engine.IntentID {
 	var out []engine.IntentID
 	for _, x := range intents {
-		if x != in {
-			out = append(out, x)
+		var ev engine.Event
+		if ph, ok := p.mo.intentPh[x]; x == yes || (ok && p.stub.Parse(ph, p.d.Cfg.State, &ev) == nil && ev.Intent == yes) {
+			continue
 		}
+		out = append(out, x)
 	}
 	return out
 }
