@@ -194,6 +194,9 @@ type Machine struct {
 	slotIDs    map[string]SlotID
 	counters   []counter
 	counterIDs map[string]CounterID
+	// alikeFrom: per counter, where its values start to read alike (-1:
+	// never; saturate.go).
+	alikeFrom  []int32
 	timers     []timer
 	timerIDs   map[string]TimerID
 	flows      []flow

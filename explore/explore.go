@@ -360,6 +360,11 @@ func (x *explorer) expanded1(ci int32, n int, dead bool, cur *searchState, depth
 			res.add(*found)
 		}
 	}
+	if x.stopped {
+		// The cap (or a stop) cut this node's successors off: it counts
+		// as unexpanded, as the livelock analysis needs.
+		return
+	}
 	x.edges.add(ci, x.targets)
 }
 

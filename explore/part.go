@@ -211,6 +211,11 @@ func (x *explorer) makePart(opts Options) *Part {
 	}
 	g := &x.edges
 	for k, ex := range x.expanded {
+		if k >= len(g.node) {
+			// The node the state cap cut off: its edges were not kept,
+			// and it counts as unexpanded.
+			break
+		}
 		pn := &p.Nodes[idx[ex.node]]
 		pn.Expanded, pn.Succ, pn.Cov = true, ex.succ, ex.cov
 		end := len(g.to)
@@ -517,6 +522,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	if err := res.mergeFindings(parts, children, nAlpha); err != nil {
 		return nil, err
 	}
+	g.lossy = res.Stopped != ""
 	res.livelocks(&g, p0.Depth)
 	return res, nil
 }
