@@ -2,6 +2,7 @@ package rasa
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -224,6 +225,20 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			}
 		}
+		var next *Flow // a second flow the message starts, run after the first ends
+		// While pattern_continue_interrupted asks, a turn that goes on with
+		// the interrupted flow's next question answered its question.
+		beneath := ""
+		if ci := t.pattern("pattern_continue_interrupted"); ci != nil && contains(collectSlots(ci), asked) && len(tu.says) > 0 {
+			if a, ok := asks[tu.says[0]]; ok && !a.flow.Pattern && slices.Contains(stack, a.flow) {
+				for _, s := range collectSlots(a.flow) {
+					if _, ok := filled[s]; !ok && s != a.slot {
+						beneath = s
+						break
+					}
+				}
+			}
+		}
 		corrected := map[string]string{}
 		var corrOrder []string
 		for _, s := range order {
@@ -254,8 +269,11 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		if recCmd != nil {
 			c = recCmd
 			for _, e := range c.entities {
-				if e[0] == "flow" {
+				switch e[0] {
+				case "flow":
 					started = t.p.Flow(e[1])
+				case "next_flow":
+					next = t.p.Flow(e[1])
 				}
 			}
 			switch {
@@ -314,6 +332,13 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 			switch {
 			case contains(tu.starts, "pattern_cancel_flow") || overlaps(tu.says, patternSays("pattern_cancel_flow")) || (len(stack) > 0 && hasPhrase(text, cancelWords) && started == nil):
 				c.intent, c.why = "cancel_flow", "the test expects the cancellation"
+				// A flow whose first response follows the cancellation was
+				// started by the same message (Rasa's "cancel flow, start
+				// flow X"): it runs once pattern_cancel_flow has ended.
+				if g := t.firstSayer(tu.says, onStack, nil); g != nil {
+					c.entity("next_flow", g.ID)
+					next = g
+				}
 			case contains(tu.starts, "pattern_human_handoff") || overlaps(tu.says, patternSays("pattern_human_handoff")):
 				c.intent, c.why = "human_handoff", "the test expects the handoff"
 			case correcting && started == nil:
@@ -326,6 +351,17 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			case started != nil:
 				c.intent, c.why = "start_flow", "the test expects "+started.ID+" to start"
+				// A flow whose first response comes before the started
+				// flow's was started first by the same message: it runs on
+				// top, the other waits beneath it (Rasa runs a message's
+				// start commands so that the first one ends on top).
+				if g := t.firstSayer(t.before(tu.says, started), onStack, started); g != nil {
+					c.why = "the test expects " + g.ID + ", then " + started.ID + " to start"
+					c.entity("flow", g.ID)
+					c.entity("next_flow", started.ID)
+					next, started = started, g
+					break
+				}
 				c.entity("flow", started.ID)
 				for _, s := range order {
 					if contains(collectSlots(started), s) {
@@ -360,6 +396,16 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				// message was a question of its own (Rasa's knowledge
 				// answer, pattern_search), after which the flow goes on.
 				c.intent, c.why = "search", "the test asks "+asked+" again and sets nothing"
+			case asked != "" && beneath != "":
+				// Asked whether to continue the interrupted flow, the user
+				// answered its question instead.
+				c.intent, c.why = "set_slot", "an answer to "+beneath+", the question of the interrupted flow"
+				v, ok := vals[beneath]
+				if !ok {
+					v = guess(t.p.Slot(beneath), text)
+				}
+				c.value, c.hasValue = v, true
+				c.fill(beneath, v)
 			case asked != "":
 				c.intent, c.why, c.slot = "set_slot", "an answer to "+asked, asked
 				if v, ok := vals[asked]; ok {
@@ -400,6 +446,9 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
+		}
+		if next != nil {
+			stack = append(stack, next)
 		}
 		for _, kv := range c.sets {
 			filled[kv[0]] = kv[1]
@@ -654,4 +703,29 @@ func (t *translator) isCollected(slot string) bool {
 		}
 	}
 	return false
+}
+
+// firstSayer is the startable user flow, not running and not skip, whose
+// first response is one of says (the earliest such response decides).
+func (t *translator) firstSayer(says []string, running func(*Flow) bool, skip *Flow) *Flow {
+	for _, say := range says {
+		for _, g := range t.users {
+			if g != skip && !running(g) && startable(g) && contains(t.firstSays(g), say) {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// before are the responses of says before the first one flow f says
+// first.
+func (t *translator) before(says []string, f *Flow) []string {
+	first := t.firstSays(f)
+	for i, say := range says {
+		if contains(first, say) {
+			return says[:i]
+		}
+	}
+	return says
 }

@@ -475,6 +475,7 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	}
 	add(session, "on", on)
 	states := mapping("idle", mapping("description", "no flow is active", "waits", true, "entry", seq(mapping("ask", "none"))))
+	add(states, "start_next", t.startNext())
 	states.Content = append(states.Content, flowStates.Content...)
 	add(session, "states", states)
 
@@ -665,6 +666,9 @@ func (t *translator) afterFlow(f *Flow) []*yaml.Node {
 			}
 		}
 	case !f.Pattern || f.ID == "pattern_cancel_flow":
+		// A second flow the same message started waits beneath the
+		// first (Rasa pushes both): it runs before anything resumes.
+		out = append(out, trans(t.ctx("ctx_next_flow")+` != ""`, "session.start_next", nil))
 		// A called flow returns to its caller; an interrupting flow ends
 		// with the interrupted one beneath: pattern_continue_interrupted.
 		for _, x := range t.users {
@@ -886,6 +890,9 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 
 	on := mapping()
 	var set []*yaml.Node
+	if f.ID == "pattern_continue_interrupted" {
+		set = t.answerBeneath(f)
+	}
 	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
 		set = append(set, trans("not ("+c+")", t.path(f, name), actions(t.say(rej))))
 	}
@@ -1061,6 +1068,53 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
 }
 
+// answerBeneath are the transitions of pattern_continue_interrupted's
+// question for a message that answers the interrupted flow's question
+// instead (the demo's "ah, great, I owe him $500" while asked whether to
+// continue the transfer): the pattern ends, the slot is set, and the flow
+// goes on from where it was interrupted.
+func (t *translator) answerBeneath(f *Flow) []*yaml.Node {
+	var out []*yaml.Node
+	for _, x := range t.users {
+		if !t.resume[x.ID] {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, s := range collectSlots(x) {
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			sl := t.p.Slot(s)
+			v := slotVar(s)
+			g := `event.entities.` + v + ` != "" and ` + atSlot(x) + ` != ""`
+			if c, _ := t.valueCheck(sl, "event.entities."+v); c != "" {
+				g += " and " + c
+			}
+			out = append(out, trans(g, t.path(x, "resume"), append(t.endActions(f), setExpr(t.use(s), typed(sl, "event.entities."+v)))))
+		}
+	}
+	return out
+}
+
+// startNext starts the flow a message started second (ctx_next_flow),
+// once the first has ended.
+func (t *translator) startNext() *yaml.Node {
+	var always []*yaml.Node
+	for _, g := range t.users {
+		if !startable(g) {
+			continue
+		}
+		acts := actions(setExpr(t.ctx("ctx_next_flow"), `""`), mapping("ask", "none"), mapping("push", g.ID))
+		if t.resume[g.ID] {
+			acts = append(acts, setExpr(atSlot(g), `"started"`))
+		}
+		always = append(always, trans(`ctx_next_flow == "`+g.ID+`"`, t.startFlow(g), acts))
+	}
+	always = append(always, trans("", "session.idle", actions(setExpr(t.ctx("ctx_next_flow"), `""`))))
+	return mapping("description", "a second flow the last message started runs now", "always", seq(always...))
+}
+
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 
 // commands are the session's transitions for Rasa's commands other than
@@ -1086,16 +1140,18 @@ func (t *translator) commands() (*yaml.Node, error) {
 		if t.resume[g.ID] {
 			mark = setExpr(atSlot(g), `"started"`)
 		}
+		later := setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")
 		start = append(start,
-			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(mapping("ask", "none"), text("pop"), mapping("push", g.ID), mark)),
-			trans(guard, t.startFlow(g), actions(mapping("ask", "none"), mapping("push", g.ID), mark)))
+			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(mapping("ask", "none"), text("pop"), mapping("push", g.ID), mark, later)),
+			trans(guard, t.startFlow(g), actions(mapping("ask", "none"), mapping("push", g.ID), mark, later)))
 	}
 	add(on, "start_flow", start)
 	if pc := t.pattern("pattern_cancel_flow"); pc != nil {
 		var cancel []*yaml.Node
 		for _, x := range t.users {
 			cancel = append(cancel, trans(`flow == "`+x.ID+`"`, "session."+pc.ID,
-				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name))), append(t.endActions(x), mapping("push", pc.ID))...)))
+				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")),
+					append(t.endActions(x), mapping("push", pc.ID))...)))
 		}
 		// A cancellation while a pattern asks (a correction waiting for
 		// its confirmation) ends the pattern and the flow beneath it: the
