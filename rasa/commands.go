@@ -247,6 +247,15 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				corrOrder = append(corrOrder, s)
 			}
 		}
+		// The question of a slot filled before is asked again, not the
+		// one asked: the message corrected that slot (Rasa resets the
+		// flow there; with ask_before_filling, without confirming).
+		if len(corrected) == 0 && started == nil && len(tu.says) > 0 && asked != "" && vals[asked] == "" {
+			if a, ok := asks[tu.says[0]]; ok && a.slot != asked && filled[a.slot] != "" && !a.flow.Pattern && slices.Contains(stack, a.flow) {
+				corrected[a.slot] = guess(t.p.Slot(a.slot), text)
+				corrOrder = append(corrOrder, a.slot)
+			}
+		}
 		correcting := contains(tu.starts, "pattern_correction") || contains(tu.says, "utter_corrected_previous_input") ||
 			contains(tu.says, "utter_ask_confirm_slot_correction") || len(corrected) > 0
 		users = append(users, text)
@@ -593,20 +602,8 @@ func (c *command) gives(slot, v string) bool {
 // three turns) takes the message's new value, a number for a slot that
 // held a number and a capitalised word otherwise.
 func (t *translator) correction(c *command, text string, top *Flow, filled map[string]string, later []*turn, corrected map[string]string, order *[]string) {
-	low := strings.ToLower(text)
-	for _, s := range collectSlots(top) {
-		old, ok := filled[s]
-		if !ok || old == "" {
-			continue
-		}
-		_, other := newValue(old, text)
-		words := strings.Split(s, "_")
-		if !other && (strings.Contains(low, strings.ToLower(old)) || strings.Contains(low, words[len(words)-1])) {
-			c.entity("reset_slot", s)
-			c.why = "the test takes " + s + " back"
-			return
-		}
-	}
+	// A later turn that sets a filled slot again names the slot; the
+	// value is this message's where a later turn shows it.
 	for j, tu := range later {
 		if j >= 3 {
 			break
@@ -625,6 +622,31 @@ func (t *translator) correction(c *command, text string, top *Flow, filled map[s
 			}
 			corrected[s] = v
 			*order = append(*order, s)
+			return
+		}
+		// A slot the next turns show set without a value (to null) was
+		// taken back.
+		for _, st := range tu.slots {
+			if st.Value == nil || st.Value.Tag == "!!null" {
+				if old, ok := filled[st.Slot]; ok && old != "" && contains(collectSlots(top), st.Slot) {
+					c.entity("reset_slot", st.Slot)
+					c.why = "the test takes " + st.Slot + " back"
+					return
+				}
+			}
+		}
+	}
+	low := strings.ToLower(text)
+	for _, s := range collectSlots(top) {
+		old, ok := filled[s]
+		if !ok || old == "" {
+			continue
+		}
+		_, other := newValue(old, text)
+		words := strings.Split(s, "_")
+		if !other && (strings.Contains(low, strings.ToLower(old)) || strings.Contains(low, words[len(words)-1])) {
+			c.entity("reset_slot", s)
+			c.why = "the test takes " + s + " back"
 			return
 		}
 	}

@@ -48,7 +48,7 @@ var contextSlots = map[string]string{
 
 // Context flags that are false in every situation the import models
 // (one interrupted flow at a time; a correction always has new values).
-var contextFalse = map[string]bool{"is_reset_only": true, "multiple_flows_interrupted": true}
+var contextFalse = map[string]bool{"multiple_flows_interrupted": true}
 
 // Default actions of patterns and what they become. Those marked "" do
 // their work when the command arrives (cancel, correct) or when the
@@ -187,6 +187,9 @@ func (t *translator) vars(name string) (operand, error) {
 	}
 	if s, ok := contextSlots[c]; ok {
 		return operand{expr: t.ctx(s), typ: tText}, nil
+	}
+	if c == "is_reset_only" {
+		return operand{expr: t.ctx("ctx_is_reset_only"), typ: tBool}, nil
 	}
 	return operand{}, fmt.Errorf("context.%s has no counterpart in the imported machine", c)
 }
@@ -533,7 +536,7 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	sort.Strings(ctxs)
 	for _, c := range ctxs {
 		m := mapping()
-		if c == "ctx_cancel_interrupted" {
+		if c == "ctx_cancel_interrupted" || c == "ctx_is_reset_only" {
 			add(m, "type", "bool")
 		}
 		add(slots, c, m)
@@ -760,6 +763,10 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				record := actions(
 					setExpr(t.ctx("ctx_corrected_slots"), `ctx_corrected_slots == "" ? "`+s+`" : ctx_corrected_slots + ", `+s+`"`),
 					setExpr(t.ctx("ctx_corrected_values"), `ctx_corrected_values == "" ? event.entities.`+v+` : ctx_corrected_values + ", " + event.entities.`+v))
+				// Rasa's is_reset_only: every corrected slot is collected
+				// with ask_before_filling.
+				only := setExpr(t.ctx("ctx_is_reset_only"), `ctx_corrected_slots == "" ? `+t.resetOnly(s)+` : (ctx_is_reset_only and `+t.resetOnly(s)+`)`)
+				record = append(actions(only), record...)
 				later := append(actions(mapping("ask", v), mapping("fill", "event.entities."+v), mapping("ask", "none")), record...)
 				first := g + ` and ctx_corrected_slots == ""`
 				var always []*yaml.Node
@@ -943,6 +950,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 				corr = append(corr, trans(`event.entities.reset_slot == "`+e.Arg+`"`, "session."+pc.ID,
 					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(t.names[f][e.ID])),
 						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(e.Arg)), setExpr(t.ctx("ctx_corrected_values"), `""`),
+						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(e.Arg)),
 						mapping("push", pc.ID))))
 			}
 		}
@@ -963,7 +971,8 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 				seen[sl] = true
 				v := slotVar(sl)
 				again = append(again, trans(`event.entities.`+v+` != ""`, t.path(f, name),
-					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v))))
+					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v),
+						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(sl)))))
 			}
 		}
 		if len(again) > 0 {
@@ -1066,6 +1075,27 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), mapping("push", ie.ID)))))
 	}
 	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
+}
+
+// resetOnly is "true" when every collect step of slot asks before
+// filling: Rasa then resets the flow to the question instead of taking
+// the corrected value (CorrectSlotsCommand's is_reset_only).
+func (t *translator) resetOnly(slot string) string {
+	n := 0
+	for _, f := range t.p.Flows {
+		for _, s := range f.Steps {
+			if s.Kind == "collect" && s.Arg == slot {
+				if !s.AskBefore {
+					return "false"
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return "false"
+	}
+	return "true"
 }
 
 // answerBeneath are the transitions of pattern_continue_interrupted's
