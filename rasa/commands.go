@@ -622,6 +622,8 @@ func (t *translator) correction(c *command, text string, top *Flow, filled map[s
 			}
 			corrected[s] = v
 			*order = append(*order, s)
+		}
+		if len(*order) > 0 {
 			return
 		}
 		// A slot the next turns show set without a value (to null) was

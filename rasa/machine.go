@@ -769,14 +769,16 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				record = append(actions(only), record...)
 				later := append(actions(mapping("ask", v), mapping("fill", "event.entities."+v), mapping("ask", "none")), record...)
 				first := g + ` and ctx_corrected_slots == ""`
+				// The first slot's value alone, for action_correct_flow_slot.
+				record1 := append(actions(setExpr(t.ctx("ctx_correct_value"), "event.entities."+v)), record...)
 				var always []*yaml.Node
 				if i+1 < len(slots) {
 					next := t.path(f, "fix_"+slotVar(slots[i+1]))
-					always = []*yaml.Node{trans(first, next, record), trans(g, next, later), trans("", next, nil)}
+					always = []*yaml.Node{trans(first, next, record1), trans(g, next, later), trans("", next, nil)}
 				} else {
 					run := actions(mapping("ask", "none"), mapping("push", pc.ID))
 					always = []*yaml.Node{
-						trans(first, "session."+pc.ID, append(record, run...)),
+						trans(first, "session."+pc.ID, append(record1, run...)),
 						trans(g, "session."+pc.ID, append(later, run...)),
 						trans(`ctx_corrected_slots != ""`, "session."+pc.ID, run),
 						trans("", t.path(f, "resume"), actions(mapping("ask", "none"))),
@@ -949,7 +951,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 			for _, e := range append(earlier, s) {
 				corr = append(corr, trans(`event.entities.reset_slot == "`+e.Arg+`"`, "session."+pc.ID,
 					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(t.names[f][e.ID])),
-						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(e.Arg)), setExpr(t.ctx("ctx_corrected_values"), `""`),
+						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(e.Arg)), setExpr(t.ctx("ctx_corrected_values"), `""`), setExpr(t.ctx("ctx_correct_value"), `""`),
 						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(e.Arg)),
 						mapping("push", pc.ID))))
 			}
@@ -971,7 +973,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 				seen[sl] = true
 				v := slotVar(sl)
 				again = append(again, trans(`event.entities.`+v+` != ""`, t.path(f, name),
-					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v),
+					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v), setExpr(t.ctx("ctx_correct_value"), "event.entities."+v),
 						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(sl)))))
 			}
 		}
@@ -1020,10 +1022,10 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 				seen[sl] = true
 				v := t.use(sl)
 				apply = append(apply,
-					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`" and `+t.ctx("ctx_corrected_values")+` == ""`, t.path(f, t.names[f][s.ID]+"_ret"),
+					trans(`(`+t.ctx("ctx_corrected_slots")+` == "`+sl+`" or ctx_corrected_slots startsWith "`+sl+`, ") and `+t.ctx("ctx_correct_value")+` == ""`, t.path(f, t.names[f][s.ID]+"_ret"),
 						actions(mapping("clear", v))),
-					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`"`, t.path(f, t.names[f][s.ID]+"_ret"),
-						actions(setExpr(v, typed(t.p.Slot(sl), t.ctx("ctx_corrected_values"))))))
+					trans(`ctx_corrected_slots == "`+sl+`" or ctx_corrected_slots startsWith "`+sl+`, "`, t.path(f, t.names[f][s.ID]+"_ret"),
+						actions(setExpr(v, typed(t.p.Slot(sl), "ctx_correct_value")))))
 			}
 		}
 		apply = append(apply, trans("", t.path(f, t.names[f][s.ID]+"_ret"), nil))
