@@ -217,7 +217,8 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			}
 		}
-		if started == nil && len(tu.says) > 0 {
+		if a, ok := asks[firstOf(tu.says)]; started == nil && len(tu.says) > 0 && !(ok && onStack(a.flow)) {
+			// (A question of a running flow, or one it calls, is no start.)
 			for _, f := range t.users {
 				if !onStack(f) && startable(f) && contains(t.firstSays(f), tu.says[0]) {
 					started = f
@@ -752,4 +753,12 @@ func (t *translator) before(says []string, f *Flow) []string {
 		}
 	}
 	return says
+}
+
+// firstOf is the first of xs, or "".
+func firstOf(xs []string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return xs[0]
 }

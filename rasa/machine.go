@@ -948,12 +948,29 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		// slot's question once pattern_correction has run.
 		var corr []*yaml.Node
 		if pc := t.pattern("pattern_correction"); pc != nil {
-			for _, e := range append(earlier, s) {
-				corr = append(corr, trans(`event.entities.reset_slot == "`+e.Arg+`"`, "session."+pc.ID,
-					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(t.names[f][e.ID])),
-						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(e.Arg)), setExpr(t.ctx("ctx_corrected_values"), `""`), setExpr(t.ctx("ctx_correct_value"), `""`),
-						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(e.Arg)),
+			reset := func(slot, back string) {
+				corr = append(corr, trans(`event.entities.reset_slot == "`+slot+`"`, "session."+pc.ID,
+					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(back)),
+						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(slot)), setExpr(t.ctx("ctx_corrected_values"), `""`), setExpr(t.ctx("ctx_correct_value"), `""`),
+						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(slot)),
 						mapping("push", pc.ID))))
+			}
+			done := map[string]bool{}
+			for _, e := range append(earlier, s) {
+				done[e.Arg] = true
+				reset(e.Arg, t.names[f][e.ID])
+			}
+			// A slot of a flow called before this step: back to the call,
+			// which asks again what the called flow is missing.
+			for i := idx - 1; i >= 0; i-- {
+				if c := f.Steps[i]; c.Kind == "call" {
+					for _, sl := range t.takeSlots(t.p.Flow(c.Arg)) {
+						if !done[sl] {
+							done[sl] = true
+							reset(sl, t.names[f][c.ID])
+						}
+					}
+				}
 			}
 		}
 		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(t.takeSlots(f)[0])),

@@ -345,7 +345,7 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 					continue
 				}
 				if v, ok := valueText(sl, s.Value); ok {
-					if ends && t.resets[s.Slot] && cmds[ti].gives(s.Slot, v) {
+					if (ends && t.resets[s.Slot] || t.patternSlot(s.Slot)) && cmds[ti].gives(s.Slot, v) {
 						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and its flow ends in the same turn and resets it (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
 						continue
 					}
@@ -430,4 +430,15 @@ func (t *translator) rejectionSays(slot string) []string {
 		}
 	}
 	return out
+}
+
+// patternSlot tells whether a pattern collects slot: the answer ends the
+// pattern in the same turn, which resets the slot.
+func (t *translator) patternSlot(slot string) bool {
+	for _, f := range t.p.Flows {
+		if f.Pattern && contains(collectSlots(f), slot) {
+			return true
+		}
+	}
+	return false
 }
