@@ -300,6 +300,52 @@ func (t *translator) resetSlots(f *Flow) []string {
 	return out
 }
 
+// callerCorrections are the correct_slot transitions of a called flow f
+// for the slots its callers collect before calling it: as Rasa resets the
+// top user flow that is not called to the corrected question, the called
+// flows between end and the caller runs its correction.
+func (t *translator) callerCorrections(f *Flow) []*yaml.Node {
+	var out []*yaml.Node
+	type up struct {
+		x     *Flow
+		chain []*Flow // the flows to end, f first
+	}
+	seen := map[*Flow]bool{f: true}
+	queue := []up{{f, []*Flow{f}}}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, x := range t.users {
+			for i, st := range x.Steps {
+				if st.Kind != "call" || st.Arg != cur.x.ID || seen[x] {
+					continue
+				}
+				seen[x] = true
+				if t.resume[x.ID] && len(t.takeSlots(x)) > 0 && t.pattern("pattern_correction") != nil {
+					done := map[string]bool{}
+					for _, e := range x.Steps[:i] {
+						if e.Kind != "collect" || done[e.Arg] {
+							continue
+						}
+						done[e.Arg] = true
+						v := slotVar(e.Arg)
+						var acts []*yaml.Node
+						for _, c := range cur.chain {
+							acts = append(acts, t.endActions(c)...)
+						}
+						acts = append(acts, setExpr(atSlot(x), strconv.Quote(t.names[x][e.ID])),
+							setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))
+						out = append(out, trans(`event.entities.`+v+` != "" and `+atSlot(x)+` != ""`,
+							t.path(x, "fix_"+slotVar(t.takeSlots(x)[0])), acts))
+					}
+				}
+				queue = append(queue, up{x, append(append([]*Flow{}, cur.chain...), x)})
+			}
+		}
+	}
+	return out
+}
+
 // callee tells whether some flow calls f.
 func (t *translator) callee(f *Flow) bool {
 	for _, g := range t.p.Flows {
@@ -973,6 +1019,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 				}
 			}
 		}
+		corr = append(corr, t.callerCorrections(f)...)
 		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(t.takeSlots(f)[0])),
 			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))))
 		add(on, "correct_slot", seq(corr...))
