@@ -379,8 +379,16 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					}
 				}
 				// Questions skipped though the test names no value: the
-				// message gave them.
+				// message gave them (a question asked after a rejection is
+				// no sign of a skip).
+				rejected := false
+				for _, s := range collectSlots(started) {
+					rejected = rejected || overlaps(tu.says, t.rejectionSays(s))
+				}
 				for _, say := range tu.says {
+					if rejected {
+						break
+					}
 					a, ok := asks[say]
 					if !ok || a.flow != started {
 						continue

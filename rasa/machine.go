@@ -300,6 +300,49 @@ func (t *translator) resetSlots(f *Flow) []string {
 	return out
 }
 
+// validateState adds validate_<slot> (the domain rejections of a slot a
+// start carried; a rejection says its response, clears the slot and asks
+// it) and validate_<slot>_wait (the answer, validated again).
+func (t *translator) validateState(f *Flow, slot, next string, states *yaml.Node) error {
+	sl := t.p.Slot(slot)
+	v := t.use(slot)
+	name := "validate_" + slotVar(slot)
+	utter := "utter_ask_" + slot
+	for _, s := range f.Steps {
+		if s.Kind == "collect" && s.Arg == slot && s.Utter != "" {
+			utter = s.Utter
+		}
+	}
+	var ask []*yaml.Node
+	if t.p.Responses[utter] != nil {
+		ask = actions(t.say(utter))
+	}
+	var always []*yaml.Node
+	for _, r := range sl.Rejections {
+		g, err := t.cond(r.Cond, r.CondPos)
+		if err != nil {
+			return err
+		}
+		always = append(always, trans("filled("+v+") and ("+g+")", t.path(f, name+"_wait"),
+			append(actions(t.say(r.Utter), mapping("clear", v), mapping("ask", v)), ask...)))
+	}
+	always = append(always, trans("", next, nil))
+	add(states, name, mapping("description", "validation of "+slot+", given when the flow started", "always", seq(always...)))
+	on := mapping()
+	var set []*yaml.Node
+	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
+		set = append(set, trans("not ("+c+")", t.path(f, name+"_wait"), append(actions(t.say(rej)), ask...)))
+	}
+	fill := mapping("fill", "event.value")
+	if sl.Type == "bool" {
+		fill = setExpr(v, typed(sl, "event.value"))
+	}
+	set = append(set, trans("", t.path(f, name), actions(fill, mapping("ask", "none"))))
+	add(on, "set_slot", seq(set...))
+	add(states, name+"_wait", mapping("description", "waiting for "+slot+" again", "waits", true, "direct", "set_slot", "on", on))
+	return nil
+}
+
 // callerCorrections are the correct_slot transitions of a called flow f
 // for the slots its callers collect before calling it: as Rasa resets the
 // top user flow that is not called to the corrected question, the called
@@ -772,8 +815,31 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 	// take_<slot>: the slots a start_flow command carries as entities,
 	// the flow's and those of the flows it calls (Rasa sets them at once).
 	if user {
-		for i, s := range takes {
+		// validate_<slot>: Rasa validates each slot a start carries that
+		// has domain validation (pattern_validate_slot, pushed per slot
+		// after the commands run, so the last one set is validated
+		// first) before the flow's first step.
+		var checked []string
+		for i := len(takes) - 1; i >= 0; i-- {
+			if sl := t.p.Slot(takes[i]); sl != nil && len(sl.Rejections) > 0 {
+				checked = append(checked, takes[i])
+			}
+		}
+		afterTakes := first
+		if len(checked) > 0 {
+			afterTakes = t.path(f, "validate_"+slotVar(checked[0]))
+		}
+		for i, s := range checked {
 			next := first
+			if i+1 < len(checked) {
+				next = t.path(f, "validate_"+slotVar(checked[i+1]))
+			}
+			if err := t.validateState(f, s, next, states); err != nil {
+				return nil, err
+			}
+		}
+		for i, s := range takes {
+			next := afterTakes
 			if i+1 < len(takes) {
 				next = t.path(f, "take_"+slotVar(takes[i+1]))
 			}
