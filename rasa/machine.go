@@ -303,10 +303,9 @@ func (t *translator) resetSlots(f *Flow) []string {
 // validateState adds validate_<slot> (the domain rejections of a slot a
 // start carried; a rejection says its response, clears the slot and asks
 // it) and validate_<slot>_wait (the answer, validated again).
-func (t *translator) validateState(f *Flow, slot, next string, states *yaml.Node) error {
+func (t *translator) validateState(f *Flow, slot, name, next string, states *yaml.Node) error {
 	sl := t.p.Slot(slot)
 	v := t.use(slot)
-	name := "validate_" + slotVar(slot)
 	utter := "utter_ask_" + slot
 	for _, s := range f.Steps {
 		if s.Kind == "collect" && s.Arg == slot && s.Utter != "" {
@@ -834,7 +833,7 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 			if i+1 < len(checked) {
 				next = t.path(f, "validate_"+slotVar(checked[i+1]))
 			}
-			if err := t.validateState(f, s, next, states); err != nil {
+			if err := t.validateState(f, s, "validate_"+slotVar(s), next, states); err != nil {
 				return nil, err
 			}
 		}
@@ -1021,6 +1020,27 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	if sl.Type == "bool" {
 		// "Yes" is a valid answer, not a boolean simctl parses.
 		fill = setExpr(v, typed(sl, "event.value"))
+	}
+	if user {
+		// Another slot of the flow the answer carries, with domain
+		// validation: set beside the answer and validated at once
+		// (Rasa pushes pattern_validate_slot for it).
+		for _, x := range collectSlots(f) {
+			xs := t.p.Slot(x)
+			if x == s.Arg || xs == nil || len(xs.Rejections) == 0 {
+				continue
+			}
+			xv := slotVar(x)
+			g := `event.entities.` + xv + ` != ""`
+			if c, _ := t.valueCheck(xs, "event.entities."+xv); c != "" {
+				g += " and " + c
+			}
+			also := name + "_also_" + xv
+			if err := t.validateState(f, x, also, t.path(f, name+"_check"), states); err != nil {
+				return err
+			}
+			set = append(set, trans(g, t.path(f, also), actions(fill, setExpr(t.use(x), typed(xs, "event.entities."+xv)))))
+		}
 	}
 	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
 	add(on, "set_slot", seq(set...))
