@@ -1022,24 +1022,43 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		fill = setExpr(v, typed(sl, "event.value"))
 	}
 	if user {
-		// Another slot of the flow the answer carries, with domain
-		// validation: set beside the answer and validated at once
-		// (Rasa pushes pattern_validate_slot for it).
+		// Other slots of the flow with domain validation that the answer
+		// carries: set beside it (name_take_X) and validated at once,
+		// the last first (name_val_X), as Rasa pushes a
+		// pattern_validate_slot per slot set.
+		var vs []string
 		for _, x := range collectSlots(f) {
-			xs := t.p.Slot(x)
-			if x == s.Arg || xs == nil || len(xs.Rejections) == 0 {
-				continue
+			if xs := t.p.Slot(x); x != s.Arg && xs != nil && len(xs.Rejections) > 0 && !contains(vs, x) {
+				vs = append(vs, x)
 			}
-			xv := slotVar(x)
+		}
+		var any []string
+		for i, x := range vs {
+			xs, xv := t.p.Slot(x), slotVar(x)
+			any = append(any, `event.entities.`+xv+` != ""`)
 			g := `event.entities.` + xv + ` != ""`
 			if c, _ := t.valueCheck(xs, "event.entities."+xv); c != "" {
 				g += " and " + c
 			}
-			also := name + "_also_" + xv
-			if err := t.validateState(f, x, also, t.path(f, name+"_check"), states); err != nil {
+			next := t.path(f, name+"_val_"+slotVar(vs[len(vs)-1]))
+			if i+1 < len(vs) {
+				next = t.path(f, name+"_take_"+slotVar(vs[i+1]))
+			}
+			add(states, name+"_take_"+xv, mapping("always", seq(
+				trans(g, next, actions(setExpr(t.use(x), typed(xs, "event.entities."+xv)))),
+				trans("", next, nil))))
+		}
+		for i := len(vs) - 1; i >= 0; i-- {
+			next := t.path(f, name+"_check")
+			if i > 0 {
+				next = t.path(f, name+"_val_"+slotVar(vs[i-1]))
+			}
+			if err := t.validateState(f, vs[i], name+"_val_"+slotVar(vs[i]), next, states); err != nil {
 				return err
 			}
-			set = append(set, trans(g, t.path(f, also), actions(fill, setExpr(t.use(x), typed(xs, "event.entities."+xv)))))
+		}
+		if len(vs) > 0 {
+			set = append(set, trans(strings.Join(any, " or "), t.path(f, name+"_take_"+slotVar(vs[0])), actions(fill)))
 		}
 	}
 	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
