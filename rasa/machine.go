@@ -111,6 +111,8 @@ type translator struct {
 	variants     []string
 	variantOf    map[*TestCase]string
 	variantStubs map[string]map[string]*Stub
+	// variantFixtures are the slots each variant's fixtures set.
+	variantFixtures map[string][]SlotValue
 	respOrder    []string // response names, sorted
 	// resets are the slots some user flow resets when it ends; rejects
 	// the slots some rejection (of a step or the slot's own) clears.
@@ -578,6 +580,13 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	sort.Strings(names)
 	t.deriveStubs()
 	t.stubVariants(names)
+	fix, err := t.fixtureSets()
+	if err != nil {
+		return nil, err
+	}
+	if len(fix) > 0 {
+		add(session, "always", seq(fix...))
+	}
 	for _, a := range names {
 		m := mapping()
 		outs, err := t.stubOutputs(a)
@@ -624,7 +633,7 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	sort.Strings(ctxs)
 	for _, c := range ctxs {
 		m := mapping()
-		if c == "ctx_cancel_interrupted" || c == "ctx_is_reset_only" {
+		if c == "ctx_cancel_interrupted" || c == "ctx_is_reset_only" || c == "ctx_fixtures_set" {
 			add(m, "type", "bool")
 		}
 		add(slots, c, m)
@@ -1428,6 +1437,7 @@ func (p *Project) stubFor(tc *TestCase, a string) *Stub {
 func (t *translator) stubVariants(actions []string) {
 	t.variantOf = map[*TestCase]string{}
 	t.variantStubs = map[string]map[string]*Stub{}
+	t.variantFixtures = map[string][]SlotValue{}
 	bySig := map[string]string{}
 	for _, tc := range t.p.Tests {
 		var sig []string
@@ -1438,22 +1448,64 @@ func (t *translator) stubVariants(actions []string) {
 				chosen[a] = st
 			}
 		}
+		// A test's fixtures set slots before it starts: its variant
+		// does so too.
+		var fixed []SlotValue
+		for _, fx := range tc.Fixtures {
+			switch {
+			case routerSlots[fx.Slot]:
+				t.note(fx.Pos, "test case %s: fixture slot %s is not kept: it is the slot of Rasa's router, which the import does not simulate", tc.Name, fx.Slot)
+			case t.p.Slot(fx.Slot) == nil:
+				t.note(fx.Pos, "test case %s: fixture slot %s is not in the domain; not kept", tc.Name, fx.Slot)
+			default:
+				fixed = append(fixed, fx)
+				sig = append(sig, "fixture "+fx.Slot+"@"+fx.Pos.String())
+			}
+		}
 		if len(sig) == 0 {
 			continue
 		}
 		key := strings.Join(sig, ";")
 		name, ok := bySig[key]
 		if !ok {
-			name = "stubs_" + strings.Trim(nameRe.ReplaceAllString(strings.ToLower(tc.Name), "_"), "_")
+			prefix := "stubs_"
+			if len(chosen) == 0 {
+				prefix = "fixtures_"
+			}
+			name = prefix + strings.Trim(nameRe.ReplaceAllString(strings.ToLower(tc.Name), "_"), "_")
 			for t.variantStubs[name] != nil {
 				name += "_"
 			}
 			bySig[key] = name
 			t.variants = append(t.variants, name)
 			t.variantStubs[name] = chosen
+			t.variantFixtures[name] = fixed
 		}
 		t.variantOf[tc] = name
 	}
+}
+
+// fixtureSets are the session's transitions setting each variant's
+// fixture slots once, when the conversation starts (before its first
+// turn, as Rasa's e2e runner sets them before the first message).
+func (t *translator) fixtureSets() ([]*yaml.Node, error) {
+	var out []*yaml.Node
+	for _, v := range t.variants {
+		fixed := t.variantFixtures[v]
+		if len(fixed) == 0 {
+			continue
+		}
+		acts := actions(setExpr(t.ctx("ctx_fixtures_set"), "true"))
+		for _, fx := range fixed {
+			a, err := t.setSlot(fx)
+			if err != nil {
+				return nil, err
+			}
+			acts = append(acts, a)
+		}
+		out = append(out, trans(stubParam+` == "`+v+`" and not ctx_fixtures_set`, "session.idle", acts))
+	}
+	return out, nil
 }
 
 // stubOutputs are action a's outputs: each slot a stub sets, with the

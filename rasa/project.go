@@ -141,6 +141,12 @@ type TestCase struct {
 	File  string
 	Steps []TestStep
 	Pos   engine.Pos
+	// Fixtures are the slots the test's fixtures set before it starts,
+	// in order.
+	Fixtures []SlotValue
+	// fixtureNames are the fixtures the test names, with positions,
+	// resolved against its file's fixtures once the file is read.
+	fixtureNames []SlotValue
 }
 
 // Project is a Rasa CALM project as read from disk.
