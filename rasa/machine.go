@@ -113,7 +113,7 @@ type translator struct {
 	variantStubs map[string]map[string]*Stub
 	// variantFixtures are the slots each variant's fixtures set.
 	variantFixtures map[string][]SlotValue
-	respOrder    []string // response names, sorted
+	respOrder       []string // response names, sorted
 	// resets are the slots some user flow resets when it ends; rejects
 	// the slots some rejection (of a step or the slot's own) clears.
 	resets, rejects map[string]bool
