@@ -304,6 +304,15 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					c.entities = append([][2]string{{"flow", f.ID}}, c.entities...)
 				}
 			}
+		} else if n := len([]rune(text)); n > t.p.MaxChars || strings.TrimSpace(text) == "" {
+			// The command generator refuses the message before the LLM
+			// sees it (Rasa's user_input max_characters, an empty text).
+			c.intent, c.why = "error", "a message the command generator refuses"
+			kind := "rasa_internal_error_user_input_too_long"
+			if n <= t.p.MaxChars {
+				kind = "rasa_internal_error_user_input_empty"
+			}
+			c.entity("error_type", kind)
 		} else if pairs, ok := parseSetSlots(text); ok {
 			c.intent, c.why = "set_slot", "a /SetSlots message"
 			for _, kv := range pairs {

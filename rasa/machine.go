@@ -16,12 +16,12 @@ import (
 // The intents standing for Rasa's commands (the command generator's
 // output): StartFlow, SetSlot, CorrectSlots, CancelFlow, Clarify, ChitChat,
 // HumanHandoff and CannotHandle.
-var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"}
+var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question", "error"}
 
 // Which pattern each command starts.
 var commandPatterns = map[string]string{"chitchat": "pattern_chitchat", "human_handoff": "pattern_human_handoff",
 	"clarify": "pattern_clarification", "cannot_handle": "pattern_cannot_handle",
-	"search": "pattern_search", "skip_question": "pattern_skip_question"}
+	"search": "pattern_search", "skip_question": "pattern_skip_question", "error": "pattern_internal_error"}
 
 // Context variables of patterns and the slots that hold them. The
 // importer sets them where Rasa's default actions would.
@@ -1252,7 +1252,7 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 		// The flow (or pattern) whose action failed ends before
 		// pattern_internal_error runs: resuming it would run the action
 		// again, and fail again, in the same turn.
-		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), mapping("push", ie.ID)))))
+		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), setExpr(t.ctx("ctx_reason"), `""`), mapping("push", ie.ID)))))
 	}
 	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
 }
@@ -1377,7 +1377,7 @@ func (t *translator) commands() (*yaml.Node, error) {
 		}
 		add(on, "cancel_flow", cancel)
 	}
-	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"} {
+	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question", "error"} {
 		pt := t.pattern(commandPatterns[c])
 		if pt == nil {
 			continue
@@ -1385,8 +1385,13 @@ func (t *translator) commands() (*yaml.Node, error) {
 		// The question of the flow beneath is asked again when the
 		// pattern ends; meanwhile nothing waits for its answer.
 		acts := actions(mapping("ask", "none"), mapping("push", pt.ID))
-		if c == "clarify" {
+		switch c {
+		case "clarify":
 			acts = append(actions(setExpr(t.ctx("ctx_names"), "event.entities.flow")), acts...)
+		case "error":
+			// The command generator's own error (a message too long or
+			// empty): context.error_type names it.
+			acts = append(actions(setExpr(t.ctx("ctx_reason"), "event.entities.error_type")), acts...)
 		}
 		add(on, c, seq(trans(`not (flow startsWith "pattern_")`, "session."+pt.ID, acts)))
 	}
