@@ -360,6 +360,10 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			case contains(tu.starts, "pattern_human_handoff") || overlaps(tu.says, patternSays("pattern_human_handoff")):
 				c.intent, c.why = "human_handoff", "the test expects the handoff"
+			case len(tu.starts) == 1 && tu.starts[0] == "pattern_cannot_handle":
+				// Rasa drops a command it may not run (an LLM value for a
+				// slot with NLU mappings only) and says it cannot handle it.
+				c.intent, c.why = "cannot_handle", "the test expects pattern_cannot_handle"
 			case correcting && started == nil:
 				c.intent, c.why = "correct_slot", "the test expects a correction"
 				if len(corrected) == 0 && top != nil {
