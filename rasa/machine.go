@@ -3,6 +3,7 @@ package rasa
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -388,6 +389,42 @@ func (t *translator) callerCorrections(f *Flow) []*yaml.Node {
 		}
 	}
 	return out
+}
+
+// callChains are the chains of user flows calling one another, the
+// called flow first and its outermost caller last, longest first (for
+// each called flow, each way up through callers that have return
+// points).
+func (t *translator) callChains() [][]*Flow {
+	var out [][]*Flow
+	var up func(ch []*Flow)
+	up = func(ch []*Flow) {
+		last := ch[len(ch)-1]
+		for _, y := range t.users {
+			if !t.resume[y.ID] || slices.Contains(ch, y) || t.retOf(y, last) == "" {
+				continue
+			}
+			next := append(append([]*Flow{}, ch...), y)
+			up(next)
+			out = append(out, next)
+		}
+	}
+	for _, x := range t.users {
+		up([]*Flow{x})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// retOf is the return point y records when it calls f ("" when it does
+// not call f).
+func (t *translator) retOf(y, f *Flow) string {
+	for _, s := range y.Steps {
+		if s.Kind == "call" && s.Arg == f.ID {
+			return t.names[y][s.ID] + "_ret"
+		}
+	}
+	return ""
 }
 
 // callee tells whether some flow calls f.
@@ -1358,6 +1395,22 @@ func (t *translator) commands() (*yaml.Node, error) {
 	add(on, "start_flow", start)
 	if pc := t.pattern("pattern_cancel_flow"); pc != nil {
 		var cancel []*yaml.Node
+		// A called flow is cancelled with its callers: Rasa cancels the
+		// top user flow that is not called, and every frame above it.
+		for _, ch := range t.callChains() {
+			guard := `flow == "` + ch[0].ID + `"`
+			var acts []*yaml.Node
+			for i, y := range ch {
+				if i > 0 {
+					guard += ` and ` + atSlot(y) + ` == "` + t.retOf(y, ch[i-1]) + `"`
+				}
+				acts = append(acts, t.endActions(y)...)
+			}
+			top := ch[len(ch)-1]
+			cancel = append(cancel, trans(guard, "session."+pc.ID,
+				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(top.Name)), setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")),
+					append(acts, mapping("push", pc.ID))...)))
+		}
 		for _, x := range t.users {
 			cancel = append(cancel, trans(`flow == "`+x.ID+`"`, "session."+pc.ID,
 				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")),
