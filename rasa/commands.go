@@ -189,7 +189,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		}
 		if started == nil {
 			for _, say := range tu.says {
-				if a, ok := asks[say]; ok && !a.flow.Pattern && !onStack(a.flow) && a.flow != top {
+				if a, ok := asks[say]; ok && !a.flow.Pattern && !onStack(a.flow) && a.flow != top && !t.collectedBy(reach, a.slot) {
 					// The flow whose first question it is (through its
 					// calls), else the flow calling the asking one.
 					for _, g := range t.users {
@@ -217,7 +217,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			}
 		}
-		if a, ok := asks[firstOf(tu.says)]; started == nil && len(tu.says) > 0 && !(ok && onStack(a.flow)) {
+		if a, ok := asks[firstOf(tu.says)]; started == nil && len(tu.says) > 0 && !(ok && (onStack(a.flow) || t.collectedBy(reach, a.slot))) {
 			// (A question of a running flow, or one it calls, is no start.)
 			for _, f := range t.users {
 				if !onStack(f) && startable(f) && contains(t.firstSays(f), tu.says[0]) {
@@ -495,10 +495,12 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		}
 		prev := asked
 		asked = ""
+		now := t.reachable(stack)
 		for _, say := range tu.says {
 			if a, ok := asks[say]; ok {
 				asked = a.slot
-				if !a.flow.Pattern && !onStack(a.flow) {
+				// (A question several flows ask is the running flow's.)
+				if !a.flow.Pattern && !now[a.flow] && !t.collectedBy(now, a.slot) {
 					stack = append(stack, a.flow)
 				}
 			}
@@ -652,7 +654,7 @@ func (t *translator) correction(c *command, text string, top *Flow, filled map[s
 		// taken back.
 		for _, st := range tu.slots {
 			if st.Value == nil || st.Value.Tag == "!!null" {
-				if old, ok := filled[st.Slot]; ok && old != "" && contains(collectSlots(top), st.Slot) {
+				if old, ok := filled[st.Slot]; ok && old != "" && contains(t.takeSlots(top), st.Slot) {
 					c.entity("reset_slot", st.Slot)
 					c.why = "the test takes " + st.Slot + " back"
 					return
@@ -661,7 +663,7 @@ func (t *translator) correction(c *command, text string, top *Flow, filled map[s
 		}
 	}
 	low := strings.ToLower(text)
-	for _, s := range collectSlots(top) {
+	for _, s := range t.takeSlots(top) {
 		old, ok := filled[s]
 		if !ok || old == "" {
 			continue
@@ -674,7 +676,7 @@ func (t *translator) correction(c *command, text string, top *Flow, filled map[s
 			return
 		}
 	}
-	for _, s := range collectSlots(top) {
+	for _, s := range t.takeSlots(top) {
 		old, ok := filled[s]
 		if !ok {
 			continue
@@ -782,4 +784,15 @@ func firstOf(xs []string) string {
 		return ""
 	}
 	return xs[0]
+}
+
+// collectedBy tells whether one of flows collects slot (a question
+// several flows ask is the running flow's).
+func (t *translator) collectedBy(flows map[*Flow]bool, slot string) bool {
+	for f := range flows {
+		if contains(collectSlots(f), slot) {
+			return true
+		}
+	}
+	return false
 }
