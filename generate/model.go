@@ -151,6 +151,9 @@ type Model struct {
 	// (choices.go).
 	choices map[engine.StateID][]choice
 	intents map[engine.StateID][]engine.IntentID
+	// dist holds, per state, how far it is from a final state
+	// (progress.go).
+	dist []int
 	// entityTexts holds, per nlu.yaml entity, texts its rule extracts it
 	// from: a synonym per value, or short strings its pattern finds.
 	entityTexts map[string][]string
