@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/machinevalues"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -379,9 +380,15 @@ func (mo *Model) deriveSlotValues(s *spec.Suite) {
 			vals[k] = v
 		}
 	}
+	// The answers the machine's guards name for a slot (package
+	// machinevalues): where no validator says what is valid, those are.
+	named := machinevalues.SlotConstants(s.Def)
 	for _, sd := range s.Def.Slots {
 		id, _ := mo.m.SlotID(sd.Name)
 		v := vals[sd.Validator]
+		if len(v) == 0 {
+			v = named[sd.Name]
+		}
 		if len(v) == 0 {
 			switch sd.Type {
 			case engine.TypeNumber:
@@ -435,10 +442,14 @@ func (mo *Model) deriveEntityTexts(n *spec.NLU) {
 			}
 		}
 		if re := e.Value.Compiled; re != nil {
+			n := len(texts)
 			for _, c := range regexCandidates {
 				if re.MatchString(c) {
 					texts = append(texts, c)
 				}
+			}
+			if ex, ok := machinevalues.RegexExample(e.Value.Pattern.Value); ok && len(texts) == n {
+				texts = append(texts, ex)
 			}
 		}
 		mo.entityTexts[e.Key] = texts
@@ -451,9 +462,11 @@ var builtinExamples = map[string][]string{
 }
 
 // regexExamples finds short strings a simple pattern accepts, among a few
-// candidates; patterns none satisfies give "value".
+// candidates, else the shortest text the pattern makes (package
+// machinevalues); patterns neither satisfies give "value".
 func regexExamples(pattern string) []string {
-	re, err := regexp.Compile("^(?:" + pattern + ")$")
+	whole := "^(?:" + pattern + ")$"
+	re, err := regexp.Compile(whole)
 	if err != nil {
 		return []string{"value"}
 	}
@@ -463,10 +476,13 @@ func regexExamples(pattern string) []string {
 			out = append(out, c)
 		}
 	}
-	if len(out) == 0 {
-		return []string{"value"}
+	if len(out) > 0 {
+		return out
 	}
-	return out
+	if ex, ok := machinevalues.RegexExample(whole); ok {
+		return []string{ex}
+	}
+	return []string{"value"}
 }
 
 // regexCandidates are the short strings tried against a pattern.
