@@ -73,7 +73,7 @@ func GuardValues(d *engine.Definition) []string {
 }
 
 // guards returns the machine's guards, parsed, in the definition's order:
-// its states' transitions, its own, its overrides'.
+// its transitions' (transitions), its overrides'.
 func guards(d *engine.Definition) []*parser.Tree {
 	var out []*parser.Tree
 	guard := func(src string) {
@@ -84,23 +84,26 @@ func guards(d *engine.Definition) []*parser.Tree {
 			out = append(out, tree)
 		}
 	}
-	trans := func(ts []engine.TransitionDef) {
-		for _, t := range ts {
-			guard(t.Guard.Src)
-		}
+	for _, t := range transitions(d) {
+		guard(t.Guard.Src)
 	}
-	for _, s := range d.States {
-		trans(s.On)
-		trans(s.Always)
-		if s.Timeout != nil {
-			trans(s.Timeout.Then)
-		}
-	}
-	trans(d.On)
 	for _, o := range d.Overrides {
 		guard(o.Guard.Src)
 	}
 	return out
+}
+
+// transitions returns the machine's transitions: each state's on, always
+// and timeout ones, then the machine's own on.
+func transitions(d *engine.Definition) []engine.TransitionDef {
+	var out []engine.TransitionDef
+	for _, s := range d.States {
+		out = append(append(out, s.On...), s.Always...)
+		if s.Timeout != nil {
+			out = append(out, s.Timeout.Then...)
+		}
+	}
+	return append(out, d.On...)
 }
 
 // SlotConstants returns, per slot the user fills, the constants the
@@ -286,22 +289,12 @@ func ReadEntities(d *engine.Definition) map[string]bool {
 // the machine's transitions.
 func exprSources(d *engine.Definition) []string {
 	var out []string
-	trans := func(ts []engine.TransitionDef) {
-		for _, t := range ts {
-			out = append(out, t.Guard.Src)
-			for _, a := range t.Actions {
-				out = append(out, a.Expr.Src)
-			}
+	for _, t := range transitions(d) {
+		out = append(out, t.Guard.Src)
+		for _, a := range t.Actions {
+			out = append(out, a.Expr.Src)
 		}
 	}
-	for _, s := range d.States {
-		trans(s.On)
-		trans(s.Always)
-		if s.Timeout != nil {
-			trans(s.Timeout.Then)
-		}
-	}
-	trans(d.On)
 	return out
 }
 
