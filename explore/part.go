@@ -7,6 +7,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/machinevalues"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -455,7 +456,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		return nil, mergeErr("the parts hold no start configuration")
 	}
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m),
-		userSlots: userSlots(s.Def), startInv: startInvokes(m), Values: note}
+		userSlots: machinevalues.UserSlots(s.Def), startInv: startInvokes(m), Values: note}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
