@@ -137,7 +137,7 @@ var _ = Describe("a search whose queue spills to disk", func() {
 			Expect(os.ReadDir(tmp)).To(BeEmpty())
 		},
 		Entry("soni, complete", seedSuite("soni"), 40, 1),
-		Entry("thea, bounded", seedSuite("thea"), 5, 1),
+		Entry("thea, bounded", seedSuite("thea"), 4, 1),
 		Entry("formfill, bounded, 2 workers", Label("race"), seedSuite("formfill"), 3, 2),
 		Entry("a counter grid, 2 workers", Label("race"), "", 1000, 2),
 	)
