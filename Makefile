@@ -64,15 +64,44 @@ vet:
 # NLU servers) run under -race, the others without it. NORACE_PKGS are the
 # packages whose code and specs start no goroutine at all (a package that
 # gains one leaves the list); every other package runs under -race whole.
+#
+# The parts run at once (make -j), so that both cores work until the end:
+# go test runs two packages at a time, and cli, the longest, would
+# otherwise run alone on one core for minutes. cli's specs without -race
+# run in two processes (Ginkgo's -p, its CLI pinned by go.mod), which
+# share its specs as each finishes one. The packages are compiled first,
+# once, so that the parts do not compile the same ones side by side on a
+# cold cache. --output-sync prints each part's output whole, when it ends.
 RACE_SPLIT  := ./cli ./explore ./generate
 NORACE_PKGS := ./conformance ./deploy ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart
+TEST_LIBS   := github.com/onsi/ginkgo/v2 github.com/onsi/gomega github.com/leanovate/gopter
+GINKGO      := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
+TEST_PARTS  := test-race test-race-split test-norace test-cli test-mutate
+.PHONY: $(TEST_PARTS)
 test: vet
+	@echo "make test: compiling the packages, with and without -race"
+	$(GO) build ./... $(TEST_LIBS) github.com/onsi/ginkgo/v2/ginkgo
+	$(GO) build -race ./... $(TEST_LIBS)
+	@echo "make test: $(TEST_PARTS) at once; each part's output appears when it ends"
+	@$(MAKE) --no-print-directory -j --output-sync=target $(TEST_PARTS)
+
+test-race:
 	@echo "make test: go test -race, every package but $(RACE_SPLIT) $(NORACE_PKGS)"
 	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(RACE_SPLIT) $(NORACE_PKGS))")
+
+test-race-split:
 	@echo "make test: $(RACE_SPLIT), the specs labelled race, under -race"
 	$(GO) test -race -count=1 -timeout 30m $(RACE_SPLIT) -args -ginkgo.label-filter=race
-	@echo "make test: $(RACE_SPLIT), the other specs, and $(NORACE_PKGS), without -race"
-	$(GO) test -count=1 -timeout 30m $(RACE_SPLIT) $(NORACE_PKGS) -args -ginkgo.label-filter='!race'
+
+test-norace:
+	@echo "make test: $(filter-out ./cli,$(RACE_SPLIT)), the specs not labelled race, and $(NORACE_PKGS), without -race"
+	$(GO) test -count=1 -timeout 30m $(filter-out ./cli,$(RACE_SPLIT)) $(NORACE_PKGS) -args -ginkgo.label-filter='!race'
+
+test-cli:
+	@echo "make test: ./cli, the specs not labelled race, without -race, in two processes"
+	$(GINKGO) --procs=2 --no-color --succinct --timeout=30m --label-filter='!race' ./cli
+
+test-mutate:
 	@echo "make test: simctl mutate scenarios/bench-soni --min-score 90"
 	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
 
