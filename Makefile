@@ -57,11 +57,12 @@ vet:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted"; exit 1; fi
 
 # make test runs every spec once, under the race detector wherever it has
-# goroutines to watch. cli, explore and generate hold the long, CPU-bound
-# searches and runs on one goroutine, where -race finds nothing and costs
-# about 10 times the CPU: only their specs labelled "race" (those that
-# start goroutines: several workers, the progress line, in-process bot and
-# NLU servers) run under -race, the others without it. NORACE_PKGS are the
+# goroutines to watch. cli, engine, explore, generate and sim hold long,
+# CPU-bound searches, runs and properties on one goroutine, where -race
+# finds nothing and costs about 10 times the CPU: only their specs
+# labelled "race" (those that start goroutines: several workers, the
+# progress line, in-process bot and NLU servers, a machine shared by
+# goroutines) run under -race, the others without it. NORACE_PKGS are the
 # packages whose code and specs start no goroutine at all (a package that
 # gains one leaves the list); every other package runs under -race whole.
 #
@@ -72,8 +73,8 @@ vet:
 # share its specs as each finishes one. The packages are compiled first,
 # once, so that the parts do not compile the same ones side by side on a
 # cold cache. --output-sync prints each part's output whole, when it ends.
-RACE_SPLIT  := ./cli ./explore ./generate
-NORACE_PKGS := ./conformance ./deploy ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart
+RACE_SPLIT  := ./cli ./engine ./explore ./generate ./sim
+NORACE_PKGS := ./conformance ./deploy ./dfcx ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart ./yamltree
 TEST_LIBS   := github.com/onsi/ginkgo/v2 github.com/onsi/gomega github.com/leanovate/gopter
 GINKGO      := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
 TEST_PARTS  := test-race test-race-split test-norace test-cli test-mutate
