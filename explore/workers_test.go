@@ -60,17 +60,18 @@ func sameOnWorkers(dir string, depth, workers, batch int) {
 }
 
 // The race detector watches the workers' memory accesses whatever the
-// machine's size, at about ten times the CPU: under it, soni and thea are
-// searched a level less deep than in the table after it, which runs the
-// deep searches without the detector (soni's complete search and thea's
-// to depth 4 took 150 s of the race run, two thirds of it).
+// machine's size, at about ten times the CPU: under it, soni, thea and
+// formfill are searched a level less deep than in the table after it,
+// which runs the deep searches without the detector (soni's complete
+// search and thea's to depth 4 took 150 s of the race run, two thirds of
+// it).
 var _ = Describe("a search on several goroutines", Label("race"), func() {
 	DescribeTable("finds what one finds, node for node", sameOnWorkers,
 		Entry("planted faults (dead end, livelock, invariants)", "testdata/planted", 10, 2, 1),
 		Entry("planted faults, 3 workers", "testdata/planted", 10, 3, 4),
 		Entry("soni, bounded", seedSuite("soni"), 4, 2, 7),
 		Entry("thea, bounded, 3", seedSuite("thea"), 3, 3, 16),
-		Entry("formfill", seedSuite("formfill"), 3, 2, 64),
+		Entry("formfill", seedSuite("formfill"), 2, 2, 64),
 		Entry("hfsm, complete", seedSuite("hfsm"), 40, 2, 3),
 		Entry("bench-soni, complete, adaptive batches", seedSuite("bench-soni"), 1000, 2, 0),
 	)
@@ -113,6 +114,7 @@ var _ = Describe("a deep search on several goroutines", func() {
 	DescribeTable("finds what one finds, node for node", sameOnWorkers,
 		Entry("soni, complete", seedSuite("soni"), 40, 2, 7),
 		Entry("thea, bounded, 3", seedSuite("thea"), 4, 3, 16),
+		Entry("formfill", seedSuite("formfill"), 3, 2, 64),
 	)
 })
 
@@ -138,7 +140,10 @@ var _ = Describe("a search whose queue spills to disk", func() {
 		},
 		Entry("soni, complete", seedSuite("soni"), 40, 1),
 		Entry("thea, bounded", seedSuite("thea"), 4, 1),
-		Entry("formfill, bounded, 2 workers", Label("race"), seedSuite("formfill"), 3, 2),
+		// Under -race a level less deep; the deeper search on workers
+		// without it.
+		Entry("formfill, bounded, 2 workers", Label("race"), seedSuite("formfill"), 2, 2),
+		Entry("formfill, bounded deeper, 2 workers", seedSuite("formfill"), 3, 2),
 		Entry("a counter grid, 2 workers", Label("race"), "", 1000, 2),
 	)
 
