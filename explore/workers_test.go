@@ -139,7 +139,7 @@ var _ = Describe("a search whose queue spills to disk", func() {
 			Expect(os.ReadDir(tmp)).To(BeEmpty())
 		},
 		Entry("soni, complete", seedSuite("soni"), 40, 1),
-		Entry("thea, bounded", seedSuite("thea"), 4, 1),
+		Entry("thea, bounded", seedSuite("thea"), 3, 1),
 		// Under -race a level less deep; the deeper search on workers
 		// without it.
 		Entry("formfill, bounded, 2 workers", Label("race"), seedSuite("formfill"), 2, 2),
