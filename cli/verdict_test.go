@@ -235,9 +235,9 @@ var _ = Describe("the see it: command run prints", func() {
 	// Each FAIL of the exploration names a command; run, it must find the
 	// same finding (livelock and stuck need the whole graph the run's
 	// search saw, not only their shortest path).
-	It("reproduces the finding it names", func() {
+	DescribeTable("reproduces the finding it names", func(dir string, want int) {
 		var stdout, stderr bytes.Buffer
-		code := cli.Main([]string{"run", "--quiet", "--out", "", "../explore/testdata/planted"}, &stdout, &stderr)
+		code := cli.Main([]string{"run", "--quiet", "--out", "", dir}, &stdout, &stderr)
 		Expect(code).To(Equal(cli.ExitFailed), stdout.String())
 		lines := strings.Split(stdout.String(), "\n")
 		seen := 0
@@ -256,6 +256,20 @@ var _ = Describe("the see it: command run prints", func() {
 			Expect(out.String()).To(ContainSubstring("FAIL  "+kind+":"), "%s\n%s", cmd, out.String())
 			seen++
 		}
-		Expect(seen).To(Equal(4), stdout.String())
+		Expect(seen).To(Equal(want), stdout.String())
+	},
+		Entry("planted faults", "../explore/testdata/planted", 4),
+		Entry("a counter without bound and a fork branch stuck behind escapes", "../explore/testdata/counting", 1),
+	)
+})
+
+var _ = Describe("explore of a machine that counts without bound", func() {
+	It("with no flags, saturates the counter, completes and finds the fork branch stuck behind escapes", func() {
+		var stdout, stderr bytes.Buffer
+		code := cli.Main([]string{"explore", "../explore/testdata/counting"}, &stdout, &stderr)
+		Expect(code).To(Equal(cli.ExitFailed), stdout.String()+stderr.String())
+		Expect(stdout.String()).To(ContainSubstring("complete: every reachable configuration was explored"))
+		Expect(stdout.String()).To(ContainSubstring("counters saturated (larger values read alike): hellos from 3"))
+		Expect(stdout.String()).To(ContainSubstring("FAIL  stuck: from looking"))
 	})
 })

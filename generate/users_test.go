@@ -59,6 +59,8 @@ var _ = Describe("goal-directed simulated users", func() {
 		Entry("a transfer whose confirmation is a slot of the flow, as Rasa imports write it (answered yes, not with a name)", correctBot{"testdata/rasatransfer"}),
 		Entry("a checkout of two parallel regions (docs/examples/checkout)", correctBot{"../docs/examples/checkout"}),
 		Entry("a ticket bot whose every state has a catch-all, as Dialogflow CX imports write them (yes is said, not the no-match)", correctBot{"testdata/catchall"}),
+		Entry("a plan slot with no validator, whose guard names the plans it takes (derived users answer with one: the alphabet from the machine)", correctBot{"testdata/plans"}),
+		Entry("a wizard of pages with a back move and no slots (users head for the end: never back where they have been)", correctBot{"testdata/wizard"}),
 	)
 
 	It("answer a confirmation whose summary differs from what they want with a correction carrying the value, then yes", func() {
