@@ -89,8 +89,11 @@ var _ = Describe("verdicts on planted faults", func() {
 
 	// A contradiction is only what its seed says: a citation of a document
 	// or a text the sources do not hold fails lint (exit 2) and the run.
+	// On soni: lint runs the exploration run would, and thea's complete one
+	// cost 13 s of CPU per lint; the citation check is the same for every
+	// suite's notes.
 	It("fails a fabricated citation in lint and run", func() {
-		dir, line := plantIn(plant{Suite: "thea", After: "    contradiction:", Old: "seed: 000_d31a28c68a746f1f.txt:131", New: "seed: 999_does_not_exist.txt:4242"})
+		dir, line := plantIn(plant{Suite: "soni", After: "  - name: soni_003_transition_matrix", Old: "seed: 001_2dc4cc250bdceda9.txt:19", New: "seed: 999_does_not_exist.txt:4242"})
 		var stdout, stderr bytes.Buffer
 		code := cli.Main([]string{"lint", dir}, &stdout, &stderr)
 		Expect(code).To(Equal(cli.ExitBadInput), stdout.String())
@@ -102,11 +105,11 @@ var _ = Describe("verdicts on planted faults", func() {
 		Expect(stdout.String()).To(ContainSubstring("FAIL citation "))
 		Expect(stdout.String()).To(ContainSubstring("1 citation not in the seed"))
 
-		dir, _ = plantIn(plant{Suite: "thea", After: "    contradiction:", Old: `quote: '└─ "no" → cancelled'`, New: "quote: made-up text"})
+		dir, _ = plantIn(plant{Suite: "soni", After: "  - name: soni_001_valid_transitions", Old: `quote: "#### Rule 3: WAITING_FOR_SLOT → VALIDATING_SLOT"`, New: "quote: made-up text"})
 		stdout.Reset()
 		code = cli.Main([]string{"lint", dir}, &stdout, &stderr)
 		Expect(code).To(Equal(cli.ExitBadInput), stdout.String())
-		Expect(stdout.String()).To(ContainSubstring(`seed 000_d31a28c68a746f1f.txt:131: the quote is not in 000_d31a28c68a746f1f.txt at lines 128-134 (whitespace aside): "made-up text"`))
+		Expect(stdout.String()).To(ContainSubstring(`seed 003_cf9da15b472e961e.txt:519: the quote is not in 003_cf9da15b472e961e.txt at lines 516-522 (whitespace aside): "made-up text"`))
 	})
 
 	// formfill's complete search (97,670 configurations, ten million
