@@ -57,22 +57,52 @@ vet:
 	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then echo "gofmt: not formatted: $$unformatted"; exit 1; fi
 
 # make test runs every spec once, under the race detector wherever it has
-# goroutines to watch. cli, explore and generate hold the long, CPU-bound
-# searches and runs on one goroutine, where -race finds nothing and costs
-# about 10 times the CPU: only their specs labelled "race" (those that
-# start goroutines: several workers, the progress line, in-process bot and
-# NLU servers) run under -race, the others without it. NORACE_PKGS are the
+# goroutines to watch. cli, engine, explore, generate and sim hold long,
+# CPU-bound searches, runs and properties on one goroutine, where -race
+# finds nothing and costs about 10 times the CPU: only their specs
+# labelled "race" (those that start goroutines: several workers, the
+# progress line, in-process bot and NLU servers, a machine shared by
+# goroutines) run under -race, the others without it. NORACE_PKGS are the
 # packages whose code and specs start no goroutine at all (a package that
 # gains one leaves the list); every other package runs under -race whole.
-RACE_SPLIT  := ./cli ./explore ./generate
-NORACE_PKGS := ./conformance ./deploy ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart
+#
+# The parts run at once (make -j), so that both cores work until the end:
+# go test runs two packages at a time, and cli, the longest, would
+# otherwise run alone on one core for minutes. cli's specs without -race
+# run in two processes (Ginkgo's -p, its CLI pinned by go.mod), which
+# share its specs as each finishes one. The packages are compiled first,
+# once, so that the parts do not compile the same ones side by side on a
+# cold cache. --output-sync prints each part's output whole, when it ends.
+RACE_SPLIT  := ./cli ./engine ./explore ./generate ./sim
+NORACE_PKGS := ./conformance ./deploy ./dfcx ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart ./yamltree
+TEST_LIBS   := github.com/onsi/ginkgo/v2 github.com/onsi/gomega github.com/leanovate/gopter
+GINKGO      := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
+TEST_PARTS  := test-race test-race-split test-norace test-cli test-mutate
+.PHONY: $(TEST_PARTS)
 test: vet
+	@echo "make test: compiling the packages, with and without -race"
+	$(GO) build ./... $(TEST_LIBS) github.com/onsi/ginkgo/v2/ginkgo
+	$(GO) build -race ./... $(TEST_LIBS)
+	@echo "make test: $(TEST_PARTS) at once; each part's output appears when it ends"
+	@$(MAKE) --no-print-directory -j --output-sync=target $(TEST_PARTS)
+
+test-race:
 	@echo "make test: go test -race, every package but $(RACE_SPLIT) $(NORACE_PKGS)"
 	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(RACE_SPLIT) $(NORACE_PKGS))")
+
+test-race-split:
 	@echo "make test: $(RACE_SPLIT), the specs labelled race, under -race"
 	$(GO) test -race -count=1 -timeout 30m $(RACE_SPLIT) -args -ginkgo.label-filter=race
-	@echo "make test: $(RACE_SPLIT), the other specs, and $(NORACE_PKGS), without -race"
-	$(GO) test -count=1 -timeout 30m $(RACE_SPLIT) $(NORACE_PKGS) -args -ginkgo.label-filter='!race'
+
+test-norace:
+	@echo "make test: $(filter-out ./cli,$(RACE_SPLIT)), the specs not labelled race, and $(NORACE_PKGS), without -race"
+	$(GO) test -count=1 -timeout 30m $(filter-out ./cli,$(RACE_SPLIT)) $(NORACE_PKGS) -args -ginkgo.label-filter='!race'
+
+test-cli:
+	@echo "make test: ./cli, the specs not labelled race, without -race, in two processes"
+	$(GINKGO) --procs=2 --no-color --succinct --timeout=30m --label-filter='!race' ./cli
+
+test-mutate:
 	@echo "make test: simctl mutate scenarios/bench-soni --min-score 90"
 	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
 

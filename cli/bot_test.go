@@ -85,7 +85,7 @@ var _ = Describe("simctl run --bot", Label("race"), func() {
 			Expect(filepath.Join(dir, "latency.csv")).To(BeAnExistingFile())
 		}
 		Expect(csv[4]).To(Equal(csv[1]))
-	}, SpecTimeout(60*time.Second))
+	}, SpecTimeout(hangLimit))
 
 	It("finds a divergence three turns deep, shrinks it to three turns against the bot, and writes it replayable", func(ctx SpecContext) {
 		url := formfillBot(plantedDivergence)
@@ -116,7 +116,7 @@ var _ = Describe("simctl run --bot", Label("race"), func() {
 		junit, err := os.ReadFile(filepath.Join(out, "junit.xml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(junit)).To(ContainSubstring("¿Y tu web?"))
-	}, SpecTimeout(60*time.Second))
+	}, SpecTimeout(hangLimit))
 
 	DescribeTable("counts bot faults apart, retried, never as conformance failures, and a run that could not judge is inconclusive",
 		func(fail http.HandlerFunc, want string) {
@@ -196,7 +196,7 @@ var _ = Describe("simctl run --bot", Label("race"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(data)).To(ContainSubstring(`"status": "inconclusive"`))
 		Expect(string(data)).To(ContainSubstring(`"stopped_answering": true`))
-	}, SpecTimeout(60*time.Second))
+	}, SpecTimeout(hangLimit))
 
 	It("stops with one line and exit status 2 when the bot is unreachable", func(ctx SpecContext) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

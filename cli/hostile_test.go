@@ -72,8 +72,11 @@ type proc struct {
 
 // start runs simctl with args; the process is killed after limit.
 func start(limit time.Duration, args ...string) *proc {
+	// The binary first: its build (once per process) is no part of the
+	// limit, and with specs in two processes may come here.
+	bin := simctlBinary()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	p := &proc{cmd: exec.CommandContext(ctx, simctlBinary(), args...), done: make(chan struct{})}
+	p := &proc{cmd: exec.CommandContext(ctx, bin, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	Expect(p.cmd.Start()).To(Succeed())
 	go func() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -60,6 +61,29 @@ var _ = Describe("simctl mutate", func() {
 			Expect(c).To(Equal(cli.ExitOK))
 			Expect(files(merged)).To(Equal(want), "%d shards", n)
 		}
+	})
+
+	It("records in mutants.csv the kills only pins made, so that merged shards give both scores", func() {
+		// The door: one mutant only its pin: true scenario kills.
+		const door = "../mutate/testdata/door"
+		code, stdout, _ := run(out, "mutate", door, "--out", out)
+		Expect(code).To(Equal(cli.ExitOK))
+		score := regexp.MustCompile(`(?m)^door: mutation score .*$`).FindString(stdout)
+		Expect(score).To(ContainSubstring(", 1 only by pins;"))
+		csv, err := os.ReadFile(filepath.Join(out, "mutants.csv"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(csv)).To(ContainSubstring(",killed,scripted,pin,"))
+		var dirs []string
+		for i := 0; i < 2; i++ {
+			dir := filepath.Join(GinkgoT().TempDir(), fmt.Sprintf("shard-%d", i))
+			run(dir, "mutate", door, "--out", dir, "--shard", fmt.Sprintf("%d/2", i))
+			dirs = append(dirs, dir)
+		}
+		merged := filepath.Join(GinkgoT().TempDir(), "merged")
+		_, mstdout, stderr := run(merged, append(append([]string{"report", "merge"}, dirs...), "--out", merged)...)
+		Expect(stderr).To(BeEmpty())
+		Expect(mstdout).To(ContainSubstring(score))
+		Expect(files(merged)).To(Equal(files(out)))
 	})
 
 	It("writes scenarios that kill survivors with --emit-scenarios", func() {

@@ -18,7 +18,7 @@ var wallClock = regexp.MustCompile(`(?m)^  [0-9.]+ s, .*\(wall clock\)\n`)
 // -race, the same searches took half of cli's race run.
 var _ = Describe("simctl explore --workers", func() {
 	It("prints what one goroutine prints, the wall clock aside", func() {
-		args := []string{"explore", "../scenarios/soni", "../scenarios/thea", "../scenarios/hfsm", "--depth", "5"}
+		args := []string{"explore", "../scenarios/soni", "../scenarios/thea", "../scenarios/hfsm", "--depth", "4"}
 		code1, one, stderr := simctl(args...)
 		Expect(stderr).To(BeEmpty())
 		Expect(code1).To(Or(Equal(cli.ExitOK), Equal(cli.ExitFailed)))

@@ -78,6 +78,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.compileBuiltinNotes()
 	b.xc.use.sink = nil
 	b.finishValues(b.xc.use)
+	b.finishCounters(b.xc.use.ctr)
 	sort.SliceStable(b.diags, func(i, j int) bool {
 		x, y := b.diags[i].Pos, b.diags[j].Pos
 		if x.File != y.File {

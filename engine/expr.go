@@ -415,6 +415,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 		return constStr(v.Str)
 	}
 	if id, ok := m.counterIDs[n.Value]; ok {
+		b.readCounter(n, id)
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Counters[id]) }}
 	}
 	return b.fail(n, "unknown name %q", n.Value)
@@ -537,6 +538,8 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 		return b.in(n)
 	case "matches":
 		return b.matches(n)
+	case "==", "!=", "<", "<=", ">", ">=":
+		b.compared(n)
 	}
 	l, r := b.node(n.Left), b.node(n.Right)
 	if b.err != nil {

@@ -128,7 +128,9 @@ var _ = Describe("a step's use of its event's payload", func() {
 })
 
 var _ = Describe("a guard's regular expression", func() {
-	It("gives the same verdicts when it has seen the text before, past its memory, and from many goroutines", func() {
+	// Labelled race: make test runs it under the race detector, the
+	// engine's other specs (one goroutine) without it.
+	It("gives the same verdicts when it has seen the text before, past its memory, and from many goroutines", Label("race"), func() {
 		m, err := et.New("memo", "ask").
 			Intents("answer").
 			State("ask", et.Waits(), et.OnIf("answer", `event.text matches "^a+b?$"`, "yes"), et.On("answer", "no")).

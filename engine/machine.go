@@ -194,6 +194,9 @@ type Machine struct {
 	slotIDs    map[string]SlotID
 	counters   []counter
 	counterIDs map[string]CounterID
+	// alikeFrom: per counter, where its values start to read alike (-1:
+	// never; saturate.go).
+	alikeFrom  []int32
 	timers     []timer
 	timerIDs   map[string]TimerID
 	flows      []flow
@@ -358,6 +361,10 @@ func (m *Machine) IsLeaf(id StateID) bool { return len(m.states[id].children) ==
 
 // Parent returns the parent of a state, or NoID.
 func (m *Machine) Parent(id StateID) StateID { return m.states[id].parent }
+
+// InitialLeaf returns where entering state id by its initial children
+// stops: an atomic state, or a parallel state.
+func (m *Machine) InitialLeaf(id StateID) StateID { return m.states[id].initLeaf }
 
 // regionOf returns the root of the region state s runs in: the nearest
 // ancestor (or s) whose parent is a parallel: true state, or, inside a

@@ -102,10 +102,12 @@ type valueUse struct {
 	sink               *uint64
 	invReads, extReads uint64
 	distinct           string
+	// ctr: how counters are read (saturate.go).
+	ctr *counterUse
 }
 
 func newValueUse() *valueUse {
-	return &valueUse{lits: map[string]bool{"": true, "true": true, "false": true, "yes": true, "no": true},
+	return &valueUse{ctr: newCounterUse(), lits: map[string]bool{"": true, "true": true, "false": true, "yes": true, "no": true},
 		res: map[string]*regexp.Regexp{}, substr: map[substrTest]bool{}, transforms: map[string]bool{}}
 }
 

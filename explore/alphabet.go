@@ -6,6 +6,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/generate"
+	"github.com/simctl/simctl/machinevalues"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -23,7 +24,7 @@ const Invalid = "???"
 // every utterance in the suite's scenarios and users.yaml, for machines
 // whose guards read the text itself; and the values the machine compares
 // user input with, and utterances built from the NLU's rules
-// (machinevalues.go).
+// (package machinevalues).
 func alphabet(s *spec.Suite, m *engine.Machine, reduce bool) ([]engine.Event, string) {
 	all := fullAlphabet(s, m)
 	if !reduce {
@@ -85,9 +86,9 @@ func utterances(s *spec.Suite, m *engine.Machine, have []engine.Event) []engine.
 		}
 	}
 	// The values the machine compares user input with, and utterances
-	// built from the NLU's own rules (machinevalues.go).
-	texts = append(texts, guardValues(s.Def)...)
-	texts = append(texts, nluUtterances(s.NLU, readEntities(s.Def))...)
+	// built from the NLU's own rules (package machinevalues).
+	texts = append(texts, machinevalues.GuardValues(s.Def)...)
+	texts = append(texts, machinevalues.NLUUtterances(s.NLU, machinevalues.ReadEntities(s.Def))...)
 	sort.Strings(texts)
 	seen := map[engine.Event]bool{}
 	for _, e := range have {

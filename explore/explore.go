@@ -22,6 +22,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/machinevalues"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -136,7 +137,8 @@ type Result struct {
 	m              *engine.Machine
 	alpha          []engine.Event
 	nodes          []node
-	// userSlots are the slots that hold what the user said (guards.go).
+	// userSlots are the slots that hold what the user said
+	// (machinevalues.UserSlots).
 	userSlots map[string]bool
 
 	Generated int // successors computed
@@ -193,7 +195,7 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	}
 	x := newExplorer(s, m, !opts.NoReduce)
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: x.alpha, Coverage: eval.NewCoverage(m),
-		userSlots: userSlots(s.Def), Values: x.values}
+		userSlots: machinevalues.UserSlots(s.Def), Values: x.values}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -359,6 +361,11 @@ func (x *explorer) expanded1(ci int32, n int, dead bool, cur *searchState, depth
 			}
 			res.add(*found)
 		}
+	}
+	if x.stopped {
+		// The cap (or a stop) cut this node's successors off: it counts
+		// as unexpanded, as the livelock analysis needs.
+		return
 	}
 	x.edges.add(ci, x.targets)
 }

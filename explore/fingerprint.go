@@ -9,7 +9,8 @@ import (
 
 // fingerprint hashes a configuration without its absolute time: timers
 // count from now and are ranked by firing order; the last utterance does
-// not matter to what can happen next. The checker's armed within-bounds
+// not matter to what can happen next; a counter's values from where the
+// machine reads them alike count as one (counterTops). The checker's armed within-bounds
 // count from turn, the turn of the step that led to the configuration (its
 // depth), for the same reason. Only what the machine uses is read (its
 // slots and counters, the flow stack up to its depth, the fork's branches),
@@ -22,7 +23,7 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 		h.word(uint64(c.Flows[i]))
 	}
 	for i := 0; i < x.nCounters; i++ {
-		h.word(uint64(uint32(c.Counters[i])))
+		h.word(uint64(uint32(min(c.Counters[i], x.ctrTop[i]))))
 	}
 	// Pending timers in firing order, (deadline, sequence).
 	var ts [engine.MaxTimers]engine.Timer

@@ -19,6 +19,19 @@ import (
 // runs out.)
 type graph struct {
 	to, start, node []int32
+	// lossy: some expanded node's edges may be missing (shards of a
+	// search the state cap stopped, merged as a best effort), so nothing
+	// can be concluded from what the graph lacks.
+	lossy bool
+}
+
+// expanded marks the nodes of n whose successors the graph holds in full.
+func (g *graph) expanded(n int) []bool {
+	out := make([]bool, n)
+	for _, k := range g.node {
+		out[k] = true
+	}
+	return out
 }
 
 // edgeTo is the target of edge e of graph.to, and whether it is an escape
@@ -53,10 +66,14 @@ func (g *graph) add(n int32, targets []int32) {
 // livelocks finds, in the explored graph, configurations from which no
 // final or idle configuration can be reached and no dead end either: the
 // conversation can only go round. Unexpanded configurations (at the depth
-// bound) count as possibly good. Nothing is concluded from a search the
-// state cap stopped.
+// bound, or left on the queue when the state cap or a stop ended the
+// search) count as possibly good, so a configuration is a livelock only
+// when everything reachable from it was expanded: a set of
+// configurations with no way out, fully explored, is evidence enough even
+// in a search cut short. Only a graph with missing edges (lossy) decides
+// nothing.
 func (res *Result) livelocks(g *graph, depthBound int) {
-	if res.Stopped != "" {
+	if res.Stopped != "" && g.lossy {
 		return
 	}
 	n := len(res.nodes)
@@ -87,11 +104,15 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 	// depth bound or left to another shard) and from the ends: every dead end, not only the one
 	// reported, and every configuration from which an event makes the
 	// engine fail (a runtime error, reported already).
+	expanded := g.expanded(n)
+	open := func(i int) bool {
+		nd := &res.nodes[i]
+		return nd.good || nd.dead || nd.fails || nd.skipped || int(nd.depth) >= depthBound || !expanded[i]
+	}
 	seen := make([]bool, n)
 	var q []int32
 	for i := range res.nodes {
-		nd := &res.nodes[i]
-		if nd.good || nd.dead || nd.fails || nd.skipped || int(nd.depth) >= depthBound {
+		if open(i) {
 			seen[i] = true
 			q = append(q, int32(i))
 		}
@@ -109,7 +130,7 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 	known := eval.NewKnown(res.m)
 	res.addGraphFinding(known, livelock, func(i int) bool { return !seen[i] },
 		"from %s no final or idle state can be reached: the conversation can only go round")
-	res.stuck(depthBound, at, rev, seen, known)
+	res.stuck(open, at, rev, seen, known)
 }
 
 // stuck finds, like TLC's liveness under fairness, configurations from
@@ -117,15 +138,15 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 // to a final or idle configuration passes a cancel or a session timeout.
 // A fork branch that entered a state with no way out is such a place,
 // though cancel keeps the conversation from being a dead end or a
-// livelock. canEnd holds the configurations from which an end is reachable
+// livelock. open says which configurations may lead anywhere (the
+// livelock analysis's starting points). canEnd holds the configurations from which an end is reachable
 // at all (the livelock analysis's); what it cannot reach is a livelock.
-func (res *Result) stuck(depthBound int, at, rev []int32, canEnd []bool, known *eval.Known) {
+func (res *Result) stuck(open func(int) bool, at, rev []int32, canEnd []bool, known *eval.Known) {
 	n := len(res.nodes)
 	done := make([]bool, n)
 	var q []int32
 	for i := range res.nodes {
-		nd := &res.nodes[i]
-		if nd.good || nd.dead || nd.fails || nd.skipped || int(nd.depth) >= depthBound {
+		if open(i) {
 			done[i] = true
 			q = append(q, int32(i))
 		}

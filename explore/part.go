@@ -7,6 +7,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/machinevalues"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -211,6 +212,11 @@ func (x *explorer) makePart(opts Options) *Part {
 	}
 	g := &x.edges
 	for k, ex := range x.expanded {
+		if k >= len(g.node) {
+			// The node the state cap cut off: its edges were not kept,
+			// and it counts as unexpanded.
+			break
+		}
 		pn := &p.Nodes[idx[ex.node]]
 		pn.Expanded, pn.Succ, pn.Cov = true, ex.succ, ex.cov
 		end := len(g.to)
@@ -450,7 +456,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		return nil, mergeErr("the parts hold no start configuration")
 	}
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m),
-		userSlots: userSlots(s.Def), startInv: startInvokes(m), Values: note}
+		userSlots: machinevalues.UserSlots(s.Def), startInv: startInvokes(m), Values: note}
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -517,6 +523,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	if err := res.mergeFindings(parts, children, nAlpha); err != nil {
 		return nil, err
 	}
+	g.lossy = res.Stopped != ""
 	res.livelocks(&g, p0.Depth)
 	return res, nil
 }

@@ -40,7 +40,7 @@ type refState struct {
 }
 
 // refKey is what makes two states the same: the configuration with its
-// time made relative (timers count from now, ranked by firing order, the
+// time made relative and its counters saturated (timers count from now, ranked by firing order, the
 // last utterance forgotten), data past the flow stack's and the fork's
 // length cleared, and the path state with within-bounds counted from the
 // state's turn.
@@ -49,8 +49,16 @@ type refKey struct {
 	path string
 }
 
-func keyOf(st *refState, turn int) refKey {
+func keyOf(m *engine.Machine, st *refState, turn int) refKey {
 	c := st.cfg
+	// A counter's values from where the machine reads them alike count as
+	// one, as in the explorer (the engine's analysis decides where; its
+	// specs check it).
+	for i := range m.Counters() {
+		if from, ok := m.CounterAlikeFrom(engine.CounterID(i)); ok && c.Counters[i] > from {
+			c.Counters[i] = from
+		}
+	}
 	now := c.Now
 	c.Now, c.TimerSeq, c.LastSay = 0, 0, 0
 	var ts []engine.Timer
@@ -154,7 +162,7 @@ func refSearch(s *spec.Suite, m *engine.Machine, bound int) (*refResult, error) 
 }
 
 func (r *reference) dfs(st refState, d int) {
-	k := keyOf(&st, d)
+	k := keyOf(r.m, &st, d)
 	if d == 0 && len(r.startCalls) > 0 {
 		// Awaiting the start's results: not the configuration an
 		// unhandled failure leaves, though it looks the same.
@@ -179,9 +187,9 @@ func (r *reference) dfs(st refState, d int) {
 			n.fails = true
 			continue
 		}
-		n.next = append(n.next, keyOf(&o.st, d+1))
+		n.next = append(n.next, keyOf(r.m, &o.st, d+1))
 		if !o.esc {
-			n.nextNE = append(n.nextNE, keyOf(&o.st, d+1))
+			n.nextNE = append(n.nextNE, keyOf(r.m, &o.st, d+1))
 		}
 	}
 	_, timer := r.m.NextTimer(&st.cfg)

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
@@ -49,6 +50,9 @@ type explorer struct {
 	// table, no within bound), so every configuration shares the start's.
 	pathFixed         bool
 	nSlots, nCounters int
+	// ctrTop: per counter, the value its larger values count as in a
+	// fingerprint (saturation; math.MaxInt32 for an exact counter).
+	ctrTop []int32
 
 	// The search: configurations seen (by fingerprint), how many, the
 	// cap, the queue of the next level, the edges for the livelock
@@ -142,6 +146,7 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 		}
 		x.values = stateNote(m, x.values)
 	}
+	x.ctrTop, x.values = counterTops(m, x.values)
 	x.last = make([]engine.StateID, len(m.Invariants()))
 	x.due = make([]int, len(m.Invariants()))
 	x.via = make([]engine.StateID, len(m.Invariants()))
@@ -523,6 +528,31 @@ func (x *explorer) observe(turn int, ev *engine.Event, before, after *engine.Con
 	st := eval.Step{Turn: turn, Event: ev, Before: before, After: after, Result: r}
 	x.checker.Observe(&st)
 	x.res.Coverage.ObserveN(&st, int64(max(x.weight, 1)))
+}
+
+// counterTops returns, per counter, the value from which on the machine
+// reads its values alike (engine.Machine.CounterAlikeFrom), so that the
+// fingerprint counts larger ones as it: a machine that counts without
+// bound then has finitely many configurations and can be explored
+// completely. Two configurations that differ only in such values lead,
+// event for event, to the same states, replies, guard outcomes and
+// findings, so merging them loses nothing; the configuration kept is the
+// one its shortest path reached, and every value a finding shows is its
+// path's own. note gains the counters saturated.
+func counterTops(m *engine.Machine, note string) ([]int32, string) {
+	tops := make([]int32, len(m.Counters()))
+	var sat []string
+	for i, name := range m.Counters() {
+		tops[i] = math.MaxInt32
+		if v, ok := m.CounterAlikeFrom(engine.CounterID(i)); ok {
+			tops[i] = v
+			sat = append(sat, fmt.Sprintf("%s from %d", name, v))
+		}
+	}
+	if len(sat) > 0 {
+		note += "; counters saturated (larger values read alike): " + strings.Join(sat, ", ")
+	}
+	return tops, note
 }
 
 // stateNote adds to note the slots a reduced search leaves out of the

@@ -99,7 +99,7 @@ func (x *explorer) workers(n int) *workers {
 	}
 	for range n {
 		w := &explorer{s: x.s, m: x.m, alpha: x.alpha, values: x.values, hidden: x.hidden, slotBuf: make([]engine.Value, x.nSlots), reduce: x.reduce, groups: x.groups,
-			checker: eval.NewChecker(x.m), known: x.known, pathFixed: x.pathFixed, nSlots: x.nSlots, nCounters: x.nCounters,
+			checker: eval.NewChecker(x.m), known: x.known, pathFixed: x.pathFixed, nSlots: x.nSlots, nCounters: x.nCounters, ctrTop: x.ctrTop,
 			visited: x.visited, startInv: x.startInv, texts: x.texts, strs: []string{""}, strID: map[string]uint32{},
 			last: make([]engine.StateID, len(x.last)), due: make([]int, len(x.due)), via: make([]engine.StateID, len(x.via)), rootPath: x.rootPath}
 		w.res = &Result{m: x.m, Coverage: eval.NewCoverage(x.m), firstTaken: x.res.firstTaken}

@@ -1,13 +1,13 @@
 package generate
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/machinevalues"
 )
 
 // A state that waits without asking for a slot may still ask a question
@@ -51,7 +51,14 @@ func (mo *Model) choicesAt(s engine.StateID) []choice {
 		if err != nil {
 			continue
 		}
-		texts := guardAnswers(tree.Node)
+		// The answers the guard compares the user's answer with (a
+		// negated test names what the transition does not take).
+		var texts []string
+		for _, c := range machinevalues.Constants(nil, tree.Node) {
+			if c.Input.Answer && !c.Not && strings.TrimSpace(c.Text) != "" {
+				texts = append(texts, c.Text)
+			}
+		}
 		for _, name := range guardEntities(tree.Node) {
 			texts = append(texts, mo.entityTexts[name]...)
 		}
@@ -74,81 +81,6 @@ func (mo *Model) choicesAt(s engine.StateID) []choice {
 	}
 	mo.choices[s] = out
 	return out
-}
-
-// guardAnswers walks a guard for the texts it compares the user's answer
-// with.
-func guardAnswers(n ast.Node) []string {
-	var out []string
-	var walk func(n ast.Node)
-	walk = func(n ast.Node) {
-		switch n := n.(type) {
-		case *ast.BinaryNode:
-			switch n.Operator {
-			case "==", "contains", "startsWith", "endsWith":
-				for _, pair := range [][2]ast.Node{{n.Left, n.Right}, {n.Right, n.Left}} {
-					if answer(pair[0]) {
-						if lit, ok := literal(pair[1]); ok {
-							out = append(out, lit)
-						}
-					}
-				}
-			case "in":
-				if arr, ok := n.Right.(*ast.ArrayNode); ok && answer(n.Left) {
-					for _, el := range arr.Nodes {
-						if lit, ok := literal(el); ok {
-							out = append(out, lit)
-						}
-					}
-				}
-			case "and", "&&", "or", "||":
-				walk(n.Left)
-				walk(n.Right)
-			}
-		case *ast.UnaryNode:
-			// A negated test names an answer too, though not one that
-			// takes this transition; another transition usually does.
-		case *ast.ConditionalNode:
-			walk(n.Cond)
-		}
-	}
-	walk(n)
-	return out
-}
-
-// answer reports whether n reads the user's answer: event.value or
-// event.text, possibly through lower, upper, trim or number.
-func answer(n ast.Node) bool {
-	switch n := n.(type) {
-	case *ast.MemberNode:
-		id, ok := n.Node.(*ast.IdentifierNode)
-		prop, ok2 := n.Property.(*ast.StringNode)
-		return ok && ok2 && id.Value == "event" && (prop.Value == "value" || prop.Value == "text")
-	case *ast.BuiltinNode:
-		return len(n.Arguments) == 1 && (n.Name == "lower" || n.Name == "upper" || n.Name == "trim") && answer(n.Arguments[0])
-	case *ast.CallNode:
-		id, ok := n.Callee.(*ast.IdentifierNode)
-		return ok && id.Value == "number" && len(n.Arguments) == 1 && answer(n.Arguments[0])
-	case *ast.ChainNode:
-		return answer(n.Node)
-	}
-	return false
-}
-
-// literal returns a constant as the text a user would type.
-func literal(n ast.Node) (string, bool) {
-	switch n := n.(type) {
-	case *ast.StringNode:
-		if strings.TrimSpace(n.Value) == "" {
-			return "", false
-		}
-		return n.Value, true
-	case *ast.IntegerNode:
-		return strconv.Itoa(n.Value), true
-	case *ast.FloatNode:
-		return strconv.FormatFloat(n.Value, 'g', -1, 64), true
-	}
-	return "", false
 }
 
 // intentsAt returns the intents the transitions of leaf s and its

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/machinevalues"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -102,6 +103,9 @@ type goal struct {
 	slots   []engine.SlotID
 	values  [][]string // per slot
 	invalid [][]string // per slot
+	// plain: a derived goal's values per slot from validators, entities
+	// and types only (SlotValues).
+	plain [][]string
 	// lists: the slots the user gives several items for, one per ask,
 	// before saying the done phrase.
 	lists []list
@@ -148,13 +152,19 @@ type Model struct {
 	// fallback values for slots no goal covers, and invalid ones; slotValues
 	// holds several valid candidates per slot, so that derived goals can
 	// give different slots different values.
-	slotValues  map[engine.SlotID][]string
-	slotValue   map[engine.SlotID]string
+	slotValues map[engine.SlotID][]string
+	slotValue  map[engine.SlotID]string
+	// answers holds the candidates derived users give each slot
+	// (deriveSlotValues).
+	answers     map[engine.SlotID][]string
 	slotInvalid map[engine.SlotID]string
 	// choices caches, per leaf state, the answers its guards accept
 	// (choices.go).
 	choices map[engine.StateID][]choice
 	intents map[engine.StateID][]engine.IntentID
+	// dist holds, per state, how far it is from a final state
+	// (progress.go).
+	dist []int
 	// entityTexts holds, per nlu.yaml entity, texts its rule extracts it
 	// from: a synonym per value, or short strings its pattern finds.
 	entityTexts map[string][]string
@@ -166,7 +176,7 @@ type Model struct {
 // synonyms give slot values).
 func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
-		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
+		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, answers: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
 	mo.deriveEntityTexts(s.NLU)
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
@@ -371,9 +381,15 @@ func (mo *Model) deriveIntentPhrases(n *spec.NLU) {
 }
 
 // deriveSlotValues gives every slot a plausible valid and invalid value,
-// from its validator or the NLU's entity synonyms.
+// from its validator or the NLU's entity synonyms (slotValues, what the
+// explorer's alphabet takes too), and the candidates a derived user
+// answers with (answers): the same, except that where those are only a
+// placeholder (no candidate fits a regex, no validator) the machine's own
+// values stand in, which the explorer gets by its own way (package
+// machinevalues).
 func (mo *Model) deriveSlotValues(s *spec.Suite) {
 	vals := map[string][]string{}
+	made := map[string][]string{} // per regex validator no candidate fits: the text the pattern makes
 	for _, v := range s.Def.Validators {
 		switch {
 		case len(v.OneOf) > 0:
@@ -382,6 +398,9 @@ func (mo *Model) deriveSlotValues(s *spec.Suite) {
 			vals[v.Name] = builtinExamples[v.Builtin]
 		case v.Regex != "":
 			vals[v.Name] = regexExamples(v.Regex)
+			if ex, ok := machinevalues.RegexExample("^(?:" + v.Regex + ")$"); ok && len(vals[v.Name]) == 1 && vals[v.Name][0] == noExample {
+				made[v.Name] = []string{ex}
+			}
 		}
 	}
 	for k, v := range builtinExamples {
@@ -389,10 +408,15 @@ func (mo *Model) deriveSlotValues(s *spec.Suite) {
 			vals[k] = v
 		}
 	}
+	// The answers the machine's guards name for a slot: where no
+	// validator says what is valid, those are.
+	named := machinevalues.SlotConstants(s.Def)
 	for _, sd := range s.Def.Slots {
 		id, _ := mo.m.SlotID(sd.Name)
 		v := vals[sd.Validator]
+		answers := made[sd.Validator]
 		if len(v) == 0 {
+			answers = named[sd.Name]
 			switch sd.Type {
 			case engine.TypeNumber:
 				v = []string{"42", "7", "1500"}
@@ -402,8 +426,12 @@ func (mo *Model) deriveSlotValues(s *spec.Suite) {
 				v = []string{"something", "another thing"}
 			}
 		}
+		if len(answers) == 0 {
+			answers = v
+		}
 		mo.slotValues[id] = v
-		mo.slotValue[id] = v[0]
+		mo.answers[id] = answers
+		mo.slotValue[id] = answers[0]
 		mo.slotInvalid[id] = "???"
 	}
 	if s.NLU != nil {
@@ -422,6 +450,7 @@ func (mo *Model) deriveSlotValues(s *spec.Suite) {
 					}
 				}
 				mo.slotValues[id] = said
+				mo.answers[id] = said
 				mo.slotValue[id] = said[0]
 			}
 		}
@@ -445,10 +474,14 @@ func (mo *Model) deriveEntityTexts(n *spec.NLU) {
 			}
 		}
 		if re := e.Value.Compiled; re != nil {
+			n := len(texts)
 			for _, c := range regexCandidates {
 				if re.MatchString(c) {
 					texts = append(texts, c)
 				}
+			}
+			if ex, ok := machinevalues.RegexExample(e.Value.Pattern.Value); ok && len(texts) == n {
+				texts = append(texts, ex)
 			}
 		}
 		mo.entityTexts[e.Key] = texts
@@ -461,11 +494,11 @@ var builtinExamples = map[string][]string{
 }
 
 // regexExamples finds short strings a simple pattern accepts, among a few
-// candidates; patterns none satisfies give "value".
+// candidates; patterns none satisfies give noExample.
 func regexExamples(pattern string) []string {
 	re, err := regexp.Compile("^(?:" + pattern + ")$")
 	if err != nil {
-		return []string{"value"}
+		return []string{noExample}
 	}
 	var out []string
 	for _, c := range regexCandidates {
@@ -474,10 +507,13 @@ func regexExamples(pattern string) []string {
 		}
 	}
 	if len(out) == 0 {
-		return []string{"value"}
+		return []string{noExample}
 	}
 	return out
 }
+
+// noExample is the value of a pattern no candidate fits.
+const noExample = "value"
 
 // regexCandidates are the short strings tried against a pattern.
 var regexCandidates = []string{"Madrid", "Paris", "Lisbon", "value", "ABC123", "abc", "123", "2025-12-12", "2025-12-13", "A", "1", "12:30", "28001"}
@@ -550,9 +586,11 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 			g.slots = append(g.slots, sid)
 			// Rotate the candidates by slot, so that slots sharing a
 			// validator (origin, destination) get different values.
-			cands := mo.slotValues[sid]
-			rot := append(append([]string(nil), cands[i%len(cands):]...), cands[:i%len(cands)]...)
-			g.values = append(g.values, rot)
+			rotate := func(cands []string) []string {
+				return append(append([]string(nil), cands[i%len(cands):]...), cands[:i%len(cands)]...)
+			}
+			g.values = append(g.values, rotate(mo.answers[sid]))
+			g.plain = append(g.plain, rotate(mo.slotValues[sid]))
 			g.invalid = append(g.invalid, []string{mo.slotInvalid[sid]})
 		}
 		mo.goals = append(mo.goals, g)
@@ -687,6 +725,13 @@ func (mo *Model) SlotValues() map[engine.SlotID][]string {
 	out := map[engine.SlotID][]string{}
 	for _, g := range mo.goals {
 		for i, s := range g.slots {
+			if g.plain != nil {
+				// A derived goal's values as the validators and types give
+				// them: the explorer takes the machine's own values by its
+				// own way.
+				out[s] = append(out[s], g.plain[i]...)
+				continue
+			}
 			out[s] = append(out[s], g.values[i]...)
 		}
 	}

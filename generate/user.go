@@ -89,11 +89,17 @@ type Player struct {
 	listed    map[engine.SlotID]int
 	corrected map[engine.SlotID]bool
 	stuck     map[stuckKey]bool
+	states    []engine.StateID
+	// look holds the result of a move tried on a copy of the
+	// configuration (progress.go).
+	look    engine.Result
+	lookCfg engine.Config
+	// began is the state the conversation started in.
+	began engine.StateID
 	// affirmed holds the states the user said yes in: back in one, yes
 	// went round a loop ("anything else?"), and the user says something
 	// else that moves the task on, where the state takes something else.
 	affirmed map[engine.StateID]bool
-	states   []engine.StateID
 }
 
 type stuckKey struct {
@@ -243,6 +249,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	p.resetNoise(seed)
 	d.Fail = d.Fail[:0]
 	err := d.Start(0)
+	p.began = d.Cfg.State
 	requested := false
 	cooperative := true
 	refused := false
@@ -621,24 +628,49 @@ func (p *Player) confirm(act Act, g *goal, values []string, requested bool) (Tur
 		if again {
 			takes = p.withoutYes(takes, yesIntent)
 		}
-		in := takes[p.fresh(len(takes), act.Pick, func(i int) string { return mo.m.Intents()[takes[i]] })]
-		what := mo.m.Intents()[in]
-		if ph, ok := mo.intentPh[in]; ok {
-			return p.tryOut(what, Turn{User: ph}, requested, func() error { return d.User(ph) })
+		says := make([]saying, len(takes))
+		evs := make([]engine.Event, len(takes))
+		for i, in := range takes {
+			says[i], evs[i] = p.say(in)
 		}
-		// An intent with no phrase is often the NLU's fallback, which any
-		// text reaches (with the text as its value).
-		if p.takes(anyText, []engine.IntentID{in}) {
-			return p.tryOut(what, Turn{User: anyText}, requested, func() error { return d.User(anyText) })
+		// Of those, the moves that bring the task closest to its end
+		// (progress.go).
+		keep := p.forward(evs)
+		i := keep[p.fresh(len(keep), act.Pick, func(i int) string { return mo.m.Intents()[takes[keep[i]]] })]
+		what, sy := mo.m.Intents()[takes[i]], says[i]
+		if sy.text != "" {
+			return p.tryOut(what, Turn{User: sy.text}, requested, func() error { return d.User(sy.text) })
 		}
-		return p.tryOut(what, Turn{Intent: what}, requested, func() error {
-			return d.Inject(engine.Event{Kind: engine.UserEvent, Intent: in, Confidence: 1})
-		})
+		return p.tryOut(what, Turn{Intent: what}, requested, func() error { return d.Inject(sy.ev) })
 	}
 	if ph, ok := mo.phrases["affirm"]; ok {
 		return say(ph, "")
 	}
 	return p.request(g)
+}
+
+// saying is how a user says an intent: a text, or (no text) a parsed
+// event.
+type saying struct {
+	text string
+	ev   engine.Event
+}
+
+// say finds how to say intent in, and the event the machine would get:
+// the intent's phrase; else, when the NLU's fallback is the intent, any
+// text (with the text as its value); else the intent as a parsed event.
+func (p *Player) say(in engine.IntentID) (saying, engine.Event) {
+	var ev engine.Event
+	if ph, ok := p.mo.intentPh[in]; ok {
+		p.hears(ph, &ev)
+		return saying{text: ph}, ev
+	}
+	if p.takes(anyText, []engine.IntentID{in}) {
+		p.hears(anyText, &ev)
+		return saying{text: anyText}, ev
+	}
+	ev = engine.Event{Kind: engine.UserEvent, Intent: in, Confidence: 1}
+	return saying{ev: ev}, ev
 }
 
 // change makes the user want another of the goal's values for slot i, and

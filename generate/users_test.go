@@ -61,6 +61,8 @@ var _ = Describe("goal-directed simulated users", func() {
 		Entry("a ticket bot whose every state has a catch-all, as Dialogflow CX imports write them (yes is said, not the no-match)", correctBot{"testdata/catchall"}),
 		Entry("a counter that asks anything else after each item (yes once, then no), then thanks the user, whom a greeting takes home", correctBot{"testdata/anythingelse"}),
 		Entry("a ticket bot as a Dialogflow CX import writes it: goals from the start page (the initial state's parent), a shared phrase routed by a text test (no menu), a no-match that leaves it to that route", correctBot{"testdata/dfscope"}),
+		Entry("a plan slot with no validator, whose guard names the plans it takes (derived users answer with one: the alphabet from the machine)", correctBot{"testdata/plans"}),
+		Entry("a wizard of pages with a back move and no slots (users head for the end: never back where they have been)", correctBot{"testdata/wizard"}),
 	)
 
 	It("answer a confirmation whose summary differs from what they want with a correction carrying the value, then yes", func() {

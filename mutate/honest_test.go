@@ -1,64 +1,16 @@
 package mutate_test
 
 import (
-	"os"
-	"path/filepath"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/simctl/simctl/mutate"
 )
 
-// doorMachine has a transition the search never reaches (from the
-// unreachable state stuck) and one (lock) that only a pinned scenario
-// checks.
-const doorMachine = `machine: door
-intents: [open, lock]
-slots:
-  locked: {}
-initial: closed
-states:
-  closed:
-    waits: true
-    on:
-      open: opened
-      lock:
-        target: closed
-        actions: [{set: {locked: '"yes"'}}]
-  opened:
-    waits: true
-    on:
-      open: closed
-  stuck:
-    waits: true
-    on:
-      open: closed
-`
-
-const doorScenario = `name: opens
-turns:
-  - event: {intent: open}
-    expect: {state: opened}
-  - event: {intent: open}
-    expect: {state: closed}
-`
-
-const doorPin = `name: pin-lock
-pin: true
-turns:
-  - event: {intent: lock}
-    expect: {slots: {locked: "yes"}}
-`
-
 var _ = Describe("honest scores", func() {
 	var results []mutate.Result
 	BeforeEach(func() {
-		dir := GinkgoT().TempDir()
-		for name, text := range map[string]string{"machine.yaml": doorMachine, "opens.scenario.yaml": doorScenario, "pin.scenario.yaml": doorPin} {
-			Expect(os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)).To(Succeed())
-		}
-		results = judgeAll(load(dir), mutate.Options{Seed: 1, ExploreDepth: -1, MaxStates: 10_000, EquivStates: 10_000})
+		results = judgeAll(load("testdata/door"), mutate.Options{Seed: 1, ExploreDepth: -1, MaxStates: 10_000, EquivStates: 10_000})
 	})
 
 	It("calls a mutant of a transition the search never exercised unreached, never equivalent", func() {

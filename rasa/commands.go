@@ -2,6 +2,7 @@ package rasa
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -188,7 +189,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		}
 		if started == nil {
 			for _, say := range tu.says {
-				if a, ok := asks[say]; ok && !a.flow.Pattern && !onStack(a.flow) && a.flow != top {
+				if a, ok := asks[say]; ok && !a.flow.Pattern && !onStack(a.flow) && a.flow != top && !t.collectedBy(reach, a.slot) {
 					// The flow whose first question it is (through its
 					// calls), else the flow calling the asking one.
 					for _, g := range t.users {
@@ -216,11 +217,26 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			}
 		}
-		if started == nil && len(tu.says) > 0 {
+		if a, ok := asks[firstOf(tu.says)]; started == nil && len(tu.says) > 0 && !(ok && (onStack(a.flow) || t.collectedBy(reach, a.slot))) {
+			// (A question of a running flow, or one it calls, is no start.)
 			for _, f := range t.users {
 				if !onStack(f) && startable(f) && contains(t.firstSays(f), tu.says[0]) {
 					started = f
 					break
+				}
+			}
+		}
+		var next *Flow // a second flow the message starts, run after the first ends
+		// While pattern_continue_interrupted asks, a turn that goes on with
+		// the interrupted flow's next question answered its question.
+		beneath := ""
+		if ci := t.pattern("pattern_continue_interrupted"); ci != nil && contains(collectSlots(ci), asked) && len(tu.says) > 0 {
+			if a, ok := asks[tu.says[0]]; ok && !a.flow.Pattern && slices.Contains(stack, a.flow) {
+				for _, s := range collectSlots(a.flow) {
+					if _, ok := filled[s]; !ok && s != a.slot {
+						beneath = s
+						break
+					}
 				}
 			}
 		}
@@ -230,6 +246,15 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 			if old, ok := filled[s]; ok && old != vals[s] && s != asked {
 				corrected[s] = vals[s]
 				corrOrder = append(corrOrder, s)
+			}
+		}
+		// The question of a slot filled before is asked again, not the
+		// one asked: the message corrected that slot (Rasa resets the
+		// flow there; with ask_before_filling, without confirming).
+		if len(corrected) == 0 && started == nil && len(tu.says) > 0 && asked != "" && vals[asked] == "" {
+			if a, ok := asks[tu.says[0]]; ok && a.slot != asked && filled[a.slot] != "" && !a.flow.Pattern && slices.Contains(stack, a.flow) {
+				corrected[a.slot] = guess(t.p.Slot(a.slot), text)
+				corrOrder = append(corrOrder, a.slot)
 			}
 		}
 		correcting := contains(tu.starts, "pattern_correction") || contains(tu.says, "utter_corrected_previous_input") ||
@@ -254,8 +279,11 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		if recCmd != nil {
 			c = recCmd
 			for _, e := range c.entities {
-				if e[0] == "flow" {
+				switch e[0] {
+				case "flow":
 					started = t.p.Flow(e[1])
+				case "next_flow":
+					next = t.p.Flow(e[1])
 				}
 			}
 			switch {
@@ -276,6 +304,15 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					c.entities = append([][2]string{{"flow", f.ID}}, c.entities...)
 				}
 			}
+		} else if n := len([]rune(text)); n > t.p.MaxChars || strings.TrimSpace(text) == "" {
+			// The command generator refuses the message before the LLM
+			// sees it (Rasa's user_input max_characters, an empty text).
+			c.intent, c.why = "error", "a message the command generator refuses"
+			kind := "rasa_internal_error_user_input_too_long"
+			if n <= t.p.MaxChars {
+				kind = "rasa_internal_error_user_input_empty"
+			}
+			c.entity("error_type", kind)
 		} else if pairs, ok := parseSetSlots(text); ok {
 			c.intent, c.why = "set_slot", "a /SetSlots message"
 			for _, kv := range pairs {
@@ -314,8 +351,19 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 			switch {
 			case contains(tu.starts, "pattern_cancel_flow") || overlaps(tu.says, patternSays("pattern_cancel_flow")) || (len(stack) > 0 && hasPhrase(text, cancelWords) && started == nil):
 				c.intent, c.why = "cancel_flow", "the test expects the cancellation"
+				// A flow whose first response follows the cancellation was
+				// started by the same message (Rasa's "cancel flow, start
+				// flow X"): it runs once pattern_cancel_flow has ended.
+				if g := t.firstSayer(tu.says, onStack, nil); g != nil {
+					c.entity("next_flow", g.ID)
+					next = g
+				}
 			case contains(tu.starts, "pattern_human_handoff") || overlaps(tu.says, patternSays("pattern_human_handoff")):
 				c.intent, c.why = "human_handoff", "the test expects the handoff"
+			case len(tu.starts) == 1 && tu.starts[0] == "pattern_cannot_handle":
+				// Rasa drops a command it may not run (an LLM value for a
+				// slot with NLU mappings only) and says it cannot handle it.
+				c.intent, c.why = "cannot_handle", "the test expects pattern_cannot_handle"
 			case correcting && started == nil:
 				c.intent, c.why = "correct_slot", "the test expects a correction"
 				if len(corrected) == 0 && top != nil {
@@ -326,6 +374,17 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			case started != nil:
 				c.intent, c.why = "start_flow", "the test expects "+started.ID+" to start"
+				// A flow whose first response comes before the started
+				// flow's was started first by the same message: it runs on
+				// top, the other waits beneath it (Rasa runs a message's
+				// start commands so that the first one ends on top).
+				if g := t.firstSayer(t.before(tu.says, started), onStack, started); g != nil {
+					c.why = "the test expects " + g.ID + ", then " + started.ID + " to start"
+					c.entity("flow", g.ID)
+					c.entity("next_flow", started.ID)
+					next, started = started, g
+					break
+				}
 				c.entity("flow", started.ID)
 				for _, s := range order {
 					if contains(collectSlots(started), s) {
@@ -333,8 +392,16 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					}
 				}
 				// Questions skipped though the test names no value: the
-				// message gave them.
+				// message gave them (a question asked after a rejection is
+				// no sign of a skip).
+				rejected := false
+				for _, s := range collectSlots(started) {
+					rejected = rejected || overlaps(tu.says, t.rejectionSays(s))
+				}
 				for _, say := range tu.says {
+					if rejected {
+						break
+					}
 					a, ok := asks[say]
 					if !ok || a.flow != started {
 						continue
@@ -360,6 +427,16 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				// message was a question of its own (Rasa's knowledge
 				// answer, pattern_search), after which the flow goes on.
 				c.intent, c.why = "search", "the test asks "+asked+" again and sets nothing"
+			case asked != "" && beneath != "":
+				// Asked whether to continue the interrupted flow, the user
+				// answered its question instead.
+				c.intent, c.why = "set_slot", "an answer to "+beneath+", the question of the interrupted flow"
+				v, ok := vals[beneath]
+				if !ok {
+					v = guess(t.p.Slot(beneath), text)
+				}
+				c.value, c.hasValue = v, true
+				c.fill(beneath, v)
 			case asked != "":
 				c.intent, c.why, c.slot = "set_slot", "an answer to "+asked, asked
 				if v, ok := vals[asked]; ok {
@@ -401,6 +478,9 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				stack = stack[:len(stack)-1]
 			}
 		}
+		if next != nil {
+			stack = append(stack, next)
+		}
 		for _, kv := range c.sets {
 			filled[kv[0]] = kv[1]
 		}
@@ -415,10 +495,12 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		}
 		prev := asked
 		asked = ""
+		now := t.reachable(stack)
 		for _, say := range tu.says {
 			if a, ok := asks[say]; ok {
 				asked = a.slot
-				if !a.flow.Pattern && !onStack(a.flow) {
+				// (A question several flows ask is the running flow's.)
+				if !a.flow.Pattern && !now[a.flow] && !t.collectedBy(now, a.slot) {
 					stack = append(stack, a.flow)
 				}
 			}
@@ -544,20 +626,8 @@ func (c *command) gives(slot, v string) bool {
 // three turns) takes the message's new value, a number for a slot that
 // held a number and a capitalised word otherwise.
 func (t *translator) correction(c *command, text string, top *Flow, filled map[string]string, later []*turn, corrected map[string]string, order *[]string) {
-	low := strings.ToLower(text)
-	for _, s := range collectSlots(top) {
-		old, ok := filled[s]
-		if !ok || old == "" {
-			continue
-		}
-		_, other := newValue(old, text)
-		words := strings.Split(s, "_")
-		if !other && (strings.Contains(low, strings.ToLower(old)) || strings.Contains(low, words[len(words)-1])) {
-			c.entity("reset_slot", s)
-			c.why = "the test takes " + s + " back"
-			return
-		}
-	}
+	// A later turn that sets a filled slot again names the slot; the
+	// value is this message's where a later turn shows it.
 	for j, tu := range later {
 		if j >= 3 {
 			break
@@ -576,10 +646,37 @@ func (t *translator) correction(c *command, text string, top *Flow, filled map[s
 			}
 			corrected[s] = v
 			*order = append(*order, s)
+		}
+		if len(*order) > 0 {
+			return
+		}
+		// A slot the next turns show set without a value (to null) was
+		// taken back.
+		for _, st := range tu.slots {
+			if st.Value == nil || st.Value.Tag == "!!null" {
+				if old, ok := filled[st.Slot]; ok && old != "" && contains(t.takeSlots(top), st.Slot) {
+					c.entity("reset_slot", st.Slot)
+					c.why = "the test takes " + st.Slot + " back"
+					return
+				}
+			}
+		}
+	}
+	low := strings.ToLower(text)
+	for _, s := range t.takeSlots(top) {
+		old, ok := filled[s]
+		if !ok || old == "" {
+			continue
+		}
+		_, other := newValue(old, text)
+		words := strings.Split(s, "_")
+		if !other && (strings.Contains(low, strings.ToLower(old)) || strings.Contains(low, words[len(words)-1])) {
+			c.entity("reset_slot", s)
+			c.why = "the test takes " + s + " back"
 			return
 		}
 	}
-	for _, s := range collectSlots(top) {
+	for _, s := range t.takeSlots(top) {
 		old, ok := filled[s]
 		if !ok {
 			continue
@@ -649,6 +746,50 @@ func (t *translator) stubSayer(pattern string) *Flow {
 // isCollected tells whether some collect step asks for slot.
 func (t *translator) isCollected(slot string) bool {
 	for _, f := range t.p.Flows {
+		if contains(collectSlots(f), slot) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstSayer is the startable user flow, not running and not skip, whose
+// first response is one of says (the earliest such response decides).
+func (t *translator) firstSayer(says []string, running func(*Flow) bool, skip *Flow) *Flow {
+	for _, say := range says {
+		for _, g := range t.users {
+			if g != skip && !running(g) && startable(g) && contains(t.firstSays(g), say) {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// before are the responses of says before the first one flow f says
+// first.
+func (t *translator) before(says []string, f *Flow) []string {
+	first := t.firstSays(f)
+	for i, say := range says {
+		if contains(first, say) {
+			return says[:i]
+		}
+	}
+	return says
+}
+
+// firstOf is the first of xs, or "".
+func firstOf(xs []string) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	return xs[0]
+}
+
+// collectedBy tells whether one of flows collects slot (a question
+// several flows ask is the running flow's).
+func (t *translator) collectedBy(flows map[*Flow]bool, slot string) bool {
+	for f := range flows {
 		if contains(collectSlots(f), slot) {
 			return true
 		}

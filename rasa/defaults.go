@@ -171,7 +171,19 @@ flows:
   pattern_internal_error:
     description: Conversation repair flow for informing users about internal errors
     steps:
-      - action: utter_internal_error_rasa
+      - noop: true
+        next:
+          - if: context.error_type = "rasa_internal_error_user_input_too_long"
+            then:
+              - action: utter_user_input_too_long_error_rasa
+                next: END
+          - if: context.error_type = "rasa_internal_error_user_input_empty"
+            then:
+              - action: utter_user_input_empty_error_rasa
+                next: END
+          - else:
+              - action: utter_internal_error_rasa
+                next: END
   pattern_skip_question:
     description: Conversation repair flow for managing user intents to skip questions (steps)
     steps:

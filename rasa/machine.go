@@ -3,6 +3,7 @@ package rasa
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,12 +17,12 @@ import (
 // The intents standing for Rasa's commands (the command generator's
 // output): StartFlow, SetSlot, CorrectSlots, CancelFlow, Clarify, ChitChat,
 // HumanHandoff and CannotHandle.
-var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"}
+var commandIntents = []string{"start_flow", "set_slot", "correct_slot", "cancel_flow", "clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question", "error"}
 
 // Which pattern each command starts.
 var commandPatterns = map[string]string{"chitchat": "pattern_chitchat", "human_handoff": "pattern_human_handoff",
 	"clarify": "pattern_clarification", "cannot_handle": "pattern_cannot_handle",
-	"search": "pattern_search", "skip_question": "pattern_skip_question"}
+	"search": "pattern_search", "skip_question": "pattern_skip_question", "error": "pattern_internal_error"}
 
 // Context variables of patterns and the slots that hold them. The
 // importer sets them where Rasa's default actions would.
@@ -48,7 +49,7 @@ var contextSlots = map[string]string{
 
 // Context flags that are false in every situation the import models
 // (one interrupted flow at a time; a correction always has new values).
-var contextFalse = map[string]bool{"is_reset_only": true, "multiple_flows_interrupted": true}
+var contextFalse = map[string]bool{"multiple_flows_interrupted": true}
 
 // Default actions of patterns and what they become. Those marked "" do
 // their work when the command arrives (cancel, correct) or when the
@@ -111,7 +112,9 @@ type translator struct {
 	variants     []string
 	variantOf    map[*TestCase]string
 	variantStubs map[string]map[string]*Stub
-	respOrder    []string // response names, sorted
+	// variantFixtures are the slots each variant's fixtures set.
+	variantFixtures map[string][]SlotValue
+	respOrder       []string // response names, sorted
 	// resets are the slots some user flow resets when it ends; rejects
 	// the slots some rejection (of a step or the slot's own) clears.
 	resets, rejects map[string]bool
@@ -187,6 +190,9 @@ func (t *translator) vars(name string) (operand, error) {
 	}
 	if s, ok := contextSlots[c]; ok {
 		return operand{expr: t.ctx(s), typ: tText}, nil
+	}
+	if c == "is_reset_only" {
+		return operand{expr: t.ctx("ctx_is_reset_only"), typ: tBool}, nil
 	}
 	return operand{}, fmt.Errorf("context.%s has no counterpart in the imported machine", c)
 }
@@ -295,6 +301,130 @@ func (t *translator) resetSlots(f *Flow) []string {
 	}
 	walk(f)
 	return out
+}
+
+// validateState adds validate_<slot> (the domain rejections of a slot a
+// start carried; a rejection says its response, clears the slot and asks
+// it) and validate_<slot>_wait (the answer, validated again).
+func (t *translator) validateState(f *Flow, slot, name, next string, states *yaml.Node) error {
+	sl := t.p.Slot(slot)
+	v := t.use(slot)
+	utter := "utter_ask_" + slot
+	for _, s := range f.Steps {
+		if s.Kind == "collect" && s.Arg == slot && s.Utter != "" {
+			utter = s.Utter
+		}
+	}
+	var ask []*yaml.Node
+	if t.p.Responses[utter] != nil {
+		ask = actions(t.say(utter))
+	}
+	var always []*yaml.Node
+	for _, r := range sl.Rejections {
+		g, err := t.cond(r.Cond, r.CondPos)
+		if err != nil {
+			return err
+		}
+		always = append(always, trans("filled("+v+") and ("+g+")", t.path(f, name+"_wait"),
+			append(actions(t.say(r.Utter), mapping("clear", v), mapping("ask", v)), ask...)))
+	}
+	always = append(always, trans("", next, nil))
+	add(states, name, mapping("description", "validation of "+slot+", given when the flow started", "always", seq(always...)))
+	on := mapping()
+	var set []*yaml.Node
+	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
+		set = append(set, trans("not ("+c+")", t.path(f, name+"_wait"), append(actions(t.say(rej)), ask...)))
+	}
+	fill := mapping("fill", "event.value")
+	if sl.Type == "bool" {
+		fill = setExpr(v, typed(sl, "event.value"))
+	}
+	set = append(set, trans("", t.path(f, name), actions(fill, mapping("ask", "none"))))
+	add(on, "set_slot", seq(set...))
+	add(states, name+"_wait", mapping("description", "waiting for "+slot+" again", "waits", true, "direct", "set_slot", "on", on))
+	return nil
+}
+
+// callerCorrections are the correct_slot transitions of a called flow f
+// for the slots its callers collect before calling it: as Rasa resets the
+// top user flow that is not called to the corrected question, the called
+// flows between end and the caller runs its correction.
+func (t *translator) callerCorrections(f *Flow) []*yaml.Node {
+	var out []*yaml.Node
+	type up struct {
+		x     *Flow
+		chain []*Flow // the flows to end, f first
+	}
+	seen := map[*Flow]bool{f: true}
+	queue := []up{{f, []*Flow{f}}}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, x := range t.users {
+			for i, st := range x.Steps {
+				if st.Kind != "call" || st.Arg != cur.x.ID || seen[x] {
+					continue
+				}
+				seen[x] = true
+				if t.resume[x.ID] && len(t.takeSlots(x)) > 0 && t.pattern("pattern_correction") != nil {
+					done := map[string]bool{}
+					for _, e := range x.Steps[:i] {
+						if e.Kind != "collect" || done[e.Arg] {
+							continue
+						}
+						done[e.Arg] = true
+						v := slotVar(e.Arg)
+						var acts []*yaml.Node
+						for _, c := range cur.chain {
+							acts = append(acts, t.endActions(c)...)
+						}
+						acts = append(acts, setExpr(atSlot(x), strconv.Quote(t.names[x][e.ID])),
+							setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))
+						out = append(out, trans(`event.entities.`+v+` != "" and `+atSlot(x)+` != ""`,
+							t.path(x, "fix_"+slotVar(t.takeSlots(x)[0])), acts))
+					}
+				}
+				queue = append(queue, up{x, append(append([]*Flow{}, cur.chain...), x)})
+			}
+		}
+	}
+	return out
+}
+
+// callChains are the chains of user flows calling one another, the
+// called flow first and its outermost caller last, longest first (for
+// each called flow, each way up through callers that have return
+// points).
+func (t *translator) callChains() [][]*Flow {
+	var out [][]*Flow
+	var up func(ch []*Flow)
+	up = func(ch []*Flow) {
+		last := ch[len(ch)-1]
+		for _, y := range t.users {
+			if !t.resume[y.ID] || slices.Contains(ch, y) || t.retOf(y, last) == "" {
+				continue
+			}
+			next := append(append([]*Flow{}, ch...), y)
+			up(next)
+			out = append(out, next)
+		}
+	}
+	for _, x := range t.users {
+		up([]*Flow{x})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// retOf is the return point y records when it calls f ("" when it does
+// not call f).
+func (t *translator) retOf(y, f *Flow) string {
+	for _, s := range y.Steps {
+		if s.Kind == "call" && s.Arg == f.ID {
+			return t.names[y][s.ID] + "_ret"
+		}
+	}
+	return ""
 }
 
 // callee tells whether some flow calls f.
@@ -475,6 +605,7 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	}
 	add(session, "on", on)
 	states := mapping("idle", mapping("description", "no flow is active", "waits", true, "entry", seq(mapping("ask", "none"))))
+	add(states, "start_next", t.startNext())
 	states.Content = append(states.Content, flowStates.Content...)
 	add(session, "states", states)
 
@@ -486,6 +617,13 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	sort.Strings(names)
 	t.deriveStubs()
 	t.stubVariants(names)
+	fix, err := t.fixtureSets()
+	if err != nil {
+		return nil, err
+	}
+	if len(fix) > 0 {
+		add(session, "always", seq(fix...))
+	}
 	for _, a := range names {
 		m := mapping()
 		outs, err := t.stubOutputs(a)
@@ -532,7 +670,7 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	sort.Strings(ctxs)
 	for _, c := range ctxs {
 		m := mapping()
-		if c == "ctx_cancel_interrupted" {
+		if c == "ctx_cancel_interrupted" || c == "ctx_is_reset_only" || c == "ctx_fixtures_set" {
 			add(m, "type", "bool")
 		}
 		add(slots, c, m)
@@ -665,6 +803,9 @@ func (t *translator) afterFlow(f *Flow) []*yaml.Node {
 			}
 		}
 	case !f.Pattern || f.ID == "pattern_cancel_flow":
+		// A second flow the same message started waits beneath the
+		// first (Rasa pushes both): it runs before anything resumes.
+		out = append(out, trans(t.ctx("ctx_next_flow")+` != ""`, "session.start_next", nil))
 		// A called flow returns to its caller; an interrupting flow ends
 		// with the interrupted one beneath: pattern_continue_interrupted.
 		for _, x := range t.users {
@@ -719,8 +860,31 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 	// take_<slot>: the slots a start_flow command carries as entities,
 	// the flow's and those of the flows it calls (Rasa sets them at once).
 	if user {
-		for i, s := range takes {
+		// validate_<slot>: Rasa validates each slot a start carries that
+		// has domain validation (pattern_validate_slot, pushed per slot
+		// after the commands run, so the last one set is validated
+		// first) before the flow's first step.
+		var checked []string
+		for i := len(takes) - 1; i >= 0; i-- {
+			if sl := t.p.Slot(takes[i]); sl != nil && len(sl.Rejections) > 0 {
+				checked = append(checked, takes[i])
+			}
+		}
+		afterTakes := first
+		if len(checked) > 0 {
+			afterTakes = t.path(f, "validate_"+slotVar(checked[0]))
+		}
+		for i, s := range checked {
 			next := first
+			if i+1 < len(checked) {
+				next = t.path(f, "validate_"+slotVar(checked[i+1]))
+			}
+			if err := t.validateState(f, s, "validate_"+slotVar(s), next, states); err != nil {
+				return nil, err
+			}
+		}
+		for i, s := range takes {
+			next := afterTakes
 			if i+1 < len(takes) {
 				next = t.path(f, "take_"+slotVar(takes[i+1]))
 			}
@@ -756,16 +920,22 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				record := actions(
 					setExpr(t.ctx("ctx_corrected_slots"), `ctx_corrected_slots == "" ? "`+s+`" : ctx_corrected_slots + ", `+s+`"`),
 					setExpr(t.ctx("ctx_corrected_values"), `ctx_corrected_values == "" ? event.entities.`+v+` : ctx_corrected_values + ", " + event.entities.`+v))
+				// Rasa's is_reset_only: every corrected slot is collected
+				// with ask_before_filling.
+				only := setExpr(t.ctx("ctx_is_reset_only"), `ctx_corrected_slots == "" ? `+t.resetOnly(s)+` : (ctx_is_reset_only and `+t.resetOnly(s)+`)`)
+				record = append(actions(only), record...)
 				later := append(actions(mapping("ask", v), mapping("fill", "event.entities."+v), mapping("ask", "none")), record...)
 				first := g + ` and ctx_corrected_slots == ""`
+				// The first slot's value alone, for action_correct_flow_slot.
+				record1 := append(actions(setExpr(t.ctx("ctx_correct_value"), "event.entities."+v)), record...)
 				var always []*yaml.Node
 				if i+1 < len(slots) {
 					next := t.path(f, "fix_"+slotVar(slots[i+1]))
-					always = []*yaml.Node{trans(first, next, record), trans(g, next, later), trans("", next, nil)}
+					always = []*yaml.Node{trans(first, next, record1), trans(g, next, later), trans("", next, nil)}
 				} else {
 					run := actions(mapping("ask", "none"), mapping("push", pc.ID))
 					always = []*yaml.Node{
-						trans(first, "session."+pc.ID, append(record, run...)),
+						trans(first, "session."+pc.ID, append(record1, run...)),
 						trans(g, "session."+pc.ID, append(later, run...)),
 						trans(`ctx_corrected_slots != ""`, "session."+pc.ID, run),
 						trans("", t.path(f, "resume"), actions(mapping("ask", "none"))),
@@ -886,6 +1056,9 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 
 	on := mapping()
 	var set []*yaml.Node
+	if f.ID == "pattern_continue_interrupted" {
+		set = t.answerBeneath(f)
+	}
 	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
 		set = append(set, trans("not ("+c+")", t.path(f, name), actions(t.say(rej))))
 	}
@@ -893,6 +1066,46 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	if sl.Type == "bool" {
 		// "Yes" is a valid answer, not a boolean simctl parses.
 		fill = setExpr(v, typed(sl, "event.value"))
+	}
+	if user {
+		// Other slots of the flow with domain validation that the answer
+		// carries: set beside it (name_take_X) and validated at once,
+		// the last first (name_val_X), as Rasa pushes a
+		// pattern_validate_slot per slot set.
+		var vs []string
+		for _, x := range collectSlots(f) {
+			if xs := t.p.Slot(x); x != s.Arg && xs != nil && len(xs.Rejections) > 0 && !contains(vs, x) {
+				vs = append(vs, x)
+			}
+		}
+		var any []string
+		for i, x := range vs {
+			xs, xv := t.p.Slot(x), slotVar(x)
+			any = append(any, `event.entities.`+xv+` != ""`)
+			g := `event.entities.` + xv + ` != ""`
+			if c, _ := t.valueCheck(xs, "event.entities."+xv); c != "" {
+				g += " and " + c
+			}
+			next := t.path(f, name+"_val_"+slotVar(vs[len(vs)-1]))
+			if i+1 < len(vs) {
+				next = t.path(f, name+"_take_"+slotVar(vs[i+1]))
+			}
+			add(states, name+"_take_"+xv, mapping("always", seq(
+				trans(g, next, actions(setExpr(t.use(x), typed(xs, "event.entities."+xv)))),
+				trans("", next, nil))))
+		}
+		for i := len(vs) - 1; i >= 0; i-- {
+			next := t.path(f, name+"_check")
+			if i > 0 {
+				next = t.path(f, name+"_val_"+slotVar(vs[i-1]))
+			}
+			if err := t.validateState(f, vs[i], name+"_val_"+slotVar(vs[i]), next, states); err != nil {
+				return err
+			}
+		}
+		if len(vs) > 0 {
+			set = append(set, trans(strings.Join(any, " or "), t.path(f, name+"_take_"+slotVar(vs[0])), actions(fill)))
+		}
 	}
 	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
 	add(on, "set_slot", seq(set...))
@@ -932,13 +1145,32 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		// slot's question once pattern_correction has run.
 		var corr []*yaml.Node
 		if pc := t.pattern("pattern_correction"); pc != nil {
-			for _, e := range append(earlier, s) {
-				corr = append(corr, trans(`event.entities.reset_slot == "`+e.Arg+`"`, "session."+pc.ID,
-					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(t.names[f][e.ID])),
-						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(e.Arg)), setExpr(t.ctx("ctx_corrected_values"), `""`),
+			reset := func(slot, back string) {
+				corr = append(corr, trans(`event.entities.reset_slot == "`+slot+`"`, "session."+pc.ID,
+					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(back)),
+						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(slot)), setExpr(t.ctx("ctx_corrected_values"), `""`), setExpr(t.ctx("ctx_correct_value"), `""`),
+						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(slot)),
 						mapping("push", pc.ID))))
 			}
+			done := map[string]bool{}
+			for _, e := range append(earlier, s) {
+				done[e.Arg] = true
+				reset(e.Arg, t.names[f][e.ID])
+			}
+			// A slot of a flow called before this step: back to the call,
+			// which asks again what the called flow is missing.
+			for i := idx - 1; i >= 0; i-- {
+				if c := f.Steps[i]; c.Kind == "call" {
+					for _, sl := range t.takeSlots(t.p.Flow(c.Arg)) {
+						if !done[sl] {
+							done[sl] = true
+							reset(sl, t.names[f][c.ID])
+						}
+					}
+				}
+			}
 		}
+		corr = append(corr, t.callerCorrections(f)...)
 		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(t.takeSlots(f)[0])),
 			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))))
 		add(on, "correct_slot", seq(corr...))
@@ -956,7 +1188,8 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 				seen[sl] = true
 				v := slotVar(sl)
 				again = append(again, trans(`event.entities.`+v+` != ""`, t.path(f, name),
-					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v))))
+					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v), setExpr(t.ctx("ctx_correct_value"), "event.entities."+v),
+						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(sl)))))
 			}
 		}
 		if len(again) > 0 {
@@ -1004,10 +1237,10 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 				seen[sl] = true
 				v := t.use(sl)
 				apply = append(apply,
-					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`" and `+t.ctx("ctx_corrected_values")+` == ""`, t.path(f, t.names[f][s.ID]+"_ret"),
+					trans(`(`+t.ctx("ctx_corrected_slots")+` == "`+sl+`" or ctx_corrected_slots startsWith "`+sl+`, ") and `+t.ctx("ctx_correct_value")+` == ""`, t.path(f, t.names[f][s.ID]+"_ret"),
 						actions(mapping("clear", v))),
-					trans(t.ctx("ctx_corrected_slots")+` == "`+sl+`"`, t.path(f, t.names[f][s.ID]+"_ret"),
-						actions(setExpr(v, typed(t.p.Slot(sl), t.ctx("ctx_corrected_values"))))))
+					trans(`ctx_corrected_slots == "`+sl+`" or ctx_corrected_slots startsWith "`+sl+`, "`, t.path(f, t.names[f][s.ID]+"_ret"),
+						actions(setExpr(v, typed(t.p.Slot(sl), "ctx_correct_value")))))
 			}
 		}
 		apply = append(apply, trans("", t.path(f, t.names[f][s.ID]+"_ret"), nil))
@@ -1056,9 +1289,77 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 		// The flow (or pattern) whose action failed ends before
 		// pattern_internal_error runs: resuming it would run the action
 		// again, and fail again, in the same turn.
-		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), mapping("push", ie.ID)))))
+		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), setExpr(t.ctx("ctx_reason"), `""`), mapping("push", ie.ID)))))
 	}
 	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
+}
+
+// resetOnly is "true" when every collect step of slot asks before
+// filling: Rasa then resets the flow to the question instead of taking
+// the corrected value (CorrectSlotsCommand's is_reset_only).
+func (t *translator) resetOnly(slot string) string {
+	n := 0
+	for _, f := range t.p.Flows {
+		for _, s := range f.Steps {
+			if s.Kind == "collect" && s.Arg == slot {
+				if !s.AskBefore {
+					return "false"
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return "false"
+	}
+	return "true"
+}
+
+// answerBeneath are the transitions of pattern_continue_interrupted's
+// question for a message that answers the interrupted flow's question
+// instead (the demo's "ah, great, I owe him $500" while asked whether to
+// continue the transfer): the pattern ends, the slot is set, and the flow
+// goes on from where it was interrupted.
+func (t *translator) answerBeneath(f *Flow) []*yaml.Node {
+	var out []*yaml.Node
+	for _, x := range t.users {
+		if !t.resume[x.ID] {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, s := range collectSlots(x) {
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			sl := t.p.Slot(s)
+			v := slotVar(s)
+			g := `event.entities.` + v + ` != "" and ` + atSlot(x) + ` != ""`
+			if c, _ := t.valueCheck(sl, "event.entities."+v); c != "" {
+				g += " and " + c
+			}
+			out = append(out, trans(g, t.path(x, "resume"), append(t.endActions(f), setExpr(t.use(s), typed(sl, "event.entities."+v)))))
+		}
+	}
+	return out
+}
+
+// startNext starts the flow a message started second (ctx_next_flow),
+// once the first has ended.
+func (t *translator) startNext() *yaml.Node {
+	var always []*yaml.Node
+	for _, g := range t.users {
+		if !startable(g) {
+			continue
+		}
+		acts := actions(setExpr(t.ctx("ctx_next_flow"), `""`), mapping("ask", "none"), mapping("push", g.ID))
+		if t.resume[g.ID] {
+			acts = append(acts, setExpr(atSlot(g), `"started"`))
+		}
+		always = append(always, trans(`ctx_next_flow == "`+g.ID+`"`, t.startFlow(g), acts))
+	}
+	always = append(always, trans("", "session.idle", actions(setExpr(t.ctx("ctx_next_flow"), `""`))))
+	return mapping("description", "a second flow the last message started runs now", "always", seq(always...))
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
@@ -1086,16 +1387,34 @@ func (t *translator) commands() (*yaml.Node, error) {
 		if t.resume[g.ID] {
 			mark = setExpr(atSlot(g), `"started"`)
 		}
+		later := setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")
 		start = append(start,
-			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(mapping("ask", "none"), text("pop"), mapping("push", g.ID), mark)),
-			trans(guard, t.startFlow(g), actions(mapping("ask", "none"), mapping("push", g.ID), mark)))
+			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(mapping("ask", "none"), text("pop"), mapping("push", g.ID), mark, later)),
+			trans(guard, t.startFlow(g), actions(mapping("ask", "none"), mapping("push", g.ID), mark, later)))
 	}
 	add(on, "start_flow", start)
 	if pc := t.pattern("pattern_cancel_flow"); pc != nil {
 		var cancel []*yaml.Node
+		// A called flow is cancelled with its callers: Rasa cancels the
+		// top user flow that is not called, and every frame above it.
+		for _, ch := range t.callChains() {
+			guard := `flow == "` + ch[0].ID + `"`
+			var acts []*yaml.Node
+			for i, y := range ch {
+				if i > 0 {
+					guard += ` and ` + atSlot(y) + ` == "` + t.retOf(y, ch[i-1]) + `"`
+				}
+				acts = append(acts, t.endActions(y)...)
+			}
+			top := ch[len(ch)-1]
+			cancel = append(cancel, trans(guard, "session."+pc.ID,
+				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(top.Name)), setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")),
+					append(acts, mapping("push", pc.ID))...)))
+		}
 		for _, x := range t.users {
 			cancel = append(cancel, trans(`flow == "`+x.ID+`"`, "session."+pc.ID,
-				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name))), append(t.endActions(x), mapping("push", pc.ID))...)))
+				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")),
+					append(t.endActions(x), mapping("push", pc.ID))...)))
 		}
 		// A cancellation while a pattern asks (a correction waiting for
 		// its confirmation) ends the pattern and the flow beneath it: the
@@ -1111,7 +1430,7 @@ func (t *translator) commands() (*yaml.Node, error) {
 		}
 		add(on, "cancel_flow", cancel)
 	}
-	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question"} {
+	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question", "error"} {
 		pt := t.pattern(commandPatterns[c])
 		if pt == nil {
 			continue
@@ -1119,8 +1438,13 @@ func (t *translator) commands() (*yaml.Node, error) {
 		// The question of the flow beneath is asked again when the
 		// pattern ends; meanwhile nothing waits for its answer.
 		acts := actions(mapping("ask", "none"), mapping("push", pt.ID))
-		if c == "clarify" {
+		switch c {
+		case "clarify":
 			acts = append(actions(setExpr(t.ctx("ctx_names"), "event.entities.flow")), acts...)
+		case "error":
+			// The command generator's own error (a message too long or
+			// empty): context.error_type names it.
+			acts = append(actions(setExpr(t.ctx("ctx_reason"), "event.entities.error_type")), acts...)
 		}
 		add(on, c, seq(trans(`not (flow startsWith "pattern_")`, "session."+pt.ID, acts)))
 	}
@@ -1171,6 +1495,7 @@ func (p *Project) stubFor(tc *TestCase, a string) *Stub {
 func (t *translator) stubVariants(actions []string) {
 	t.variantOf = map[*TestCase]string{}
 	t.variantStubs = map[string]map[string]*Stub{}
+	t.variantFixtures = map[string][]SlotValue{}
 	bySig := map[string]string{}
 	for _, tc := range t.p.Tests {
 		var sig []string
@@ -1181,22 +1506,64 @@ func (t *translator) stubVariants(actions []string) {
 				chosen[a] = st
 			}
 		}
+		// A test's fixtures set slots before it starts: its variant
+		// does so too.
+		var fixed []SlotValue
+		for _, fx := range tc.Fixtures {
+			switch {
+			case routerSlots[fx.Slot]:
+				t.note(fx.Pos, "test case %s: fixture slot %s is not kept: it is the slot of Rasa's router, which the import does not simulate", tc.Name, fx.Slot)
+			case t.p.Slot(fx.Slot) == nil:
+				t.note(fx.Pos, "test case %s: fixture slot %s is not in the domain; not kept", tc.Name, fx.Slot)
+			default:
+				fixed = append(fixed, fx)
+				sig = append(sig, "fixture "+fx.Slot+"@"+fx.Pos.String())
+			}
+		}
 		if len(sig) == 0 {
 			continue
 		}
 		key := strings.Join(sig, ";")
 		name, ok := bySig[key]
 		if !ok {
-			name = "stubs_" + strings.Trim(nameRe.ReplaceAllString(strings.ToLower(tc.Name), "_"), "_")
+			prefix := "stubs_"
+			if len(chosen) == 0 {
+				prefix = "fixtures_"
+			}
+			name = prefix + strings.Trim(nameRe.ReplaceAllString(strings.ToLower(tc.Name), "_"), "_")
 			for t.variantStubs[name] != nil {
 				name += "_"
 			}
 			bySig[key] = name
 			t.variants = append(t.variants, name)
 			t.variantStubs[name] = chosen
+			t.variantFixtures[name] = fixed
 		}
 		t.variantOf[tc] = name
 	}
+}
+
+// fixtureSets are the session's transitions setting each variant's
+// fixture slots once, when the conversation starts (before its first
+// turn, as Rasa's e2e runner sets them before the first message).
+func (t *translator) fixtureSets() ([]*yaml.Node, error) {
+	var out []*yaml.Node
+	for _, v := range t.variants {
+		fixed := t.variantFixtures[v]
+		if len(fixed) == 0 {
+			continue
+		}
+		acts := actions(setExpr(t.ctx("ctx_fixtures_set"), "true"))
+		for _, fx := range fixed {
+			a, err := t.setSlot(fx)
+			if err != nil {
+				return nil, err
+			}
+			acts = append(acts, a)
+		}
+		out = append(out, trans(stubParam+` == "`+v+`" and not ctx_fixtures_set`, "session.idle", acts))
+	}
+	return out, nil
 }
 
 // stubOutputs are action a's outputs: each slot a stub sets, with the

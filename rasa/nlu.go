@@ -120,7 +120,7 @@ func (t *translator) seed(r *nluRules) {
 					continue
 				}
 				slot := e[0]
-				if slot == "flow" || slot == "reset_slot" {
+				if slot == "flow" || slot == "reset_slot" || slot == "next_flow" || slot == "error_type" {
 					slot = ""
 				}
 				r.entity(e[0], slot, e[1], text)

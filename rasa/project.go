@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -141,6 +142,12 @@ type TestCase struct {
 	File  string
 	Steps []TestStep
 	Pos   engine.Pos
+	// Fixtures are the slots the test's fixtures set before it starts,
+	// in order.
+	Fixtures []SlotValue
+	// fixtureNames are the fixtures the test names, with positions,
+	// resolved against its file's fixtures once the file is read.
+	fixtureNames []SlotValue
 }
 
 // Project is a Rasa CALM project as read from disk.
@@ -151,8 +158,11 @@ type Project struct {
 	Actions   map[string]bool // the domain's custom actions
 	Flows     []*Flow         // the project's flows, then the default patterns used
 	Tests     []*TestCase
-	Stubs     map[string]*Stub // per action, the first file-wide stub (else per-test one): the stand-in where a test's file stubs nothing
-	AllStubs  []*Stub
+	// MaxChars is the command generator's input limit: a longer message
+	// is answered by pattern_internal_error (Rasa's default, 420).
+	MaxChars int
+	Stubs    map[string]*Stub // per action, the first file-wide stub (else per-test one): the stand-in where a test's file stubs nothing
+	AllStubs []*Stub
 	// Recordings are the recorded replies of the LLM command generator
 	// (llm_mock_server/collection.json), the parse of the messages they
 	// answer.
@@ -256,7 +266,7 @@ func deref(n *yaml.Node) *yaml.Node {
 // flows.yml or data/ (every file with a flows: key), and e2e_tests/ or
 // tests/ (every file with a test_cases: key).
 func Read(dir string) (*Project, error) {
-	p := &Project{Dir: dir, Responses: map[string]*Response{}, Actions: map[string]bool{},
+	p := &Project{Dir: dir, MaxChars: 420, Responses: map[string]*Response{}, Actions: map[string]bool{},
 		Stubs: map[string]*Stub{}, Code: map[string]*Stub{}, CodeNotes: map[string]Note{}, slotIdx: map[string]*Slot{}, flowIdx: map[string]*Flow{}}
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
@@ -421,6 +431,15 @@ func (p *Project) readConfig(file string) error {
 			for i := 0; i+1 < len(c.Content); i += 2 {
 				if c.Content[i].Value == "name" && strings.Contains(c.Content[i+1].Value, "CommandGenerator") {
 					p.note(r.pos(c.Content[i+1]), "the %s (an LLM turning messages into commands) is not simulated: nlu.yaml's stub rules stand in for it", c.Content[i+1].Value)
+				}
+				// The generator's input limit (user_input: max_characters).
+				if c.Content[i].Value == "user_input" && deref(c.Content[i+1]).Kind == yaml.MappingNode {
+					u := deref(c.Content[i+1])
+					for j := 0; j+1 < len(u.Content); j += 2 {
+						if n, err := strconv.Atoi(u.Content[j+1].Value); err == nil && u.Content[j].Value == "max_characters" {
+							p.MaxChars = n
+						}
+					}
 				}
 			}
 		}

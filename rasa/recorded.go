@@ -191,6 +191,11 @@ func dslCommands(answer string) []string {
 // handoff. ok is false when a command has no counterpart.
 func (t *translator) fromRecording(r *Recording, asked string) (*command, string) {
 	c := &command{why: "recorded at " + r.Pos.String()}
+	// Rasa runs a message's commands in reverse, so the first flow
+	// started ends on top of the stack and runs first; a second start
+	// (or a start beside a cancellation) waits beneath it.
+	var starts []string
+	cancel := false
 	for _, cmd := range dslCommands(r.Commands) {
 		f := strings.Fields(cmd)
 		switch {
@@ -198,8 +203,7 @@ func (t *translator) fromRecording(r *Recording, asked string) (*command, string
 			if t.p.Flow(f[2]) == nil {
 				return nil, fmt.Sprintf("starts flow %s, which the project does not have", f[2])
 			}
-			c.intent = "start_flow"
-			c.entity("flow", f[2])
+			starts = append(starts, f[2])
 		case strings.HasPrefix(cmd, "set slot ") && len(f) >= 4:
 			slot := f[2]
 			sl := t.p.Slot(slot)
@@ -221,7 +225,7 @@ func (t *translator) fromRecording(r *Recording, asked string) (*command, string
 			}
 			c.fill(slot, v)
 		case cmd == "cancel flow":
-			c.intent = "cancel_flow"
+			cancel = true
 		case strings.HasPrefix(cmd, "disambiguate flows"):
 			c.intent = "clarify"
 		case cmd == "provide info" || cmd == "search and reply":
@@ -232,6 +236,19 @@ func (t *translator) fromRecording(r *Recording, asked string) (*command, string
 			c.intent = "human_handoff"
 		default:
 			return nil, fmt.Sprintf("command %q has no counterpart in the imported machine", cmd)
+		}
+	}
+	switch {
+	case cancel:
+		c.intent = "cancel_flow"
+		if len(starts) > 0 {
+			c.entity("next_flow", starts[0])
+		}
+	case len(starts) > 0:
+		c.intent = "start_flow"
+		c.entities = append([][2]string{{"flow", starts[0]}}, c.entities...)
+		if len(starts) > 1 {
+			c.entity("next_flow", starts[1])
 		}
 	}
 	if c.intent == "" {

@@ -17,6 +17,20 @@ func (p *Project) readTests(file string) error {
 	if err != nil {
 		return err
 	}
+	fixtures := map[string][]SlotValue{}
+	first := len(p.Tests)
+	defer func() {
+		// The file's fixtures, wherever the file lists them.
+		for _, tc := range p.Tests[first:] {
+			for _, fx := range tc.fixtureNames {
+				sets, ok := fixtures[fx.Slot]
+				if !ok {
+					p.note(fx.Pos, "test case %s: fixture %s is not defined in its file; not kept", tc.Name, fx.Slot)
+				}
+				tc.Fixtures = append(tc.Fixtures, sets...)
+			}
+		}
+	}()
 	for _, e := range kv {
 		switch e[0].Value {
 		case "test_cases":
@@ -41,7 +55,35 @@ func (p *Project) readTests(file string) error {
 					return err
 				}
 			}
-		case "fixtures", "metadata":
+		case "fixtures":
+			items, err := r.list(e[1], "fixtures")
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				named, err := r.pairs(it, "a fixture (name: list of slot: value)")
+				if err != nil {
+					return err
+				}
+				for _, nv := range named {
+					sets, err := r.list(nv[1], "the fixture's slots")
+					if err != nil {
+						return err
+					}
+					var vals []SlotValue
+					for _, set := range sets {
+						kv, err := r.pairs(set, "a slot: value of a fixture")
+						if err != nil {
+							return err
+						}
+						for _, x := range kv {
+							vals = append(vals, SlotValue{Slot: x[0].Value, Value: x[1], Pos: r.pos(x[0])})
+						}
+					}
+					fixtures[nv[0].Value] = vals
+				}
+			}
+		case "metadata":
 			p.note(r.pos(e[0]), "e2e %s are not imported: a scenario starts with every slot empty", e[0].Value)
 		default:
 			p.note(r.pos(e[0]), "key %q of an e2e test file is not imported", e[0].Value)
@@ -139,7 +181,19 @@ func (r *reader) readTestCase(n *yaml.Node) (*TestCase, error) {
 			}
 		case "steps":
 			steps = e[1]
-		case "fixtures", "metadata":
+		case "fixtures":
+			names, err := r.list(e[1], "the test's fixtures")
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range names {
+				name, err := r.str(n, "a fixture's name")
+				if err != nil {
+					return nil, err
+				}
+				tc.fixtureNames = append(tc.fixtureNames, SlotValue{Slot: name, Pos: r.pos(n)})
+			}
+		case "metadata":
 			r.p.note(r.pos(e[0]), "test case %s: %s are not imported", tc.Name, e[0].Value)
 		default:
 			r.p.note(r.pos(e[0]), "test case key %q is not imported", e[0].Value)

@@ -21,14 +21,17 @@ const MutantsCSV = "mutants.csv"
 // MutantRow is one line of mutants.csv (after the seed column);
 // docs/reports.md documents each column.
 type MutantRow struct {
-	Suite       string `csv:"suite"`
-	Mutant      int    `csv:"mutant"`
-	Operator    string `csv:"operator"`
-	File        string `csv:"file"`
-	Line        int    `csv:"line"`
-	Col         int    `csv:"col"`
-	Status      string `csv:"status"`
-	Source      string `csv:"source"`
+	Suite    string `csv:"suite"`
+	Mutant   int    `csv:"mutant"`
+	Operator string `csv:"operator"`
+	File     string `csv:"file"`
+	Line     int    `csv:"line"`
+	Col      int    `csv:"col"`
+	Status   string `csv:"status"`
+	Source   string `csv:"source"`
+	// Pinned: killed only by pin: true scenarios ("pin"; else empty), so
+	// that the merge of shards gives the score without pins too.
+	Pinned      string `csv:"pinned"`
 	Description string `csv:"description"`
 	Detail      string `csv:"detail"`
 }
@@ -41,6 +44,9 @@ func WriteMutantsCSV(w io.Writer, results []mutate.Result) error {
 		m := r.Mutant
 		rows[i] = MutantRow{Suite: r.Suite, Mutant: m.ID, Operator: string(m.Op), File: m.Pos.File, Line: m.Pos.Line, Col: m.Pos.Col,
 			Status: string(r.Status), Source: string(r.Source), Description: m.Desc, Detail: r.Detail}
+		if r.Pinned {
+			rows[i].Pinned = "pin"
+		}
 	}
 	return gocsv.Marshal(rows, w)
 }
@@ -58,7 +64,7 @@ func ReadMutantsCSV(path string) (int64, []mutate.Result, error) {
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s: %v", path, err)
 	}
-	want := []string{"seed", "suite", "mutant", "operator", "file", "line", "col", "status", "source", "description", "detail"}
+	want := []string{"seed", "suite", "mutant", "operator", "file", "line", "col", "status", "source", "pinned", "description", "detail"}
 	if len(recs) == 0 || fmt.Sprint(recs[0]) != fmt.Sprint(want) {
 		return 0, nil, fmt.Errorf("%s:1:1: expected the header of mutants.csv (%v)", path, want)
 	}
@@ -87,8 +93,11 @@ func ReadMutantsCSV(path string) (int64, []mutate.Result, error) {
 		if st != mutate.Killed && st != mutate.Survived && st != mutate.Unreached && st != mutate.Equivalent && st != mutate.Invalid {
 			return 0, nil, bad(8, "killed, survived, unreached, equivalent or invalid")
 		}
-		m := &mutate.Mutant{ID: n[0], Op: mutate.Operator(rec[3]), Pos: engine.Pos{File: rec[4], Line: n[1], Col: n[2]}, Desc: rec[9]}
-		out = append(out, mutate.Result{Suite: rec[1], Mutant: m, Status: st, Source: mutate.Source(rec[8]), Detail: rec[10]})
+		if rec[9] != "" && (rec[9] != "pin" || st != mutate.Killed) {
+			return 0, nil, bad(10, "pin (only for a killed mutant) or nothing")
+		}
+		m := &mutate.Mutant{ID: n[0], Op: mutate.Operator(rec[3]), Pos: engine.Pos{File: rec[4], Line: n[1], Col: n[2]}, Desc: rec[10]}
+		out = append(out, mutate.Result{Suite: rec[1], Mutant: m, Status: st, Source: mutate.Source(rec[8]), Pinned: rec[9] == "pin", Detail: rec[11]})
 	}
 	return seed, out, nil
 }

@@ -2,7 +2,7 @@
 # bigmachine.sh DIR: writes a suite of 300 states into DIR (machine.yaml
 # only), for make e2e's check that a big machine's report stays legible:
 # 12 departments, each a compound state holding 3 groups of 7 steps (25
-# states a department), walked with next, a jump to the next
+# states a department), walked with next and back, a jump to the next
 # department from anywhere in one; the very last step is a top-level
 # final state instead, so 300 states in all.
 set -eu
@@ -14,7 +14,7 @@ awk 'BEGIN {
 	print "machine: big300"
 	print "initial: d0"
 	print "max_turns: 400"
-	print "intents: [next, jump]"
+	print "intents: [next, back, jump]"
 	print "states:"
 	for (d = 0; d < D; d++) {
 		printf "  d%d:\n    initial: d%d_g0\n", d, d
@@ -30,6 +30,7 @@ awk 'BEGIN {
 				else if (d + 1 < D) nxt = sprintf("d%d", d + 1)
 				else nxt = "done"
 				printf "          %s:\n            waits: true\n            on:\n              next: %s\n", name, nxt
+				if (s > 0) printf "              back: d%d_g%d_s%d\n", d, g, s - 1
 			}
 		}
 	}

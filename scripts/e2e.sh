@@ -181,7 +181,7 @@ done
 # (scripts/bigmachine.sh), laid out and checked as the bundled suites'.
 sh scripts/bigmachine.sh "$WORK/big300"
 status=0
-"$SIMCTL" run "$WORK/big300" --out "$WORK/big-out" --generate 20 >"$E2E_DIR/big-run.txt" 2>"$E2E_DIR/big-run.err" || status=$?
+"$SIMCTL" run "$WORK/big300" --out "$WORK/big-out" --generate 50 >"$E2E_DIR/big-run.txt" 2>"$E2E_DIR/big-run.err" || status=$?
 if [ "$status" -gt 1 ]; then
 	echo "e2e: simctl run on the 300-state machine exited $status:"
 	cat "$E2E_DIR/big-run.err"

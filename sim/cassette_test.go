@@ -79,7 +79,10 @@ var _ = Describe("the stub's Rasa-shaped reply", func() {
 	})
 })
 
-var _ = Describe("cassette replay", func() {
+// Labelled race, as every spec recording from nlutest's HTTP server (its
+// handlers run on goroutines of their own): make test runs them under the
+// race detector, sim's other specs without it.
+var _ = Describe("cassette replay", Label("race"), func() {
 	It("reproduces the stub's statuses and traces on the bundled suites when recorded from a server that answers like the stub", func() {
 		for _, dir := range seedSuites {
 			s := load(dir)

@@ -123,7 +123,7 @@ var _ = Describe("the NLU noise model", func() {
 		Expect(wrong).To(BeNumerically(">", 100))
 	})
 
-	It("perturbs the text before the stub parses it, and not before a cassette", func() {
+	It("perturbs the text before the stub parses it, and not before a cassette", Label("race"), func() {
 		n := noisyNLU(s, "noise: {intent: 0, confidence: 0, entities: 0}\n")
 		z := sim.NewNoisy(stub, stub, n, s.Machine, 1)
 		var ev engine.Event

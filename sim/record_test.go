@@ -12,7 +12,7 @@ import (
 	"github.com/simctl/simctl/spec"
 )
 
-var _ = Describe("the NLU server client", func() {
+var _ = Describe("the NLU server client", Label("race"), func() {
 	var server *nlutest.Server
 	var client *sim.HTTPNLU
 
