@@ -205,6 +205,8 @@ var _ = Describe("simctl import rasa", func() {
 				notes: []string{"fixture slot route_session_to_calm is not kept"}}),
 			Entry("a message over the input limit starts pattern_internal_error", calmCase{test: "message_too_long"}),
 			Entry("pattern_cannot_handle at a question asks it again", calmCase{test: "cannot_handle_at_a_question"}),
+			Entry("a pre-CALM rule (an intent, then actions) answers its intent; a rule with a condition is named", calmCase{test: "pre_calm_rule_answers",
+				notes: []string{"rule only in a form of the NLU-based (pre-CALM) pipeline is not imported: it has condition"}}),
 		)
 
 		It("pins a fixture's test to its variant and marks both commands of one message", func() {
