@@ -1109,19 +1109,6 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	}
 	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
 	add(on, "set_slot", seq(set...))
-	if user {
-		// A start of a flow already running, carrying the asked slot:
-		// Rasa drops the start and keeps the slot it sets.
-		g := `event.entities.` + slotVar(s.Arg) + ` != "" and (event.entities.flow == "` + f.ID + `" or ` + atSlot0(t, f) + `)`
-		if c, _ := t.valueCheck(sl, "event.entities."+slotVar(s.Arg)); c != "" {
-			g += " and " + c
-		}
-		// Without it nothing is left of the message, and the flow,
-		// still at its question, asks it again.
-		again := `event.entities.flow == "` + f.ID + `" or ` + atSlot0(t, f)
-		add(on, "start_flow", seq(trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, "event.entities."+slotVar(s.Arg))))),
-			trans(again, t.path(f, name), nil)))
-	}
 	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
 		// The step to go back to: the earliest corrected slot collected
 		// before this step (Rasa resets the flow there), else this one.
@@ -1716,19 +1703,4 @@ func (t *translator) deriveStubs() {
 			}
 		}
 	}
-}
-
-// atSlot0 is the condition that the flow an event starts is already on
-// the stack: one of the user flows with a return point set.
-func atSlot0(t *translator, f *Flow) string {
-	var or []string
-	for _, x := range t.users {
-		if t.resume[x.ID] && x != f {
-			or = append(or, `(event.entities.flow == "`+x.ID+`" and `+atSlot(x)+` != "")`)
-		}
-	}
-	if len(or) == 0 {
-		return "false"
-	}
-	return strings.Join(or, " or ")
 }
