@@ -13,8 +13,9 @@ import (
 )
 
 const (
-	rasaFixture = "../rasa/testdata/moneybank"
-	calmFixture = "../rasa/testdata/calmstack"
+	rasaFixture   = "../rasa/testdata/moneybank"
+	calmFixture   = "../rasa/testdata/calmstack"
+	repairFixture = "../rasa/testdata/calmrepair"
 )
 
 type calmCase struct {
@@ -145,8 +146,8 @@ var _ = Describe("simctl import rasa", func() {
 			Entry("recorded LLM replies (llm_mock_server/collection.json) are the parse of the messages", calmCase{test: "recorded_replies"}),
 			Entry("a custom action's unconditional Python code stands for it; initial_value holds from the start", calmCase{test: "balance_from_code"}),
 			Entry("a slot's validation rejections run in a called flow's collect", calmCase{test: "note_rejected_in_called_flow"}),
-			Entry("e2e fixtures, button payloads and unused domain slots are named", calmCase{test: "pay_happy",
-				notes: []string{"e2e fixtures are not imported", "buttons is not imported"}}),
+			Entry("button payloads are named", calmCase{test: "pay_happy",
+				notes: []string{"buttons is not imported"}}),
 		)
 
 		It("leaves the domain slots nothing uses out of the machine", func() {
@@ -163,6 +164,58 @@ var _ = Describe("simctl import rasa", func() {
 			// show the question: the flow asks it next.
 			Expect(string(sc)).To(ContainSubstring("intent: set_slot\n      text: \"5\"\n      value: \"5\""))
 			Expect(string(sc)).To(ContainSubstring("rasa_stubs: stubs_pay_fails"))
+		})
+	})
+
+	// calmrepair is written for these specs: each test case exercises one
+	// part of Rasa's dialogue stack (see its e2e_tests/repair.yml).
+	Describe("the calmrepair fixture", func() {
+		var text, report string
+
+		BeforeEach(func() {
+			code, _, stderr := importRasa(repairFixture, "--out", out)
+			Expect(code).To(Equal(cli.ExitOK), stderr)
+			data, err := os.ReadFile(filepath.Join(out, "import.md"))
+			Expect(err).NotTo(HaveOccurred())
+			report = string(data)
+			var runOut, runErr bytes.Buffer
+			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
+			text = runOut.String()
+		})
+
+		DescribeTable("each part of the stack imports and its test case passes",
+			func(c calmCase) {
+				Expect(text).To(MatchRegexp(`PASS  `+c.test+` `), text)
+				for _, n := range c.notes {
+					Expect(report).To(ContainSubstring(n))
+				}
+			},
+			Entry("two flows started by one message: the first runs, then the second", calmCase{test: "two_starts_in_one_message"}),
+			Entry("a cancellation and a start in one message: pattern_cancel_flow, the flow, pattern_completed", calmCase{test: "cancel_and_start_in_one_message"}),
+			Entry("an answer to the interrupted flow's question while pattern_continue_interrupted asks", calmCase{test: "answer_while_asked_to_continue"}),
+			Entry("a correction of an ask_before_filling slot only resets (context.is_reset_only)", calmCase{test: "reset_only_correction"}),
+			Entry("a correction of two slots, confirmed", calmCase{test: "two_slots_corrected"}),
+			Entry("a caller's slot corrected while the called flow asks", calmCase{test: "caller_slot_corrected_while_called_flow_asks"}),
+			Entry("a called flow's slot taken back goes back to the call", calmCase{test: "called_slot_reset"}),
+			Entry("a cancellation while a called flow asks cancels its caller", calmCase{test: "cancel_while_called_flow_asks"}),
+			Entry("slots given up front are validated, the last first", calmCase{test: "upfront_values_validated_last_first"}),
+			Entry("a validated slot an answer carries is validated at once", calmCase{test: "answer_carries_a_validated_slot"}),
+			Entry("an e2e fixture sets its slot before the first turn; the router's slot is named", calmCase{test: "fixture_sets_a_slot",
+				notes: []string{"fixture slot route_session_to_calm is not kept"}}),
+			Entry("a message over the input limit starts pattern_internal_error", calmCase{test: "message_too_long"}),
+			Entry("pattern_cannot_handle at a question asks it again", calmCase{test: "cannot_handle_at_a_question"}),
+			Entry("a pre-CALM rule (an intent, then actions) answers its intent; a rule with a condition is named", calmCase{test: "pre_calm_rule_answers",
+				notes: []string{"rule only in a form of the NLU-based (pre-CALM) pipeline is not imported: it has condition"}}),
+		)
+
+		It("pins a fixture's test to its variant and marks both commands of one message", func() {
+			sc, err := os.ReadFile(filepath.Join(out, "fixture_sets_a_slot.scenario.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(sc)).To(ContainSubstring("rasa_stubs: fixtures_fixture_sets_a_slot"))
+			sc, err = os.ReadFile(filepath.Join(out, "two_starts_in_one_message.scenario.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(sc)).To(ContainSubstring("flow: history\n        next_flow: pay"))
 		})
 	})
 

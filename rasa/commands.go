@@ -232,9 +232,13 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		beneath := ""
 		if ci := t.pattern("pattern_continue_interrupted"); ci != nil && contains(collectSlots(ci), asked) && len(tu.says) > 0 {
 			if a, ok := asks[tu.says[0]]; ok && !a.flow.Pattern && slices.Contains(stack, a.flow) {
+				// The flow waits at its first empty slot; a question past it
+				// means the message answered it (asked again: a "yes").
 				for _, s := range collectSlots(a.flow) {
-					if _, ok := filled[s]; !ok && s != a.slot {
-						beneath = s
+					if _, ok := filled[s]; !ok {
+						if s != a.slot {
+							beneath = s
+						}
 						break
 					}
 				}

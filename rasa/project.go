@@ -298,6 +298,15 @@ func Read(dir string) (*Project, error) {
 			return nil, err
 		}
 	}
+	ruleFiles, err := files(dir, nil, []string{"data"}, "rules")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range ruleFiles {
+		if err := p.readRules(f); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.addDefaultPatterns(); err != nil {
 		return nil, err
 	}
