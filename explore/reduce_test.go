@@ -114,7 +114,7 @@ var _ = Describe("reductions", func() {
 
 	It("say how the user acts were reduced, and which slots are not state", func() {
 		res := search(load(seedSuite("formfill")), explore.Options{Depth: 1})
-		Expect(res.Values).To(MatchRegexp(`^value classes: 158 user acts in \d+ classes, \d+ explored; not state \(nothing reads them\): user_message, .*response`))
+		Expect(res.Values).To(MatchRegexp(`^value classes: 162 user acts in \d+ classes, \d+ explored; not state \(nothing reads them\): user_message, .*response`))
 		res = search(load(seedSuite("hfsm")), explore.Options{Depth: 1})
 		Expect(res.Values).To(ContainSubstring("every text is told apart: "))
 		res = search(load(seedSuite("hfsm")), explore.Options{Depth: 1, NoReduce: true})
