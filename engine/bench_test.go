@@ -61,3 +61,49 @@ func BenchmarkStep(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(transitions), "ns/transition")
 }
+
+// BenchmarkParallelToggle is statechart.BenchmarkSessionSend's chart in
+// YAML: a parallel state with two regions of two states each, both
+// regions moving on every event. Beside that benchmark it compares the two
+// interpreters on the same machine (docs/one-interpreter.md).
+func BenchmarkParallelToggle(b *testing.B) {
+	s, err := spec.LoadMachine("toggle.yaml", []byte(`machine: toggle
+initial: p
+intents: [go]
+states:
+  p:
+    parallel: true
+    states:
+      r1:
+        initial: a1
+        states:
+          a1: {on: {go: r1.a2}}
+          a2: {on: {go: r1.a1}}
+      r2:
+        initial: b1
+        states:
+          b1: {on: {go: r2.b2}}
+          b2: {on: {go: r2.b1}}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := s.Machine
+	id, _ := m.IntentID("go")
+	ev := engine.Event{Kind: engine.UserEvent, Intent: id, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
+	var c engine.Config
+	var r engine.Result
+	if err := m.Start(&c, 0, &r); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := m.Step(&c, &ev, &r); err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Steps) != 2 {
+			b.Fatalf("%d steps, want 2", len(r.Steps))
+		}
+	}
+}
