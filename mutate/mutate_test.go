@@ -89,9 +89,13 @@ var _ = Describe("Runner", func() {
 		Expect(all.Killed).To(Equal(13))
 		Expect(all.BySource[mutate.Scripted]).To(Equal(11))
 		// Dropping either cancel of auto_off leaves the timer running
-		// after the lamp is off: generated users, silent once the lamp is
-		// off, let it fall due (leaked_timer) before the explorer runs.
-		Expect(all.BySource[mutate.Generated]).To(Equal(2))
+		// after the lamp is off. Generated users, silent once the lamp is
+		// off, let it fall due (leaked_timer) after switching it off; the
+		// third dim that turns it off is no move a cooperative user makes
+		// (it heads for states not yet visited), so the explorer finds
+		// that one.
+		Expect(all.BySource[mutate.Generated]).To(Equal(1))
+		Expect(all.BySource[mutate.Explored]).To(Equal(1))
 		Expect(all.Equivalent).To(Equal(1))
 		Expect(all.Survived).To(Equal(8))
 		Expect(all.Score()).To(BeNumerically("~", 13.0/21, 1e-9))
@@ -102,8 +106,10 @@ var _ = Describe("Runner", func() {
 			if r.Status == mutate.Killed && r.Source == mutate.Scripted {
 				Expect(r.Detail).To(Equal("scenario dim fails"))
 			}
-			if r.Status == mutate.Killed && r.Source == mutate.Generated {
+			if r.Status == mutate.Killed && r.Source != mutate.Scripted {
 				Expect(r.Mutant.Op).To(Equal(mutate.DropCancel))
+			}
+			if r.Status == mutate.Killed && r.Source == mutate.Generated {
 				Expect(r.Detail).To(Equal("a generated conversation breaks leaked_timer"))
 			}
 		}
