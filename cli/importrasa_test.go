@@ -16,6 +16,7 @@ const (
 	rasaFixture   = "../rasa/testdata/moneybank"
 	calmFixture   = "../rasa/testdata/calmstack"
 	repairFixture = "../rasa/testdata/calmrepair"
+	questFixture  = "../rasa/testdata/calmquestion"
 )
 
 type calmCase struct {
@@ -216,6 +217,56 @@ var _ = Describe("simctl import rasa", func() {
 			sc, err = os.ReadFile(filepath.Join(out, "two_starts_in_one_message.scenario.yaml"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(sc)).To(ContainSubstring("flow: history\n        next_flow: pay"))
+		})
+	})
+
+	Describe("the calmquestion fixture: each message read at the question asked", func() {
+		var nlu string
+
+		BeforeEach(func() {
+			code, _, stderr := importRasa(questFixture, "--out", out)
+			Expect(code).To(Equal(cli.ExitOK), stderr)
+			data, err := os.ReadFile(filepath.Join(out, "nlu.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			nlu = string(data)
+		})
+
+		It("passes its e2e cases: a start answers the questions it skips (a number for a text slot the tests set to numbers, a value before the flow's response), an answer after a rejection is the rejected slot's", func() {
+			var runOut, runErr bytes.Buffer
+			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
+			Expect(runOut.String()).To(ContainSubstring("3 passed, 0 failed"))
+			sc, err := os.ReadFile(filepath.Join(out, "start_gives_payee_and_sum.scenario.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(sc)).To(ContainSubstring(`sum: "40"`))
+		})
+
+		It("writes nlu.yaml with answers a simulated user can give: no start phrase as an answer, no value a test shows rejected", func() {
+			Expect(nlu).To(ContainSubstring("  payee:\n    slots: [payee]\n    values:\n      Ann: []\n"))
+			Expect(nlu).NotTo(ContainSubstring("me: []"))
+			Expect(nlu).To(ContainSubstring(`"40": []`))
+		})
+
+		It("takes a start of the flow asking, or a correction of the empty slot asked, as its answer; generated users finish every flow", func() {
+			scenario := `name: per_question
+turns:
+  - user: pay a friend
+    expect: {bot: "Who should get it?"}
+  - user: pay 40 to Ann now
+    expect: {bot: "How much should I send?", slots: {payee: Ann}}
+  - user: actually 40
+    expect: {bot: "Send 40 to Ann?", slots: {sum: "40"}}
+  - user: "yes"
+    expect: {bot: "Paid.\nIs there anything else I can help you with?"}
+`
+			Expect(os.WriteFile(filepath.Join(out, "per_question.scenario.yaml"), []byte(scenario), 0o644)).To(Succeed())
+			var runOut, runErr bytes.Buffer
+			status := cli.Main([]string{"run", out, "--out", "", "--generate", "200", "--explore-depth", "3"}, &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
+			text := runOut.String()
+			Expect(text).To(MatchRegexp(`PASS  per_question `), text)
+			Expect(text).To(MatchRegexp(`generated +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
+			Expect(text).To(ContainSubstring(", 0 violating\n"))
 		})
 	})
 

@@ -530,7 +530,9 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 			p.given[w]++
 			return say(values[idx], "")
 		default:
-			if ch := p.choicesHere(); len(ch) > 0 {
+			// Once every answer the guards test has left the state
+			// unchanged, the user gives the slot a value instead.
+			if ch := p.fresher(p.choicesHere()); len(ch) > 0 {
 				return p.choose(ch, act.Pick, requested)
 			}
 			if !p.yesNo(w) {

@@ -96,10 +96,15 @@ func parseSetSlots(text string) ([][2]string, bool) {
 }
 
 // guess is the value a slot takes from text when the test does not say
-// it: the number in it for a float slot, yes/no for a bool slot, else
-// the text.
+// it: the number in it for a float slot (or a text slot every test sets
+// to a number: the demo's amounts are text slots), yes/no for a bool
+// slot, else the text.
 func guess(sl *Slot, text string) string {
-	switch sl.Type {
+	typ := sl.Type
+	if sl.numeric && (typ == "text" || typ == "any" || typ == "") {
+		typ = "float"
+	}
+	switch typ {
 	case "float":
 		if n := numberRe.FindString(text); n != "" {
 			return strings.ReplaceAll(n, ",", ".")
@@ -406,14 +411,11 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 					if rejected {
 						break
 					}
-					a, ok := asks[say]
-					if !ok || a.flow != started {
+					before, ok := skippedBefore(started, say)
+					if !ok {
 						continue
 					}
-					for _, s := range collectSlots(started) {
-						if s == a.slot {
-							break
-						}
+					for _, s := range before {
 						if _, ok := vals[s]; !ok && t.p.Slot(s) != nil {
 							c.fill(s, guess(t.p.Slot(s), text))
 						}
@@ -496,6 +498,12 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 		}
 		if contains(tu.says, "utter_can_do_something_else") || contains(tu.says, "utter_ask_continue_conversation") {
 			stack = nil
+		}
+		// A slot the turn's rejection clears is asked again.
+		for s := range filled {
+			if overlaps(tu.says, t.rejectionSays(s)) {
+				delete(filled, s)
+			}
 		}
 		prev := asked
 		asked = ""
@@ -799,4 +807,32 @@ func (t *translator) collectedBy(flows map[*Flow]bool, slot string) bool {
 		}
 	}
 	return false
+}
+
+// skippedBefore are the slots flow f collects before the first of its
+// steps that says say (a collect step's question, or an action step's
+// response: a flow that answers at once skipped its questions), and
+// whether some step of f says it.
+func skippedBefore(f *Flow, say string) ([]string, bool) {
+	var before []string
+	for _, s := range f.Steps {
+		switch s.Kind {
+		case "collect":
+			u := s.Utter
+			if u == "" {
+				u = "utter_ask_" + s.Arg
+			}
+			if u == say {
+				return before, true
+			}
+			if !contains(before, s.Arg) {
+				before = append(before, s.Arg)
+			}
+		case "action":
+			if s.Arg == say {
+				return before, true
+			}
+		}
+	}
+	return nil, false
 }

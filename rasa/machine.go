@@ -380,7 +380,7 @@ func (t *translator) callerCorrections(f *Flow) []*yaml.Node {
 						}
 						acts = append(acts, setExpr(atSlot(x), strconv.Quote(t.names[x][e.ID])),
 							setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))
-						out = append(out, trans(`event.entities.`+v+` != "" and `+atSlot(x)+` != ""`,
+						out = append(out, trans(carried(`event.entities.`+v)+` and `+atSlot(x)+` != ""`,
 							t.path(x, "fix_"+slotVar(t.takeSlots(x)[0])), acts))
 					}
 				}
@@ -1109,6 +1109,18 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	}
 	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
 	add(on, "set_slot", seq(set...))
+	if user {
+		// A start of this flow, which is asking, that carries the slot
+		// asked: the command generator, seeing the question, sets the
+		// slot (Rasa drops a start of a flow already on the stack). Any
+		// other start of it is dropped, and the flow waits on.
+		xv := "event.entities." + slotVar(s.Arg)
+		g := `event.entities.flow == "` + f.ID + `" and ` + carried(xv)
+		if c, _ := t.valueCheck(sl, xv); c != "" {
+			g += " and " + c
+		}
+		add(on, "start_flow", seq(trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, xv))))))
+	}
 	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
 		// The step to go back to: the earliest corrected slot collected
 		// before this step (Rasa resets the flow there), else this one.
@@ -1171,6 +1183,15 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 			}
 		}
 		corr = append(corr, t.callerCorrections(f)...)
+		// A correction of the slot asked while it is empty sets it:
+		// Rasa's command generator answers with set slot, and only a
+		// slot set again with another value is a correction.
+		xv := "event.entities." + slotVar(s.Arg)
+		g := carried(xv) + " and not filled(" + v + ")"
+		if c, _ := t.valueCheck(sl, xv); c != "" {
+			g += " and " + c
+		}
+		corr = append([]*yaml.Node{trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, xv))))}, corr...)
 		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(t.takeSlots(f)[0])),
 			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))))
 		add(on, "correct_slot", seq(corr...))
@@ -1187,7 +1208,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 				}
 				seen[sl] = true
 				v := slotVar(sl)
-				again = append(again, trans(`event.entities.`+v+` != ""`, t.path(f, name),
+				again = append(again, trans(carried(`event.entities.`+v), t.path(f, name),
 					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v), setExpr(t.ctx("ctx_correct_value"), "event.entities."+v),
 						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(sl)))))
 			}
@@ -1704,3 +1725,10 @@ func (t *translator) deriveStubs() {
 		}
 	}
 }
+
+// carried is the condition that a command carries entity x beside it (a
+// start or a correction carrying a slot). It is written not (x == ""):
+// the simulated user reads a guard x != "" as a question answered with
+// x's texts, and a cooperative user does not answer a question with a
+// correction or a start of the flow that asks it.
+func carried(x string) string { return "not (" + x + ` == "")` }

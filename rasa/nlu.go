@@ -33,6 +33,9 @@ type entityRule struct {
 	slot   string
 	order  []string
 	values map[string][]string
+	// answers counts the synonyms of each value said as an answer to
+	// the slot's question, which come first.
+	answers map[string]int
 }
 
 func (r *nluRules) intent(intent, text string) {
@@ -46,16 +49,24 @@ func (r *nluRules) intent(intent, text string) {
 }
 
 func (r *nluRules) marker(text string) {
+	if !letterRe.MatchString(text) {
+		// A number ("1234", a PIN a test's stubs took for a
+		// correction) is an answer wherever a question is asked.
+		return
+	}
 	if k := strings.ToLower(text); !r.mseen[k] && strings.TrimSpace(k) != "" {
 		r.mseen[k] = true
 		r.markers = append(r.markers, text)
 	}
 }
 
-func (r *nluRules) entity(name, slot, value, synonym string) {
+// entity adds a value of an entity and a synonym of it (none if
+// empty). Answers given at the slot's question come before the other
+// synonyms: a simulated user answers with a value's first synonym.
+func (r *nluRules) entity(name, slot, value, synonym string, answer bool) {
 	e := r.ents[name]
 	if e == nil {
-		e = &entityRule{slot: slot, values: map[string][]string{}}
+		e = &entityRule{slot: slot, values: map[string][]string{}, answers: map[string]int{}}
 		r.ents[name] = e
 		r.entOrder = append(r.entOrder, name)
 	}
@@ -66,15 +77,36 @@ func (r *nluRules) entity(name, slot, value, synonym string) {
 	if synonym == "" || strings.EqualFold(synonym, value) {
 		return
 	}
-	for _, s := range e.values[value] {
+	syns := e.values[value]
+	for i, s := range syns {
 		if strings.EqualFold(s, synonym) {
+			if answer && i >= e.answers[value] {
+				// Said as an answer too: among the answers.
+				syns = append(syns[:i], syns[i+1:]...)
+				break
+			}
 			return
 		}
 	}
-	e.values[value] = append(e.values[value], synonym)
+	if !answer {
+		e.values[value] = append(syns, synonym)
+		return
+	}
+	n := e.answers[value]
+	e.values[value] = append(syns[:n], append([]string{synonym}, syns[n:]...)...)
+	e.answers[value]++
 }
 
-var wordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+// mentions tells whether text holds value as whole words.
+func mentions(text, value string) bool {
+	v := strings.Join(wordRe.FindAllString(strings.ToLower(value), -1), " ")
+	return v != "" && hasPhrase(text, []string{v})
+}
+
+var (
+	wordRe   = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+	letterRe = regexp.MustCompile(`\p{L}`)
+)
 
 func hasPhrase(text string, phrases []string) bool {
 	low := " " + strings.Join(wordRe.FindAllString(strings.ToLower(text), -1), " ") + " "
@@ -108,9 +140,32 @@ func contains(xs []string, x string) bool {
 // phrase of the intent (answers excepted: they are mapped into the slot
 // asked), and entities with the text as a synonym of their value.
 func (t *translator) seed(r *nluRules) {
+	// The values a test shows rejected (the turn that gives them says a
+	// rejection of the slot) are no values for a simulated user to give.
+	type tested struct {
+		turns []*turn
+		cmds  []*command
+	}
+	var all []tested
+	rejected := map[[2]string]bool{}
 	for _, tc := range t.p.Tests {
 		turns := t.turns(tc)
-		for i, c := range t.infer(tc, turns) {
+		cmds := t.infer(tc, turns)
+		all = append(all, tested{turns, cmds})
+		for i, c := range cmds {
+			for _, e := range c.entities {
+				if overlaps(turns[i].says, t.rejectionSays(e[0])) {
+					rejected[[2]string{e[0], e[1]}] = true
+				}
+			}
+			if c.slot != "" && c.hasValue && overlaps(turns[i].says, t.rejectionSays(c.slot)) {
+				rejected[[2]string{c.slot, c.value}] = true
+			}
+		}
+	}
+	for _, tt := range all {
+		turns := tt.turns
+		for i, c := range tt.cmds {
 			text := turns[i].user.Text
 			if c.intent != "set_slot" && c.intent != "cannot_handle" {
 				r.intent(c.intent, text)
@@ -123,12 +178,25 @@ func (t *translator) seed(r *nluRules) {
 				if slot == "flow" || slot == "reset_slot" || slot == "next_flow" || slot == "error_type" {
 					slot = ""
 				}
-				r.entity(e[0], slot, e[1], text)
+				if slot != "" && rejected[[2]string{slot, e[1]}] {
+					// The test shows the value rejected: no value of
+					// the slot for a simulated user to give.
+					continue
+				}
+				syn := text
+				if slot != "" && mentions(text, e[1]) {
+					// The value is in the text, where the stub finds
+					// it: a start or a correction is no answer to say
+					// at the slot's question.
+					syn = ""
+				}
+				r.entity(e[0], slot, e[1], syn, false)
 			}
-			if c.slot != "" && c.hasValue && !strings.EqualFold(strings.TrimSpace(text), c.value) && !strings.HasPrefix(text, "/") {
+			if c.slot != "" && c.hasValue && !strings.EqualFold(strings.TrimSpace(text), c.value) && !strings.HasPrefix(text, "/") &&
+				!rejected[[2]string{c.slot, c.value}] {
 				// An answer that is not the value itself is normalised
 				// by an entity of the slot asked.
-				r.entity(slotVar(c.slot), slotVar(c.slot), c.value, strings.TrimSpace(text))
+				r.entity(slotVar(c.slot), slotVar(c.slot), c.value, strings.TrimSpace(text), true)
 			}
 		}
 	}
@@ -146,8 +214,8 @@ func (t *translator) nlu() []byte {
 		}
 	}
 	for _, f := range t.users {
-		r.entity("flow", "", f.ID, strings.ReplaceAll(f.ID, "_", " "))
-		r.entity("flow", "", f.ID, f.Name)
+		r.entity("flow", "", f.ID, strings.ReplaceAll(f.ID, "_", " "), false)
+		r.entity("flow", "", f.ID, f.Name, false)
 	}
 	t.seed(r)
 	root := mapping("confidence", "1")

@@ -48,6 +48,10 @@ type Slot struct {
 	// conversation starts.
 	Initial    *yaml.Node
 	InitialPos engine.Pos
+	// numeric: a text slot that every test setting it sets to a number
+	// (an amount kept as text); a value read from a message is then the
+	// number in it.
+	numeric bool
 }
 
 // Response is a response of the domain; only its first variation is used.
@@ -322,6 +326,7 @@ func Read(dir string) (*Project, error) {
 			return nil, err
 		}
 	}
+	p.markNumeric()
 	if err := p.readActionCode(); err != nil {
 		return nil, err
 	}
@@ -663,4 +668,24 @@ func emptyYAML(data []byte) bool {
 		}
 	}
 	return true
+}
+
+// markNumeric marks the text slots the tests only ever set to numbers.
+func (p *Project) markNumeric() {
+	seen := map[*Slot]bool{}
+	for _, tc := range p.Tests {
+		for _, st := range tc.Steps {
+			sl := p.Slot(st.Slot)
+			v := deref(st.Value)
+			if st.Kind != "slot_was_set" || sl == nil || v == nil || v.Tag == "!!null" {
+				continue
+			}
+			_, err := strconv.ParseFloat(v.Value, 64)
+			if !seen[sl] {
+				seen[sl], sl.numeric = true, err == nil
+			} else if err != nil {
+				sl.numeric = false
+			}
+		}
+	}
 }
