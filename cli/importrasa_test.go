@@ -231,11 +231,15 @@ var _ = Describe("simctl import rasa", func() {
 			nlu = string(data)
 		})
 
-		It("passes its e2e cases: a start answers the questions it skips (a number for a text slot the tests set to numbers, a value before the flow's response), an answer after a rejection is the rejected slot's", func() {
+		It("passes its e2e cases: a start answers the questions it skips (a number for a text slot the tests set to numbers, a value before the flow's response), an answer after a rejection is the rejected slot's, a custom action refusing one value and accepting another is stubbed from the branches the test shows", func() {
 			var runOut, runErr bytes.Buffer
 			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
 			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			Expect(runOut.String()).To(ContainSubstring("3 passed, 0 failed"))
+			Expect(runOut.String()).To(ContainSubstring("4 passed, 0 failed"))
+			Expect(runOut.String()).To(MatchRegexp(`PASS  too_much_then_less \[stubs_too_much_then_less\]`))
+			machine, err := os.ReadFile(filepath.Join(out, "machine.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(machine)).To(ContainSubstring(`enough: 'rasa_stubs == "stubs_too_much_then_less" ? filled(sum) and number(sum) < 900 : (true)'`))
 			sc, err := os.ReadFile(filepath.Join(out, "start_gives_payee_and_sum.scenario.yaml"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(sc)).To(ContainSubstring(`sum: "40"`))
@@ -265,7 +269,8 @@ turns:
 			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
 			text := runOut.String()
 			Expect(text).To(MatchRegexp(`PASS  per_question `), text)
-			Expect(text).To(MatchRegexp(`generated +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
+			Expect(text).To(MatchRegexp(`generated \[default\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
+			Expect(text).To(MatchRegexp(`generated \[stubs_too_much_then_less\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
 			Expect(text).To(ContainSubstring(", 0 violating\n"))
 		})
 	})

@@ -120,6 +120,9 @@ type translator struct {
 	resets, rejects map[string]bool
 	// extra are states an action step adds beside its own.
 	extra [][2]any
+	// refused are the (slot, value) pairs a test shows a custom action
+	// refuse (deriveThresholds): no value for a simulated user to give.
+	refused map[[2]string]bool
 }
 
 // routerSlots are the slots of Rasa's routers (LLMBasedRouter,
@@ -1610,6 +1613,13 @@ func (t *translator) stubOutputs(a string) (*yaml.Node, error) {
 			}
 			vals[sv.Slot][v] = e
 		}
+		for _, x := range st.Exprs {
+			if vals[x[0]] == nil {
+				vals[x[0]] = map[string]string{}
+				order = append(order, x[0])
+			}
+			vals[x[0]][v] = x[1]
+		}
 		return nil
 	}
 	if err := addStub("", t.p.Stubs[a]); err != nil {
@@ -1723,7 +1733,143 @@ func (t *translator) deriveStubs() {
 				t.note(ex.Pos, "test case %s: %s is stubbed for this test from the slots the turn shows it set", tc.Name, a)
 			}
 		}
+		t.deriveThresholds(tc, turns, cmds)
 	}
+}
+
+// deriveThresholds stubs, for one test, a custom action whose flow
+// branches on a bool slot right after it, when the test runs it with
+// both results (the responses of the branches show which) at different
+// values of a number slot the flow collected before it: the demo's
+// check_transfer_funds refuses 5000 and accepts 3000, comparing the
+// amount with a balance the import cannot see. The stub accepts a number
+// below the smallest value refused (above the largest, when larger
+// values are the accepted ones): what the test shows, and nothing more.
+func (t *translator) deriveThresholds(tc *TestCase, turns []*turn, cmds []*command) {
+	for _, f := range t.users {
+		for k, s := range f.Steps {
+			if s.Kind != "action" || !t.invoked[s.Arg] || t.p.Code[s.Arg] != nil || len(s.Next) < 2 {
+				continue
+			}
+			if st := t.p.stubFor(tc, s.Arg); st != nil && st.File == tc.File {
+				continue
+			}
+			b := s.Next[0]
+			m := boolCondRe.FindStringSubmatch(strings.TrimSpace(b.Cond))
+			first := branchStep(f, b)
+			if m == nil || first == nil || first.Kind != "action" || t.p.Slot(m[2]) == nil {
+				continue
+			}
+			var num string
+			for _, c := range f.Steps[:k] {
+				if sl := t.p.Slot(c.Arg); c.Kind == "collect" && sl != nil && (sl.Type == "float" || sl.numeric) {
+					num = c.Arg
+				}
+			}
+			if num == "" {
+				continue
+			}
+			// The number slot's value as the turns give it, and the
+			// action's result in the turns whose responses show a branch.
+			var yes, no []float64
+			var noText []string
+			cur := ""
+			for i, tu := range turns {
+				for _, kv := range cmds[i].sets {
+					if kv[0] == num {
+						cur = kv[1]
+					}
+				}
+				if cmds[i].slot == num && cmds[i].hasValue {
+					cur = cmds[i].value
+				}
+				x, err := strconv.ParseFloat(cur, 64)
+				if err != nil {
+					continue
+				}
+				took := contains(tu.says, first.Arg)
+				if !took && !t.reaches(f, s, tu.says) {
+					continue
+				}
+				// The branch's condition held: the slot is false for
+				// "not slots.x", true for "slots.x".
+				if took == (m[1] == "") {
+					yes = append(yes, x)
+				} else {
+					no = append(no, x)
+					noText = append(noText, cur)
+				}
+				cur = ""
+			}
+			if len(yes) == 0 || len(no) == 0 {
+				continue
+			}
+			// The action accepts below the smallest value refused (or
+			// above the largest), so that it refuses no more than the
+			// test shows.
+			bound, cmp := slices.Min(no), "<"
+			if slices.Max(yes) >= bound {
+				bound, cmp = slices.Max(no), ">"
+				if slices.Min(yes) <= bound {
+					continue
+				}
+			}
+			if t.refused == nil {
+				t.refused = map[[2]string]bool{}
+			}
+			for _, v := range noText {
+				t.refused[[2]string{num, v}] = true
+			}
+			n := t.use(num)
+			expr := "filled(" + n + ") and number(" + n + ") " + cmp + " " + strconv.FormatFloat(bound, 'f', -1, 64)
+			t.p.AllStubs = append(t.p.AllStubs, &Stub{Action: s.Arg, File: tc.File, Test: tc.Name, Exprs: [][2]string{{m[2], expr}}, Pos: s.Pos})
+			t.note(tc.Pos, "test case %s: %s is stubbed for this test as %s = %s, from the branches its turns show it took", tc.Name, s.Arg, m[2], expr)
+		}
+	}
+}
+
+// branchStep is the first step of branch b of flow f: its first inline
+// step, or the step its target names.
+func branchStep(f *Flow, b Branch) *Step {
+	if len(b.Steps) > 0 {
+		return b.Steps[0]
+	}
+	for _, s := range f.Steps {
+		if s.ID == b.Target {
+			return s
+		}
+	}
+	return nil
+}
+
+// boolCondRe is a branch condition on one bool slot: slots.x or not slots.x.
+var boolCondRe = regexp.MustCompile(`^(not\s+)?slots\.([A-Za-z_][A-Za-z0-9_]*)$`)
+
+// reaches tells whether the turn's responses show flow f going on past
+// step s without its first branch: a question or response of a later
+// step.
+func (t *translator) reaches(f *Flow, s *Step, says []string) bool {
+	after := false
+	for _, x := range f.Steps {
+		if x == s {
+			after = true
+			continue
+		}
+		if !after {
+			continue
+		}
+		u := x.Arg
+		if x.Kind == "collect" {
+			u = x.Utter
+			if u == "" {
+				u = "utter_ask_" + x.Arg
+			}
+		}
+		if contains(says, u) {
+			return true
+		}
+	}
+	return false
 }
 
 // carried is the condition that a command carries entity x beside it (a

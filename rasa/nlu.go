@@ -141,13 +141,17 @@ func contains(xs []string, x string) bool {
 // asked), and entities with the text as a synonym of their value.
 func (t *translator) seed(r *nluRules) {
 	// The values a test shows rejected (the turn that gives them says a
-	// rejection of the slot) are no values for a simulated user to give.
+	// rejection of the slot, or a custom action refuses them) are no
+	// values for a simulated user to give.
 	type tested struct {
 		turns []*turn
 		cmds  []*command
 	}
 	var all []tested
 	rejected := map[[2]string]bool{}
+	for k := range t.refused {
+		rejected[k] = true
+	}
 	for _, tc := range t.p.Tests {
 		turns := t.turns(tc)
 		cmds := t.infer(tc, turns)

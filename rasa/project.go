@@ -128,7 +128,10 @@ type Stub struct {
 	Slots     []SlotValue
 	Responses []string // texts said
 	Said      []string // responses said by name (an action's code)
-	Pos       engine.Pos
+	// Exprs are slots set to a simctl expression over the slots: a
+	// result the test shows depending on a value (derived stubs).
+	Exprs [][2]string
+	Pos   engine.Pos
 }
 
 // TestStep is one step of an e2e test case.
