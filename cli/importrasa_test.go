@@ -235,7 +235,7 @@ var _ = Describe("simctl import rasa", func() {
 			var runOut, runErr bytes.Buffer
 			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
 			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			Expect(runOut.String()).To(ContainSubstring("4 passed, 0 failed"))
+			Expect(runOut.String()).To(ContainSubstring("6 passed, 0 failed"))
 			Expect(runOut.String()).To(MatchRegexp(`PASS  too_much_then_less \[stubs_too_much_then_less\]`))
 			machine, err := os.ReadFile(filepath.Join(out, "machine.yaml"))
 			Expect(err).NotTo(HaveOccurred())
@@ -244,6 +244,22 @@ var _ = Describe("simctl import rasa", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(sc)).To(ContainSubstring(`sum: "40"`))
 		})
+
+		DescribeTable("reads what a test shows of a custom action or a start, where the test does not say it",
+			func(test, note string) {
+				var runOut, runErr bytes.Buffer
+				status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
+				Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
+				Expect(runOut.String()).To(MatchRegexp(`PASS  ` + test + ` `))
+				report, err := os.ReadFile(filepath.Join(out, "import.md"))
+				Expect(err).NotTo(HaveOccurred())
+				Expect(string(report)).To(ContainSubstring(note))
+			},
+			Entry("an action no test stubs gets the result its branch shows, per test", "snack_when_closed",
+				"check_open is stubbed for this test as open_now = false, from the branch its turns show it took"),
+			Entry("a first message the test shows nothing of started the flow a later turn shows, and answered the questions the turns between cannot have", "silent_start",
+				"a step with only next is read as noop: true"),
+		)
 
 		It("writes nlu.yaml with answers a simulated user can give: no start phrase as an answer, no value a test shows rejected", func() {
 			Expect(nlu).To(ContainSubstring("  payee:\n    slots: [payee]\n    values:\n      Ann: []\n"))
@@ -270,6 +286,7 @@ turns:
 			text := runOut.String()
 			Expect(text).To(MatchRegexp(`PASS  per_question `), text)
 			Expect(text).To(MatchRegexp(`generated \[default\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
+			Expect(text).To(MatchRegexp(`generated \[stubs_snack_when_closed\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
 			Expect(text).To(MatchRegexp(`generated \[stubs_too_much_then_less\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
 			Expect(text).To(ContainSubstring(", 0 violating\n"))
 		})

@@ -231,6 +231,12 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 				}
 			}
 		}
+		upfront := 0 // questions a start the test shows nothing of answered
+		if started == nil && len(stack) == 0 && tu.silent() && !strings.HasPrefix(strings.TrimSpace(text), "/") {
+			// A first message the test shows nothing of, before turns
+			// that show a flow running: it started that flow.
+			started, upfront = t.shownLater(turns[i+1:])
+		}
 		var next *Flow // a second flow the message starts, run after the first ends
 		// While pattern_continue_interrupted asks, a turn that goes on with
 		// the interrupted flow's next question answered its question.
@@ -421,6 +427,11 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 						}
 					}
 					break
+				}
+				for _, s := range collectSlots(started)[:min(upfront, len(collectSlots(started)))] {
+					if _, ok := vals[s]; !ok && t.p.Slot(s) != nil {
+						c.fill(s, guess(t.p.Slot(s), text))
+					}
 				}
 			case overlaps(tu.says, patternSays("pattern_chitchat")) || contains(tu.says, "utter_free_chitchat_response"):
 				c.intent, c.why = "chitchat", "the test expects chitchat"
@@ -835,4 +846,49 @@ func skippedBefore(f *Flow, say string) ([]string, bool) {
 		}
 	}
 	return nil, false
+}
+
+// silent tells whether the test shows nothing of the turn.
+func (tu *turn) silent() bool {
+	return len(tu.says) == 0 && len(tu.slots) == 0 && len(tu.starts) == 0 && len(tu.executed) == 0 && len(tu.matchs) == 0 && !tu.completes
+}
+
+// shownLater is the startable user flow the first of later turns that
+// shows anything shows running (a question or response of one of its
+// steps, or an action it runs; the caller, for a called flow's), nil if
+// that turn shows none; and how many of its questions before that step
+// the start answered: those the turns in between, each an answer, and
+// the showing turn itself cannot have.
+func (t *translator) shownLater(later []*turn) (*Flow, int) {
+	for j, tu := range later {
+		if tu.silent() {
+			continue
+		}
+		for _, f := range t.users {
+			var collects []string
+			for _, s := range f.Steps {
+				u := s.Arg
+				if s.Kind == "collect" {
+					u = s.Utter
+					if u == "" {
+						u = "utter_ask_" + s.Arg
+					}
+				} else if s.Kind != "action" {
+					continue
+				}
+				shown := contains(tu.says, u)
+				for _, ex := range tu.executed {
+					shown = shown || ex.Text == u
+				}
+				if g := t.caller(f); shown && g != nil && startable(g) {
+					return g, max(len(collects)-(j+1), 0)
+				}
+				if s.Kind == "collect" && !contains(collects, s.Arg) {
+					collects = append(collects, s.Arg)
+				}
+			}
+		}
+		return nil, 0
+	}
+	return nil, 0
 }

@@ -290,6 +290,12 @@ func (b *stepBuilder) step(n *yaml.Node, prefix string) (*Step, []inlineSteps, e
 	for _, u := range unknown {
 		r.p.note(r.pos(u), "step key %q is not imported", u.Value)
 	}
+	if s.Kind == "" && nextNode != nil {
+		// A step of only next (and an id): the branch step of Rasa
+		// before 3.8, which calls it noop since; read as one.
+		s.Kind = "noop"
+		r.p.note(r.pos(n), "a step with only next is read as noop: true (Rasa 3.8's name for a branch step)")
+	}
 	if s.Kind == "" {
 		return nil, nil, r.errf(n, "a step needs one of: %s", strings.Join(stepKinds, ", "))
 	}

@@ -1745,6 +1745,8 @@ func (t *translator) deriveStubs() {
 // amount with a balance the import cannot see. The stub accepts a number
 // below the smallest value refused (above the largest, when larger
 // values are the accepted ones): what the test shows, and nothing more.
+// A test that shows one result, of an action no test stubs, gets that
+// result as its stub.
 func (t *translator) deriveThresholds(tc *TestCase, turns []*turn, cmds []*command) {
 	for _, f := range t.users {
 		for k, s := range f.Steps {
@@ -1757,7 +1759,7 @@ func (t *translator) deriveThresholds(tc *TestCase, turns []*turn, cmds []*comma
 			b := s.Next[0]
 			m := boolCondRe.FindStringSubmatch(strings.TrimSpace(b.Cond))
 			first := branchStep(f, b)
-			if m == nil || first == nil || first.Kind != "action" || t.p.Slot(m[2]) == nil {
+			if m == nil || first == nil || first.Kind != "action" || t.p.Slot(m[2]) == nil || t.p.Slot(m[2]).Type != "bool" {
 				continue
 			}
 			var num string
@@ -1766,13 +1768,11 @@ func (t *translator) deriveThresholds(tc *TestCase, turns []*turn, cmds []*comma
 					num = c.Arg
 				}
 			}
-			if num == "" {
-				continue
-			}
 			// The number slot's value as the turns give it, and the
 			// action's result in the turns whose responses show a branch.
 			var yes, no []float64
 			var noText []string
+			results := map[bool]bool{}
 			cur := ""
 			for i, tu := range turns {
 				for _, kv := range cmds[i].sets {
@@ -1783,16 +1783,17 @@ func (t *translator) deriveThresholds(tc *TestCase, turns []*turn, cmds []*comma
 				if cmds[i].slot == num && cmds[i].hasValue {
 					cur = cmds[i].value
 				}
-				x, err := strconv.ParseFloat(cur, 64)
-				if err != nil {
-					continue
-				}
 				took := contains(tu.says, first.Arg)
 				if !took && !t.reaches(f, s, tu.says) {
 					continue
 				}
 				// The branch's condition held: the slot is false for
 				// "not slots.x", true for "slots.x".
+				results[took == (m[1] == "")] = true
+				x, err := strconv.ParseFloat(cur, 64)
+				if num == "" || err != nil {
+					continue
+				}
 				if took == (m[1] == "") {
 					yes = append(yes, x)
 				} else {
@@ -1800,6 +1801,14 @@ func (t *translator) deriveThresholds(tc *TestCase, turns []*turn, cmds []*comma
 					noText = append(noText, cur)
 				}
 				cur = ""
+			}
+			if len(results) == 1 && t.p.Stubs[s.Arg] == nil {
+				// One result, and no stub anywhere else to stand in: the
+				// result the test shows.
+				v := strconv.FormatBool(results[true])
+				t.p.AllStubs = append(t.p.AllStubs, &Stub{Action: s.Arg, File: tc.File, Test: tc.Name, Exprs: [][2]string{{m[2], v}}, Pos: tc.Pos})
+				t.note(tc.Pos, "test case %s: %s is stubbed for this test as %s = %s, from the branch its turns show it took", tc.Name, s.Arg, m[2], v)
+				continue
 			}
 			if len(yes) == 0 || len(no) == 0 {
 				continue
@@ -1822,7 +1831,7 @@ func (t *translator) deriveThresholds(tc *TestCase, turns []*turn, cmds []*comma
 			}
 			n := t.use(num)
 			expr := "filled(" + n + ") and number(" + n + ") " + cmp + " " + strconv.FormatFloat(bound, 'f', -1, 64)
-			t.p.AllStubs = append(t.p.AllStubs, &Stub{Action: s.Arg, File: tc.File, Test: tc.Name, Exprs: [][2]string{{m[2], expr}}, Pos: s.Pos})
+			t.p.AllStubs = append(t.p.AllStubs, &Stub{Action: s.Arg, File: tc.File, Test: tc.Name, Exprs: [][2]string{{m[2], expr}}, Pos: tc.Pos})
 			t.note(tc.Pos, "test case %s: %s is stubbed for this test as %s = %s, from the branches its turns show it took", tc.Name, s.Arg, m[2], expr)
 		}
 	}
