@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/rasa"
 	"github.com/simctl/simctl/reports"
+	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -49,6 +51,16 @@ func importCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if err := checkImported(files); err != nil {
 		return 0, err
+	}
+	if len(s.Recorded) > 0 {
+		cas, err := llmCassette(files, s.Recorded)
+		if err != nil {
+			return 0, err
+		}
+		files[rasa.LLMCassette] = cas
+		if err := checkImported(files); err != nil {
+			return 0, err
+		}
 	}
 	if err := writeImport(*out, files, rasa.GeneratedMarker); err != nil {
 		return 0, err
@@ -95,21 +107,74 @@ func planImport(out string, s *rasa.Suite, force bool) (map[string][]byte, bool,
 // checkImported loads the suite from a temporary folder: an import that
 // would not load is an error, and nothing is written.
 func checkImported(files map[string][]byte) error {
+	_, err := loadImported(files, func(*spec.Suite) error { return nil })
+	return err
+}
+
+// loadImported loads the suite of files from a temporary folder and hands
+// it to use before the folder goes.
+func loadImported(files map[string][]byte, use func(*spec.Suite) error) (*spec.Suite, error) {
 	dir, err := os.MkdirTemp("", "simctl-import-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	for n, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if _, err := spec.Load(dir); err != nil {
+	s, err := spec.Load(dir)
+	if err != nil {
 		msg := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "")
-		return fmt.Errorf("the imported suite does not load (a limit of simctl, or a bug of the import): %s", msg)
+		return nil, fmt.Errorf("the imported suite does not load (a limit of simctl, or a bug of the import): %s", msg)
 	}
-	return nil
+	return s, use(s)
+}
+
+// llmCassette is the cassette of the recorded LLM replies: each recorded
+// turn's scenario is played (in every variant it runs in) with an NLU
+// that answers its recorded texts with their replies, and each reply is
+// kept for the state the conversation was in when the text was said, as
+// simctl record keeps a live NLU's. Replayed strictly, the cassette is
+// the parse of those messages. A text said in the same state with two
+// different replies keeps the first.
+func llmCassette(files map[string][]byte, recorded []rasa.RecordedTurn) ([]byte, error) {
+	replies := map[string]map[string]spec.ParseReply{} // scenario file -> text -> reply
+	for _, r := range recorded {
+		if replies[r.Scenario] == nil {
+			replies[r.Scenario] = map[string]spec.ParseReply{}
+		}
+		if _, ok := replies[r.Scenario][r.Reply.Text]; !ok {
+			replies[r.Scenario][r.Reply.Text] = r.Reply
+		}
+	}
+	recs := map[[2]string]spec.CassetteRecord{}
+	var order [][2]string
+	_, err := loadImported(files, func(s *spec.Suite) error {
+		for _, sc := range s.Scenarios {
+			own := replies[filepath.Base(sc.File)]
+			if own == nil {
+				continue
+			}
+			for _, v := range s.VariantsFor(sc) {
+				custom := func(m *engine.Machine, _ *sim.Stub) sim.NLU {
+					return &recordedLLM{m: m, fallback: sim.FallbackIntent(s.NLU, m), own: own, recs: recs, order: &order}
+				}
+				sim.RunScenario(s, sc, sim.Options{Variant: v, Seed: 1, NLU: sim.NLUOptions{Custom: custom}})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]spec.CassetteRecord, 0, len(order))
+	for _, k := range order {
+		out = append(out, recs[k])
+	}
+	spec.SortRecords(out)
+	return spec.EncodeCassette(out)
 }
 
 // writeImport writes an import's files into the suite folder out, each
@@ -168,4 +233,29 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// recordedLLM answers a scenario's recorded texts with their recorded
+// replies and keeps each for the state it was said in.
+type recordedLLM struct {
+	m        *engine.Machine
+	fallback engine.IntentID
+	own      map[string]spec.ParseReply
+	recs     map[[2]string]spec.CassetteRecord
+	order    *[][2]string
+}
+
+func (r *recordedLLM) Parse(text string, state engine.StateID, ev *engine.Event) error {
+	reply, ok := r.own[text]
+	if !ok {
+		return fmt.Errorf("%q has no recorded reply", text)
+	}
+	k := [2]string{r.m.StateName(state), text}
+	if _, seen := r.recs[k]; !seen {
+		r.recs[k] = spec.CassetteRecord{State: k[0], ParseReply: reply}
+		*r.order = append(*r.order, k)
+	}
+	reply = r.recs[k].ParseReply
+	sim.EventFromReply(r.m, &reply, text, r.fallback, ev)
+	return nil
 }

@@ -17,6 +17,7 @@ const (
 	calmFixture   = "../rasa/testdata/calmstack"
 	repairFixture = "../rasa/testdata/calmrepair"
 	questFixture  = "../rasa/testdata/calmquestion"
+	tapeFixture   = "../rasa/testdata/calmcassette"
 )
 
 type calmCase struct {
@@ -289,6 +290,47 @@ turns:
 			Expect(text).To(MatchRegexp(`generated \[stubs_snack_when_closed\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
 			Expect(text).To(MatchRegexp(`generated \[stubs_too_much_then_less\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
 			Expect(text).To(ContainSubstring(", 0 violating\n"))
+		})
+	})
+
+	Describe("the calmcassette fixture: recorded LLM replies read as a cassette", func() {
+		BeforeEach(func() {
+			code, _, stderr := importRasa(tapeFixture, "--out", out)
+			Expect(code).To(Equal(cli.ExitOK), stderr)
+		})
+
+		It("says the recorded turns and keeps each reply, as the NLU's parse, for the state it was said in", func() {
+			sc, err := os.ReadFile(filepath.Join(out, "recorded_drink.scenario.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(sc)).To(ContainSubstring("  - user: a large coffee\n"))
+			Expect(string(sc)).NotTo(ContainSubstring("event:"))
+			tape, err := os.ReadFile(filepath.Join(out, "llm.cassette.jsonl"))
+			Expect(err).NotTo(HaveOccurred())
+			// "no" is mapped to the slot asked without the NLU, as in any
+			// cassette replay: it needs no record.
+			Expect(strings.Split(strings.TrimSpace(string(tape)), "\n")).To(Equal([]string{
+				`{"state":"session.idle","text":"a large coffee","intent":{"name":"start_flow","confidence":1},"entities":[{"entity":"size","value":"large","start":0,"end":0,"extractor":"llm_command_generator"},{"entity":"flow","value":"order_drink","start":0,"end":0,"extractor":"llm_command_generator"}],"latency_ms":0}`,
+				`{"state":"session.order_drink.step_2_collect_wait","text":"is it raining","intent":{"name":"chitchat","confidence":1},"entities":[],"latency_ms":0}`,
+			}))
+			var runOut, runErr bytes.Buffer
+			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
+			Expect(runOut.String()).To(MatchRegexp(`PASS  recorded_drink `))
+		})
+
+		It("replays it strictly: a reply taken out fails the scenario, unless --nlu-fallback stub", func() {
+			file := filepath.Join(out, "llm.cassette.jsonl")
+			tape, err := os.ReadFile(file)
+			Expect(err).NotTo(HaveOccurred())
+			first := strings.SplitAfter(string(tape), "\n")[0]
+			Expect(os.WriteFile(file, []byte(first), 0o644)).To(Succeed())
+			var runOut, runErr bytes.Buffer
+			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitFailed))
+			Expect(runOut.String()).To(ContainSubstring(`no cassette record for "is it raining" in state session.order_drink.step_2_collect_wait`))
+			runOut.Reset()
+			status = cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0", "--nlu-fallback", "stub"}, &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
 		})
 	})
 

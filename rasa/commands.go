@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/simctl/simctl/spec"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -27,6 +29,29 @@ type command struct {
 	slot     string      // the slot asked, for an answer
 	sets     [][2]string // the slots the command carries, in order
 	why      string      // how it was inferred, for the scenario's comment
+	rec      *Recording  // the recorded LLM reply it comes from, if any
+}
+
+// reply is the command as the reply of an NLU to text: its intent, with
+// confidence 1, and its entities, the one holding the command's value
+// first (the value of an event made of a reply is its first entity's).
+// An LLM command has no place in the text: entities span nothing.
+func (c *command) reply(text string) spec.ParseReply {
+	r := spec.ParseReply{Text: text, Intent: spec.ReplyIntent{Name: c.intent, Confidence: 1}, Entities: []spec.ReplyEntity{}}
+	ents := append([][2]string{}, c.entities...)
+	if c.hasValue {
+		i := slices.IndexFunc(ents, func(e [2]string) bool { return e[1] == c.value })
+		switch {
+		case i > 0:
+			ents = append(append([][2]string{ents[i]}, ents[:i]...), ents[i+1:]...)
+		case i < 0 && c.value != "":
+			ents = append([][2]string{{"value", c.value}}, ents...)
+		}
+	}
+	for _, e := range ents {
+		r.Entities = append(r.Entities, spec.ReplyEntity{Entity: e[0], Value: spec.TextValue(e[1]), Extractor: "llm_command_generator"})
+	}
+	return r
 }
 
 // fill carries slot's value as an entity and remembers it as set.
@@ -292,6 +317,7 @@ func (t *translator) infer(tc *TestCase, turns []*turn) []*command {
 			covered = true
 		}
 		if recCmd != nil {
+			recCmd.rec = rec
 			c = recCmd
 			for _, e := range c.entities {
 				switch e[0] {

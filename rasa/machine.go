@@ -123,6 +123,8 @@ type translator struct {
 	// refused are the (slot, value) pairs a test shows a custom action
 	// refuse (deriveThresholds): no value for a simulated user to give.
 	refused map[[2]string]bool
+	// recorded are the scenario turns whose parse is a recorded reply.
+	recorded []RecordedTurn
 }
 
 // routerSlots are the slots of Rasa's routers (LLMBasedRouter,

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/spec"
 )
 
 // Suite is an imported suite's files, in memory.
@@ -23,7 +24,21 @@ type Suite struct {
 	Patterns  int               // default patterns added
 	Steps     int               // steps of the project's own flows
 	Scenarios int
+	// Recorded are the scenario turns whose parse is a recorded reply of
+	// the LLM command generator: written as user turns, their replies go
+	// into the suite's cassette (see LLMCassette).
+	Recorded []RecordedTurn
 }
+
+// RecordedTurn is a user turn of a scenario whose parse is a recorded LLM
+// reply: the commands the LLM answered, as the NLU reply they amount to.
+type RecordedTurn struct {
+	Scenario string // the scenario's file name
+	Reply    spec.ParseReply
+}
+
+// LLMCassette is the name of the cassette the recorded LLM replies go to.
+const LLMCassette = "llm" + spec.CassetteSuffix
 
 // NLUMarker starts the second line of a generated nlu.yaml; the hash after
 // it is the generated text's, so a re-import can tell whether the user
@@ -67,6 +82,7 @@ func Translate(p *Project, name string) (*Suite, error) {
 		s.Files[k] = v
 	}
 	s.Scenarios = len(scen)
+	s.Recorded = t.recorded
 	s.Files["nlu.yaml"] = t.nlu()
 	s.Files["machine.yaml"] = encode("# "+GeneratedMarker[2:]+" from "+p.Dir+"; re-importing overwrites this file.\n", root)
 	s.Notes = append(append([]Note{}, p.Notes...), t.notes...)
@@ -388,6 +404,12 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 				add(exp, "bot_matches", "(?s)"+strings.Join(tu.matchs, ".*"))
 			}
 			tr := mapping("event", cmds[ti].eventNode(tu.user.Text))
+			if cmds[ti].rec != nil {
+				// A recorded reply: the user says the text and the
+				// suite's cassette gives its parse, strictly.
+				tr = mapping("user", tu.user.Text)
+				t.recorded = append(t.recorded, RecordedTurn{Scenario: file + ".scenario.yaml", Reply: cmds[ti].reply(tu.user.Text)})
+			}
 			if len(exp.Content) > 0 {
 				add(tr, "expect", exp)
 			}
