@@ -853,25 +853,29 @@ func (t *translator) collectedBy(flows map[*Flow]bool, slot string) bool {
 func skippedBefore(f *Flow, say string) ([]string, bool) {
 	var before []string
 	for _, s := range f.Steps {
-		switch s.Kind {
-		case "collect":
-			u := s.Utter
-			if u == "" {
-				u = "utter_ask_" + s.Arg
-			}
-			if u == say {
-				return before, true
-			}
-			if !contains(before, s.Arg) {
-				before = append(before, s.Arg)
-			}
-		case "action":
-			if s.Arg == say {
-				return before, true
-			}
+		if u := stepSays(s); u != "" && u == say {
+			return before, true
+		}
+		if s.Kind == "collect" && !contains(before, s.Arg) {
+			before = append(before, s.Arg)
 		}
 	}
 	return nil, false
+}
+
+// stepSays is what a step says: a collect step its question, an action
+// step its response or action; "" for other steps.
+func stepSays(s *Step) string {
+	switch s.Kind {
+	case "collect":
+		if s.Utter != "" {
+			return s.Utter
+		}
+		return "utter_ask_" + s.Arg
+	case "action":
+		return s.Arg
+	}
+	return ""
 }
 
 // silent tells whether the test shows nothing of the turn.
@@ -893,13 +897,8 @@ func (t *translator) shownLater(later []*turn) (*Flow, int) {
 		for _, f := range t.users {
 			var collects []string
 			for _, s := range f.Steps {
-				u := s.Arg
-				if s.Kind == "collect" {
-					u = s.Utter
-					if u == "" {
-						u = "utter_ask_" + s.Arg
-					}
-				} else if s.Kind != "action" {
+				u := stepSays(s)
+				if u == "" {
 					continue
 				}
 				shown := contains(tu.says, u)

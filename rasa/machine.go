@@ -1869,14 +1869,7 @@ func (t *translator) reaches(f *Flow, s *Step, says []string) bool {
 		if !after {
 			continue
 		}
-		u := x.Arg
-		if x.Kind == "collect" {
-			u = x.Utter
-			if u == "" {
-				u = "utter_ask_" + x.Arg
-			}
-		}
-		if contains(says, u) {
+		if u := stepSays(x); u != "" && contains(says, u) {
 			return true
 		}
 	}
