@@ -262,8 +262,11 @@ var _ = Describe("simctl import rasa", func() {
 				"a step with only next is read as noop: true"),
 		)
 
-		It("writes nlu.yaml with answers a simulated user can give: no start phrase as an answer, no value a test shows rejected", func() {
-			Expect(nlu).To(ContainSubstring("  payee:\n    slots: [payee]\n    values:\n      Ann: []\n"))
+		It("writes nlu.yaml with answers a simulated user can give: every value given, no start phrase as an answer, no value a test shows rejected", func() {
+			// Ann from a start, Bo from an answer that is the value itself,
+			// Cy from a start the test shows nothing of; not "me", which
+			// the test shows rejected.
+			Expect(nlu).To(ContainSubstring("  payee:\n    slots: [payee]\n    values:\n      Ann: []\n      Bo: []\n      Cy: []\n"))
 			Expect(nlu).NotTo(ContainSubstring("me: []"))
 			Expect(nlu).To(ContainSubstring(`"40": []`))
 		})

@@ -196,10 +196,10 @@ func (t *translator) seed(r *nluRules) {
 				}
 				r.entity(e[0], slot, e[1], syn, false)
 			}
-			if c.slot != "" && c.hasValue && !strings.EqualFold(strings.TrimSpace(text), c.value) && !strings.HasPrefix(text, "/") &&
-				!rejected[[2]string{c.slot, c.value}] {
-				// An answer that is not the value itself is normalised
-				// by an entity of the slot asked.
+			if c.slot != "" && c.hasValue && c.value != "" && !strings.HasPrefix(text, "/") && !rejected[[2]string{c.slot, c.value}] {
+				// An answer is a value of the slot asked, for simulated
+				// users to give; one that is not the value itself is
+				// normalised by the entity.
 				r.entity(slotVar(c.slot), slotVar(c.slot), c.value, strings.TrimSpace(text), true)
 			}
 		}
