@@ -236,7 +236,7 @@ var _ = Describe("simctl import rasa", func() {
 			var runOut, runErr bytes.Buffer
 			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
 			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			Expect(runOut.String()).To(ContainSubstring("6 passed, 0 failed"))
+			Expect(runOut.String()).To(ContainSubstring("7 passed, 0 failed"))
 			Expect(runOut.String()).To(MatchRegexp(`PASS  too_much_then_less \[stubs_too_much_then_less\]`))
 			machine, err := os.ReadFile(filepath.Join(out, "machine.yaml"))
 			Expect(err).NotTo(HaveOccurred())
@@ -268,6 +268,8 @@ var _ = Describe("simctl import rasa", func() {
 			// the test shows rejected.
 			Expect(nlu).To(ContainSubstring("  payee:\n    slots: [payee]\n    values:\n      Ann: []\n      Bo: []\n      Cy: []\n"))
 			Expect(nlu).NotTo(ContainSubstring("me: []"))
+			// "ham" is no topping: the test shows Rasa's rejection of it.
+			Expect(nlu).To(ContainSubstring("  topping:\n    slots: [topping]\n    values:\n      olives: []\n      cheese: []\n"))
 			Expect(nlu).To(ContainSubstring(`"40": []`))
 		})
 

@@ -2,6 +2,8 @@ package rasa
 
 import (
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -167,6 +169,16 @@ func (t *translator) seed(r *nluRules) {
 			}
 		}
 	}
+	// A text some test says as another command (chitchat, a start) is
+	// parsed as that command wherever it is said: no answer to give.
+	said := map[string]bool{}
+	for _, tt := range all {
+		for i, c := range tt.cmds {
+			if c.intent != "set_slot" && c.intent != "cannot_handle" {
+				said[strings.ToLower(strings.TrimSpace(tt.turns[i].user.Text))] = true
+			}
+		}
+	}
 	for _, tt := range all {
 		turns := tt.turns
 		for i, c := range tt.cmds {
@@ -182,7 +194,7 @@ func (t *translator) seed(r *nluRules) {
 				if slot == "flow" || slot == "reset_slot" || slot == "next_flow" || slot == "error_type" {
 					slot = ""
 				}
-				if slot != "" && rejected[[2]string{slot, e[1]}] {
+				if slot != "" && (rejected[[2]string{slot, e[1]}] || !t.validValue(slot, e[1])) {
 					// The test shows the value rejected: no value of
 					// the slot for a simulated user to give.
 					continue
@@ -196,7 +208,8 @@ func (t *translator) seed(r *nluRules) {
 				}
 				r.entity(e[0], slot, e[1], syn, false)
 			}
-			if c.slot != "" && c.hasValue && c.value != "" && !strings.HasPrefix(text, "/") && !rejected[[2]string{c.slot, c.value}] {
+			if c.slot != "" && c.hasValue && c.value != "" && !strings.HasPrefix(text, "/") && !rejected[[2]string{c.slot, c.value}] &&
+				t.validValue(c.slot, c.value) && !said[strings.ToLower(strings.TrimSpace(text))] {
 				// An answer is a value of the slot asked, for simulated
 				// users to give; one that is not the value itself is
 				// normalised by the entity.
@@ -277,4 +290,22 @@ func (t *translator) nlu() []byte {
 		"# import rasa keeps your edits when it imports again.\n" +
 		NLUMarker + NLUHash(body) + "\n"
 	return append([]byte(head), body...)
+}
+
+// validValue tells whether v is a value slot takes: one of a categorical
+// slot's values, a number for a float slot (or a text slot the tests
+// only set to numbers). A value a test gives that the slot's type rejects
+// (Rasa's default rejections) is no value for a simulated user to give.
+func (t *translator) validValue(slot, v string) bool {
+	sl := t.p.Slot(slot)
+	switch {
+	case sl == nil:
+		return true
+	case sl.Type == "categorical" && len(sl.Values) > 0:
+		return slices.ContainsFunc(sl.Values, func(x string) bool { return strings.EqualFold(x, v) })
+	case sl.Type == "float" || sl.numeric:
+		_, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		return err == nil
+	}
+	return true
 }

@@ -441,6 +441,10 @@ func (t *translator) rejectionSays(slot string) []string {
 		for _, r := range sl.Rejections {
 			out = append(out, r.Utter)
 		}
+		// The rejection of a value the slot's type does not take.
+		if _, rej := t.valueCheck(sl, "x"); rej != "" {
+			out = append(out, rej)
+		}
 	}
 	for _, f := range t.p.Flows {
 		for _, s := range f.Steps {
