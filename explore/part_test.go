@@ -235,3 +235,22 @@ var _ = Describe("folding events that differ only in a payload the step did not 
 		Entry("hfsm", seedSuite("hfsm"), 6),
 	)
 })
+
+var _ = Describe("telling the checker the findings found already", func() {
+	DescribeTable("changes nothing the search reports, only the describing it saves",
+		func(dir string, depth int) {
+			s := load(dir)
+			for _, v := range s.Variants {
+				quiet, err := explore.Explore(s, v, explore.Options{Depth: depth})
+				Expect(err).NotTo(HaveOccurred())
+				old := explore.SetMaxQuiet(0)
+				loud, err := explore.Explore(s, v, explore.Options{Depth: depth})
+				explore.SetMaxQuiet(old)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(sameSearch(loud, quiet)).To(Succeed(), "%s [%s]", s.Name, v.Name)
+			}
+		},
+		Entry("planted faults", "testdata/planted", 10),
+		Entry("thea, more findings than the 16 once told", seedSuite("thea"), 3),
+	)
+})
