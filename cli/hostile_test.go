@@ -36,18 +36,24 @@ var (
 )
 
 // simctlBinary builds cmd/simctl once for the suite's subprocess tests,
-// with make build.
+// with make build. make test builds it once for all its processes, the
+// same way, and names it in $SIMCTL_BIN.
 func simctlBinary() string {
 	binOnce.Do(func() {
-		var err error
-		binDir, err = os.MkdirTemp("", "simctl-bin-")
-		Expect(err).NotTo(HaveOccurred())
-		binPath = filepath.Join(binDir, "simctl")
 		// As a user builds it: make build, which passes the revision by
 		// -ldflags (the spec of --version checks it with -buildvcs off).
 		if head, err := exec.Command("git", "-C", "..", "rev-parse", "HEAD").Output(); err == nil {
 			binHead = strings.TrimSpace(string(head))
 		}
+		if bin := os.Getenv("SIMCTL_BIN"); bin != "" {
+			Expect(bin).To(BeAnExistingFile(), "$SIMCTL_BIN")
+			binPath = bin
+			return
+		}
+		var err error
+		binDir, err = os.MkdirTemp("", "simctl-bin-")
+		Expect(err).NotTo(HaveOccurred())
+		binPath = filepath.Join(binDir, "simctl")
 		build := exec.Command("make", "-s", "-C", "..", "build", "BIN="+binPath)
 		build.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
 		build.Stdout, build.Stderr = GinkgoWriter, GinkgoWriter
