@@ -129,7 +129,7 @@ var _ = Describe("a search split into parts", func() {
 	It("merges random machines as one search finds them, split at the first level with one configuration per shard (gopter)", func() {
 		defer explore.SetSplitWidth(explore.SetSplitWidth(1))
 		params := gopter.DefaultTestParametersWithSeed(refSeed)
-		params.MinSuccessfulTests = 25
+		params.MinSuccessfulTests = splitCases
 		params.MaxShrinkCount = 0
 		props := gopter.NewProperties(params)
 		props.Property("merge(parts) = search", forAllMachines(func(c machineCase) error {
@@ -235,6 +235,12 @@ var _ = Describe("folding events that differ only in a payload the step did not 
 		Entry("hfsm", seedSuite("hfsm"), 6),
 	)
 })
+
+// splitCases is how many random machines the split property tries:
+// SIMCTL_SPLIT_CASES, 10 in make test (25 were a fifth of the package's
+// time; the table above splits every seed suite early and late), as many
+// as SIMCTL_REDUCE_CASES in make fuzz and fuzz-short.
+var splitCases = int(envInt("SIMCTL_SPLIT_CASES", 10))
 
 var _ = Describe("telling the checker the findings found already", func() {
 	DescribeTable("changes nothing the search reports, only the describing it saves",
