@@ -80,8 +80,9 @@ vet:
 # in the list); test binaries are linked without DWARF (-ldflags=-w, a
 # third less CPU per link; a panic's trace keeps its files and lines,
 # which come from the symbol table); and simctl itself is linked once,
-# into TEST_BIN, for cli's specs that run it as a process (SIMCTL_BIN)
-# and for test-mutate, instead of once per process.
+# into TEST_BIN, for cli's specs that run it as a process and for
+# test-mutate, instead of once per process: make test names it in
+# $SIMCTL_BIN (a part run alone builds its own).
 RACE_SPLIT  := ./cli ./engine ./explore ./generate ./sim
 NORACE_PKGS := ./conformance ./deploy ./dfcx ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart ./yamltree
 TEST_LIBS   := github.com/onsi/ginkgo/v2 github.com/onsi/gomega github.com/leanovate/gopter
@@ -101,7 +102,7 @@ test: vet
 	$(GO) build -race $$($(GO) list -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' $(PKGS)) $(TEST_LIBS)
 	@GOFLAGS=-buildvcs=false $(MAKE) --no-print-directory build BIN=$(TEST_BIN)
 	@echo "make test: $(TEST_PARTS) at once; each part's output appears when it ends"
-	@GOGC=$(TEST_GOGC) $(MAKE) --no-print-directory -j --output-sync=target $(TEST_PARTS)
+	@GOGC=$(TEST_GOGC) SIMCTL_BIN=$(abspath $(TEST_BIN)) $(MAKE) --no-print-directory -j --output-sync=target $(TEST_PARTS)
 
 test-race:
 	@echo "make test: go test -race, every package but $(RACE_SPLIT) $(NORACE_PKGS)"
@@ -109,7 +110,7 @@ test-race:
 
 test-race-split:
 	@echo "make test: $(RACE_SPLIT), the specs labelled race, under -race"
-	SIMCTL_BIN=$(abspath $(TEST_BIN)) $(GO) test -race $(TEST_FLAGS) $(RACE_SPLIT) -args -ginkgo.label-filter=race
+	$(GO) test -race $(TEST_FLAGS) $(RACE_SPLIT) -args -ginkgo.label-filter=race
 
 test-norace:
 	@echo "make test: $(filter-out ./cli,$(RACE_SPLIT)), the specs not labelled race, and $(NORACE_PKGS), without -race"
@@ -117,11 +118,11 @@ test-norace:
 
 test-cli:
 	@echo "make test: ./cli, the specs not labelled race, without -race, in two processes"
-	SIMCTL_BIN=$(abspath $(TEST_BIN)) $(GINKGO) --procs=2 --no-color --succinct --timeout=30m --ldflags=-w --label-filter='!race' ./cli
+	$(GINKGO) --procs=2 --no-color --succinct --timeout=30m --ldflags=-w --label-filter='!race' ./cli
 
 test-mutate:
 	@echo "make test: simctl mutate scenarios/bench-soni --min-score 90"
-	$(TEST_BIN) mutate scenarios/bench-soni --out "" --min-score 90
+	$${SIMCTL_BIN:-$(GO) run ./cmd/simctl} mutate scenarios/bench-soni --out "" --min-score 90
 
 # Mutation testing of every bundled suite (docs/mutate.md): mutants.csv and
 # report.html in $(OUT)/mutate; exits 1 when a suite scores below
