@@ -14,9 +14,9 @@ FUZZTIME_SHORT ?= 5s
 # Minimizing each new interesting input may otherwise take a minute of the
 # budget (the seeds are whole machine files).
 FUZZMINIMIZETIME ?= 5s
-# Random machines the reduction and workers properties try in make fuzz
-# (make test: 50 for the reductions, 15 for the workers, which run under
-# -race there).
+# Random machines the reduction, workers and split properties try in make
+# fuzz (make test: 50 for the reductions, 15 for the workers, which run
+# under -race there, 10 for the split).
 REDUCE_CASES ?= 2000
 REDUCE_FORMFILL_DEPTH ?= 4
 # The native Go fuzz targets, as package:Target. Each runs from its seed
@@ -73,38 +73,56 @@ vet:
 # share its specs as each finishes one. The packages are compiled first,
 # once, so that the parts do not compile the same ones side by side on a
 # cold cache. --output-sync prints each part's output whole, when it ends.
+#
+# Warm, most of make test's CPU went to linking (some thirty test
+# binaries, two or three seconds each) rather than to specs. So: the
+# packages are compiled first without linking anything (no main package
+# in the list); test binaries are linked without DWARF (-ldflags=-w, a
+# third less CPU per link; a panic's trace keeps its files and lines,
+# which come from the symbol table); and simctl itself is linked once,
+# into TEST_BIN, for cli's specs that run it as a process and for
+# test-mutate, instead of once per process: make test names it in
+# $SIMCTL_BIN (a part run alone builds its own).
 RACE_SPLIT  := ./cli ./engine ./explore ./generate ./sim
 NORACE_PKGS := ./conformance ./deploy ./dfcx ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart ./yamltree
 TEST_LIBS   := github.com/onsi/ginkgo/v2 github.com/onsi/gomega github.com/leanovate/gopter
 GINKGO      := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
 TEST_PARTS  := test-race test-race-split test-norace test-cli test-mutate
+TEST_BIN    := bin/simctl-test
+TEST_FLAGS  := -count=1 -timeout 30m -ldflags=-w
+# The parts' processes (go, the linker, the test binaries and the simctl
+# they start) collect garbage a quarter as often as by default: 10-15 %
+# less CPU for explore's specs, each process's heap up to five times its
+# live data (the largest stays well under 1 GB).
+TEST_GOGC   ?= 400
 .PHONY: $(TEST_PARTS)
 test: vet
-	@echo "make test: compiling the packages, with and without -race"
-	$(GO) build ./... $(TEST_LIBS) github.com/onsi/ginkgo/v2/ginkgo
-	$(GO) build -race ./... $(TEST_LIBS)
+	@echo "make test: compiling the packages, with and without -race (linking nothing)"
+	$(GO) build $$($(GO) list -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' $(PKGS)) $(TEST_LIBS)
+	$(GO) build -race $$($(GO) list -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' $(PKGS)) $(TEST_LIBS)
+	@GOFLAGS=-buildvcs=false $(MAKE) --no-print-directory build BIN=$(TEST_BIN)
 	@echo "make test: $(TEST_PARTS) at once; each part's output appears when it ends"
-	@$(MAKE) --no-print-directory -j --output-sync=target $(TEST_PARTS)
+	@GOGC=$(TEST_GOGC) SIMCTL_BIN=$(abspath $(TEST_BIN)) $(MAKE) --no-print-directory -j --output-sync=target $(TEST_PARTS)
 
 test-race:
 	@echo "make test: go test -race, every package but $(RACE_SPLIT) $(NORACE_PKGS)"
-	$(GO) test -race -count=1 -timeout 30m $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(RACE_SPLIT) $(NORACE_PKGS))")
+	$(GO) test -race $(TEST_FLAGS) $$($(GO) list $(PKGS) | grep -vxF "$$($(GO) list $(RACE_SPLIT) $(NORACE_PKGS))")
 
 test-race-split:
 	@echo "make test: $(RACE_SPLIT), the specs labelled race, under -race"
-	$(GO) test -race -count=1 -timeout 30m $(RACE_SPLIT) -args -ginkgo.label-filter=race
+	$(GO) test -race $(TEST_FLAGS) $(RACE_SPLIT) -args -ginkgo.label-filter=race
 
 test-norace:
 	@echo "make test: $(filter-out ./cli,$(RACE_SPLIT)), the specs not labelled race, and $(NORACE_PKGS), without -race"
-	$(GO) test -count=1 -timeout 30m $(filter-out ./cli,$(RACE_SPLIT)) $(NORACE_PKGS) -args -ginkgo.label-filter='!race'
+	$(GO) test $(TEST_FLAGS) $(filter-out ./cli,$(RACE_SPLIT)) $(NORACE_PKGS) -args -ginkgo.label-filter='!race'
 
 test-cli:
 	@echo "make test: ./cli, the specs not labelled race, without -race, in two processes"
-	$(GINKGO) --procs=2 --no-color --succinct --timeout=30m --label-filter='!race' ./cli
+	$(GINKGO) --procs=2 --no-color --succinct --timeout=30m --ldflags=-w --label-filter='!race' ./cli
 
 test-mutate:
 	@echo "make test: simctl mutate scenarios/bench-soni --min-score 90"
-	$(GO) run ./cmd/simctl mutate scenarios/bench-soni --out "" --min-score 90
+	$${SIMCTL_BIN:-$(GO) run ./cmd/simctl} mutate scenarios/bench-soni --out "" --min-score 90
 
 # Mutation testing of every bundled suite (docs/mutate.md): mutants.csv and
 # report.html in $(OUT)/mutate; exits 1 when a suite scores below
@@ -121,8 +139,8 @@ fuzz:
 		echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	done
-	@echo "fuzz: the reductions against the unreduced search, and several goroutines against one, on $(REDUCE_CASES) random machines"
-	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_WORKERS_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines'
+	@echo "fuzz: the reductions against the unreduced search, several goroutines against one, and split searches against one, on $(REDUCE_CASES) random machines"
+	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_WORKERS_CASES=$(REDUCE_CASES) SIMCTL_SPLIT_CASES=$(REDUCE_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines|one configuration per shard'
 
 fuzz-short:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_SHORT) REDUCE_CASES=100 REDUCE_FORMFILL_DEPTH=3

@@ -79,11 +79,16 @@ type plantedBug struct {
 // four runs of the shard spec once took over 90 s.
 const hangLimit = 5 * time.Minute
 
-var _ = Describe("simctl run --bot, deeper", Label("race"), func() {
+// Only the first spec here runs under -race: the others drive the same
+// in-process bot (its state, events and clock) through the same client
+// on one goroutine, so the race detector has nothing more to watch in
+// them; what they add, finding and shrinking bugs, shapes and shards,
+// is sequential code, and -race made them five times slower.
+var _ = Describe("simctl run --bot, deeper", func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 
-	It("plays all 39 scripted scenarios of formfill, both variants, events and waits, and the clean bot passes, searching each variant once", func(ctx SpecContext) {
+	It("plays all 39 scripted scenarios of formfill, both variants, events and waits, and the clean bot passes, searching each variant once", Label("race"), func(ctx SpecContext) {
 		suite := formfillWith(deepBotYAML)
 		searches, restore := cli.CountSearches()
 		defer restore()
@@ -154,7 +159,7 @@ var _ = Describe("simctl run --bot, deeper", Label("race"), func() {
 	)
 })
 
-var _ = Describe("simctl run --bot, other JSON APIs", Label("race"), func() {
+var _ = Describe("simctl run --bot, other JSON APIs", func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 
@@ -229,7 +234,7 @@ state:
 	)
 })
 
-var _ = Describe("simctl run --bot, shards and failure files", Label("race"), func() {
+var _ = Describe("simctl run --bot, shards and failure files", func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 

@@ -12,7 +12,9 @@ import (
 // (several workers, the progress line, an in-process bot or NLU server),
 // under the race detector; all the others without it, since a search or
 // run on one goroutine has nothing to race and -race makes it 5 to 10
-// times slower. A new spec that starts goroutines carries Label("race").
+// times slower. A new spec that starts goroutines carries Label("race"),
+// unless a spec labelled so already runs the same concurrent code and
+// the new one adds only sequential logic (botdeep_test.go's bot specs).
 func TestCLI(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "CLI Suite")

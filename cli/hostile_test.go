@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,18 +37,24 @@ var (
 )
 
 // simctlBinary builds cmd/simctl once for the suite's subprocess tests,
-// with make build.
+// with make build. make test builds it once for all its processes, the
+// same way, and names it in $SIMCTL_BIN.
 func simctlBinary() string {
 	binOnce.Do(func() {
-		var err error
-		binDir, err = os.MkdirTemp("", "simctl-bin-")
-		Expect(err).NotTo(HaveOccurred())
-		binPath = filepath.Join(binDir, "simctl")
 		// As a user builds it: make build, which passes the revision by
 		// -ldflags (the spec of --version checks it with -buildvcs off).
 		if head, err := exec.Command("git", "-C", "..", "rev-parse", "HEAD").Output(); err == nil {
 			binHead = strings.TrimSpace(string(head))
 		}
+		if bin := os.Getenv("SIMCTL_BIN"); bin != "" {
+			Expect(bin).To(BeAnExistingFile(), "$SIMCTL_BIN")
+			binPath = bin
+			return
+		}
+		var err error
+		binDir, err = os.MkdirTemp("", "simctl-bin-")
+		Expect(err).NotTo(HaveOccurred())
+		binPath = filepath.Join(binDir, "simctl")
 		build := exec.Command("make", "-s", "-C", "..", "build", "BIN="+binPath)
 		build.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
 		build.Stdout, build.Stderr = GinkgoWriter, GinkgoWriter
@@ -102,6 +109,37 @@ func (p *proc) wait(within time.Duration) int {
 		Fail("simctl " + strings.Join(p.cmd.Args[1:], " ") + " did not end within " + within.String())
 	}
 	return p.cmd.ProcessState.ExitCode()
+}
+
+// busy waits until the process has used cpu of processor time, so that
+// a signal finds it at work past loading its suites however loaded the
+// machine is (a fixed sleep of 3 s was both slow and, on a busy
+// machine, no proof). Processor time is read from Linux's
+// /proc/PID/stat; elsewhere busy sleeps 3 s.
+func (p *proc) busy(cpu time.Duration) {
+	stat := fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid)
+	if _, err := os.Stat(stat); err != nil {
+		time.Sleep(3 * time.Second)
+		return
+	}
+	used := func() time.Duration {
+		data, err := os.ReadFile(stat)
+		if err != nil {
+			return cpu // ended: what follows says how
+		}
+		// Fields 14 and 15, user and system time in clock ticks (100 a
+		// second on Linux), counted after the command's name in
+		// parentheses, which may hold spaces.
+		f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+		var ticks time.Duration
+		for _, v := range f[11:13] {
+			n, err := strconv.Atoi(v)
+			Expect(err).NotTo(HaveOccurred(), stat)
+			ticks += time.Duration(n)
+		}
+		return ticks * 10 * time.Millisecond
+	}
+	Eventually(used, 60*time.Second, 20*time.Millisecond).Should(BeNumerically(">=", cpu), "processor time of simctl "+strings.Join(p.cmd.Args[1:], " "))
 }
 
 // runBin runs simctl to its end within limit.
@@ -218,7 +256,7 @@ var _ = Describe("signals", func() {
 	// It ran 104 s to the 2,000,000-state cap, 1.9 GB, exit 1, unmarked.
 	It("stop simctl explore within a second: what it found is printed, marked interrupted, exit 130", func() {
 		p := start(60*time.Second, "explore", "../scenarios/formfill", "--depth", "12")
-		time.Sleep(3 * time.Second)
+		p.busy(600 * time.Millisecond) // loading formfill takes about 0.1 s
 		Expect(p.cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
 		sent := time.Now()
 		code := p.wait(10 * time.Second)
@@ -254,7 +292,7 @@ var _ = Describe("signals", func() {
 	It("stop the exploration inside simctl run within a second, with a report marked incomplete", func() {
 		out := filepath.Join(GinkgoT().TempDir(), "out")
 		p := start(60*time.Second, "run", "../scenarios/formfill", "--explore-depth", "12", "--max-states", "2000000", "--out", out)
-		time.Sleep(3 * time.Second)
+		p.busy(time.Second) // loading formfill and running its scenarios take about 0.2 s
 		Expect(p.cmd.Process.Signal(syscall.SIGTERM)).To(Succeed())
 		sent := time.Now()
 		code := p.wait(10 * time.Second)
@@ -310,7 +348,7 @@ var _ = Describe("signals", func() {
 
 	It("end a process at once when a second one comes", func() {
 		p := start(60*time.Second, "explore", "../scenarios/formfill", "--depth", "12")
-		time.Sleep(3 * time.Second)
+		p.busy(600 * time.Millisecond)
 		Expect(p.cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
 		Expect(p.cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
 		p.wait(10 * time.Second)

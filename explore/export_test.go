@@ -37,6 +37,15 @@ func SetFolding(on bool) bool {
 	return old
 }
 
+// SetMaxQuiet sets how many findings the checker is told about before
+// a step (0: none, every violation described anew), returning the old
+// value.
+func SetMaxQuiet(n int) int {
+	old := maxQuiet
+	maxQuiet = n
+	return old
+}
+
 // SetSplitWidth sets how many configurations per shard a sharded search
 // splits at (tests split early, to split small machines), returning the
 // old width.
