@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/simctl/simctl/yamltree"
 )
 
 // The machine: one compound state per flow, one compound state per page
@@ -396,12 +398,12 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	}
 	t.phrases()
 	var inject *yaml.Node
-	states := mapping()
+	states := yamltree.Map()
 	for _, f := range a.Flows {
-		add(states, t.flowOf[f][strings.LastIndex(t.flowOf[f], ".")+1:], t.flow(f))
+		yamltree.Add(states, t.flowOf[f][strings.LastIndex(t.flowOf[f], ".")+1:], t.flow(f))
 	}
 	t.flowEnds()
-	add(states, endSession, mapping("description", "END_SESSION: the conversation is over", "final", true))
+	yamltree.Add(states, endSession, yamltree.Map("description", "END_SESSION: the conversation is over", "final", true))
 	if t.err != nil {
 		return nil, nil, t.err
 	}
@@ -412,15 +414,15 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 			if s == "" {
 				continue
 			}
-			sets = append(sets, mapping("set", mapping(s, fmt.Sprintf(`event.entities.%s != "" ? event.entities.%s : %s`, s, s, s))))
+			sets = append(sets, yamltree.Map("set", yamltree.Map(s, fmt.Sprintf(`event.entities.%s != "" ? event.entities.%s : %s`, s, s, s))))
 		}
-		inject = mapping(intentInject, mapping("description", "parameters a test case injects", "actions", sets))
+		inject = yamltree.Map(intentInject, yamltree.Map("description", "parameters a test case injects", "actions", sets))
 	}
-	root := mapping("machine", sanitize(name),
+	root := yamltree.Map("machine", sanitize(name),
 		"description", "Imported from the Dialogflow CX agent "+a.Name+" by simctl import dfcx",
 		"initial", t.flowOf[a.StartFlow]+".start.wait",
-		"idle_states", flowSeq(t.flowOf[a.StartFlow]+".start"))
-	add(root, "intents", flowSeq(t.intents...))
+		"idle_states", yamltree.FlowSeq(t.flowOf[a.StartFlow]+".start"))
+	yamltree.Add(root, "intents", yamltree.FlowSeq(t.intents...))
 	// No input and a test case's injected parameters are not what a user
 	// says to get on: escapes, as simctl's default ones (cancel, stop,
 	// quit, abort), which a declared list replaces, are.
@@ -431,29 +433,29 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 			escapes = append(escapes, in)
 		}
 	}
-	add(root, "escapes", flowSeq(escapes...))
+	yamltree.Add(root, "escapes", yamltree.FlowSeq(escapes...))
 	if len(t.slots) > 0 {
-		sl := mapping()
+		sl := yamltree.Map()
 		for _, s := range t.slots {
-			def := mapping()
+			def := yamltree.Map()
 			if v := t.validator[s]; v != "" {
-				add(def, "validator", v)
+				yamltree.Add(def, "validator", v)
 			}
-			add(sl, s, def)
+			yamltree.Add(sl, s, def)
 		}
-		root.Content = append(root.Content, str("slots"), sl)
+		root.Content = append(root.Content, yamltree.Str("slots"), sl)
 	}
-	add(root, "counters", mapping("no_match", mapping(), "no_input", mapping()))
+	yamltree.Add(root, "counters", yamltree.Map("no_match", yamltree.Map(), "no_input", yamltree.Map()))
 	if len(t.actions) > 0 {
-		ac := mapping()
+		ac := yamltree.Map()
 		for _, x := range t.actions {
-			add(ac, x, mapping())
+			yamltree.Add(ac, x, yamltree.Map())
 		}
-		add(root, "actions", ac)
+		yamltree.Add(root, "actions", ac)
 	}
-	add(root, "states", states)
+	yamltree.Add(root, "states", states)
 	if inject != nil {
-		add(root, "on", inject)
+		yamltree.Add(root, "on", inject)
 	}
 	for _, p := range slices.Sorted(maps.Keys(gone)) {
 		why := "only a webhook sets it, and the stubs set nothing"
@@ -464,7 +466,7 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	}
 	// Slots were declared while states were built: put them before states.
 	s := &Suite{Files: map[string][]byte{}}
-	s.Files["machine.yaml"] = encode("# "+GeneratedMarker[2:]+" from "+a.Dir+"; re-importing overwrites this file.\n", root)
+	s.Files["machine.yaml"] = yamltree.Encode("# "+GeneratedMarker[2:]+" from "+a.Dir+"; re-importing overwrites this file.\n", root)
 	scen, err := t.scenarios()
 	if err != nil {
 		return nil, nil, err
@@ -533,14 +535,14 @@ func scopeHandlers(f *Flow, p *Page, param *node) []*node {
 
 func (t *translator) flow(f *Flow) *yaml.Node {
 	fpath := t.flowOf[f]
-	children := mapping()
-	add(children, "start", t.page(f, nil, fpath+".start"))
+	children := yamltree.Map()
+	yamltree.Add(children, "start", t.page(f, nil, fpath+".start"))
 	for _, p := range f.Pages {
 		path := t.pageOf[p]
-		add(children, path[strings.LastIndex(path, ".")+1:], t.page(f, p, path))
+		yamltree.Add(children, path[strings.LastIndex(path, ".")+1:], t.page(f, p, path))
 	}
 	t.children[f] = children
-	return mapping("description", "flow "+f.Name, "initial", "start", "states", children)
+	return yamltree.Map("description", "flow "+f.Name, "initial", "start", "states", children)
 }
 
 // flowEnds adds each flow's end_flow and previous states, once every
@@ -553,10 +555,10 @@ func (t *translator) flowEnds() {
 		if t.prevUsed[f] {
 			var tr []*yaml.Node
 			for _, p := range f.Pages {
-				tr = append(tr, mapping("guard", "prev_page == "+quote(t.pageOf[p]), "target", t.pageOf[p]))
+				tr = append(tr, yamltree.Map("guard", "prev_page == "+quote(t.pageOf[p]), "target", t.pageOf[p]))
 			}
-			tr = append(tr, mapping("target", fpath+".start"))
-			add(children, "previous", mapping("description", "PREVIOUS_PAGE", "always", tr))
+			tr = append(tr, yamltree.Map("target", fpath+".start"))
+			yamltree.Add(children, "previous", yamltree.Map("description", "PREVIOUS_PAGE", "always", tr))
 		}
 		if !t.endUsed[f] {
 			continue
@@ -564,12 +566,12 @@ func (t *translator) flowEnds() {
 		var tr []*yaml.Node
 		if ret := t.retOf[f]; ret != "" {
 			for _, c := range t.callers[f] {
-				tr = append(tr, mapping("guard", ret+" == "+quote(c), "target", c+".routes",
-					"actions", seq(mapping("clear", ret))))
+				tr = append(tr, yamltree.Map("guard", ret+" == "+quote(c), "target", c+".routes",
+					"actions", yamltree.Seq(yamltree.Map("clear", ret))))
 			}
 		}
-		tr = append(tr, mapping("target", endSession))
-		add(children, "end_flow", mapping("description", "END_FLOW: back to the page that started the flow", "always", tr))
+		tr = append(tr, yamltree.Map("target", endSession))
+		yamltree.Add(children, "end_flow", yamltree.Map("description", "END_FLOW: back to the page that started the flow", "always", tr))
 	}
 }
 
@@ -587,7 +589,7 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 	if kc := pn.get("knowledgeConnectorSettings"); kc.get("enabled").truth() || len(kc.get("dataStoreConnections").arr()) > 0 {
 		t.note(kc, "data store answers (knowledge connector) are not kept: a question only a data store answers gets no answer")
 	}
-	children := mapping()
+	children := yamltree.Map()
 	initial := "enter"
 	var params []*node
 	if p == nil && !t.started[f] {
@@ -606,8 +608,8 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 				}
 			}
 		}
-		tr = append(tr, mapping("target", path+".routes"))
-		add(children, "enter", mapping("description", "the flow starts: the intent that started it is matched again", "always", tr))
+		tr = append(tr, yamltree.Map("target", path+".routes"))
+		yamltree.Add(children, "enter", yamltree.Map("description", "the flow starts: the intent that started it is matched again", "always", tr))
 	}
 	if p != nil {
 		for _, fp := range p.N.path("form", "parameters").arr() {
@@ -629,20 +631,20 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 				t.wslot(fp.get("displayName").s())
 			}
 		}
-		entry := []*yaml.Node{mapping("reset", "no_match"), mapping("reset", "no_input")}
+		entry := []*yaml.Node{yamltree.Map("reset", "no_match"), yamltree.Map("reset", "no_input")}
 		if t.usesPrev {
-			entry = append(entry, mapping("set", mapping("prev_page", "cur_page", "cur_page", quote(path))))
+			entry = append(entry, yamltree.Map("set", yamltree.Map("prev_page", "cur_page", "cur_page", quote(path))))
 		}
 		entry = append(entry, t.fulfillment(p.N.get("entryFulfillment"))...)
-		add(children, "enter", mapping("entry", entry, "always", seq(mapping("target", path+".routes"))))
+		yamltree.Add(children, "enter", yamltree.Map("entry", entry, "always", yamltree.Seq(yamltree.Map("target", path+".routes"))))
 		var form []*yaml.Node
 		for _, fp := range params {
 			s := t.slot(fp.get("displayName").s())
-			form = append(form, mapping("guard", "empty("+s+")", "target", path+".ask_"+s,
+			form = append(form, yamltree.Map("guard", "empty("+s+")", "target", path+".ask_"+s,
 				"actions", t.fulfillment(fp.path("fillBehavior", "initialPromptFulfillment"))))
 		}
-		form = append(form, mapping("target", path+".wait"))
-		add(children, "form", mapping("always", form))
+		form = append(form, yamltree.Map("target", path+".wait"))
+		yamltree.Add(children, "form", yamltree.Map("always", form))
 	}
 	// The intents in scope: the catch-alls below leave them to the
 	// page's own transitions.
@@ -711,7 +713,7 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		if ent != "" {
 			val = "event.entities." + ent
 		}
-		fill := []*yaml.Node{mapping("set", mapping(s, val))}
+		fill := []*yaml.Node{yamltree.Map("set", yamltree.Map(s, val))}
 		// Other empty parameters of the form whose entity type is found
 		// in the same answer are filled too, as Dialogflow fills a form.
 		for _, other := range params {
@@ -722,21 +724,21 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 			if other == fp || oe == "" || os == "" || strings.HasPrefix(oe, "sys_") || oe == ent || countEntity(t, params, oe) > 1 {
 				continue
 			}
-			fill = append(fill, mapping("set", mapping(os, fmt.Sprintf(`empty(%s) and event.entities.%s != "" ? event.entities.%s : %s`, os, oe, oe, os))))
+			fill = append(fill, yamltree.Map("set", yamltree.Map(os, fmt.Sprintf(`empty(%s) and event.entities.%s != "" ? event.entities.%s : %s`, os, oe, oe, os))))
 		}
 		// The slot is waited for while the parameter is asked: what a
 		// simulated user answers, and what {waiting} names.
-		ask := mapping("description", "form parameter "+fp.get("displayName").s(), "waits", true,
-			"entry", seq(mapping("ask", s)), "exit", seq(mapping("ask", "none")))
-		on := mapping("*", seq(
-			mapping("guard", notPage+" and "+val+` != ""`, "target", path+".routes", "actions", fill),
-			mapping("guard", notScope+" and no_match < 6", "target", path+".nm_"+s, "actions", seq(mapping("incr", "no_match"))),
-			mapping("guard", notScope, "target", path+".nm_"+s)))
-		add(on, intentNoInput, counted("no_input", path+".ni_"+s, ""))
-		add(ask, "on", on)
-		add(children, "ask_"+s, ask)
-		add(children, "nm_"+s, t.dispatch(f, p, fp, "no-match", "no_match", path+".ask_"+s))
-		add(children, "ni_"+s, t.dispatch(f, p, fp, "no-input", "no_input", path+".ask_"+s))
+		ask := yamltree.Map("description", "form parameter "+fp.get("displayName").s(), "waits", true,
+			"entry", yamltree.Seq(yamltree.Map("ask", s)), "exit", yamltree.Seq(yamltree.Map("ask", "none")))
+		on := yamltree.Map("*", yamltree.Seq(
+			yamltree.Map("guard", notPage+" and "+val+` != ""`, "target", path+".routes", "actions", fill),
+			yamltree.Map("guard", notScope+" and no_match < 6", "target", path+".nm_"+s, "actions", yamltree.Seq(yamltree.Map("incr", "no_match"))),
+			yamltree.Map("guard", notScope, "target", path+".nm_"+s)))
+		yamltree.Add(on, intentNoInput, counted("no_input", path+".ni_"+s, ""))
+		yamltree.Add(ask, "on", on)
+		yamltree.Add(children, "ask_"+s, ask)
+		yamltree.Add(children, "nm_"+s, t.dispatch(f, p, fp, "no-match", "no_match", path+".ask_"+s))
+		yamltree.Add(children, "ni_"+s, t.dispatch(f, p, fp, "no-input", "no_input", path+".ask_"+s))
 	}
 	// Condition routes, in order; on the start page the flow's too, on
 	// other pages only the page's (flow condition routes are in scope on
@@ -757,14 +759,14 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 			conds = append(conds, tr)
 		}
 	}
-	conds = append(conds, mapping("target", settle))
-	add(children, "routes", mapping("always", conds))
-	add(children, "wait", mapping("waits", true))
-	add(children, "nm", t.dispatch(f, p, nil, "no-match", "no_match", path+".wait"))
-	add(children, "ni", t.dispatch(f, p, nil, "no-input", "no_input", path+".wait"))
+	conds = append(conds, yamltree.Map("target", settle))
+	yamltree.Add(children, "routes", yamltree.Map("always", conds))
+	yamltree.Add(children, "wait", yamltree.Map("waits", true))
+	yamltree.Add(children, "nm", t.dispatch(f, p, nil, "no-match", "no_match", path+".wait"))
+	yamltree.Add(children, "ni", t.dispatch(f, p, nil, "no-input", "no_input", path+".wait"))
 	// The page's transitions: intent routes in order, events, then the
 	// catch-all that raises no-match.
-	on := mapping()
+	on := yamltree.Map()
 	byIntent := map[string]*yaml.Node{}
 	for _, r := range routes {
 		in := t.intent(r.n.get("intent").s())
@@ -777,8 +779,8 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 			continue
 		}
 		if byIntent[in] == nil {
-			byIntent[in] = seq()
-			add(on, in, byIntent[in])
+			byIntent[in] = yamltree.Seq()
+			yamltree.Add(on, in, byIntent[in])
 		}
 		byIntent[in].Content = append(byIntent[in].Content, tr)
 	}
@@ -790,8 +792,8 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		}
 		guardAnd(tr, "lower(trim(event.text)) in ["+strings.Join(quoteAll(al.phrases), ", ")+"]")
 		if byIntent[al.from] == nil {
-			byIntent[al.from] = seq()
-			add(on, al.from, byIntent[al.from])
+			byIntent[al.from] = yamltree.Seq()
+			yamltree.Add(on, al.from, byIntent[al.from])
 		}
 		byIntent[al.from].Content = append(byIntent[al.from].Content, tr)
 	}
@@ -813,19 +815,19 @@ func (t *translator) page(f *Flow, p *Page, path string) *yaml.Node {
 		}
 		in := t.event(ev)
 		if evs[in] == nil {
-			evs[in] = seq()
-			add(on, in, evs[in])
+			evs[in] = yamltree.Seq()
+			yamltree.Add(on, in, evs[in])
 		}
 		if tr := t.transition(f, p, path, h, path+".wait"); tr != nil {
 			evs[in].Content = append(evs[in].Content, tr)
 		}
 	}
-	add(on, intentNoInput, counted("no_input", path+".ni", ""))
-	add(on, "*", counted("no_match", path+".nm", notScope))
+	yamltree.Add(on, intentNoInput, counted("no_input", path+".ni", ""))
+	yamltree.Add(on, "*", counted("no_match", path+".nm", notScope))
 	if len(hooks) > 0 {
-		add(on, "failed:*", seq(hooks...))
+		yamltree.Add(on, "failed:*", yamltree.Seq(hooks...))
 	}
-	return mapping("description", desc, "initial", initial, "on", on, "states", children)
+	return yamltree.Map("description", desc, "initial", initial, "on", on, "states", children)
 }
 
 // counted is a move to a handler dispatch that counts the event on this
@@ -836,11 +838,11 @@ func counted(counter, target, guard string) *yaml.Node {
 	if guard != "" {
 		g = guard + " and " + g
 	}
-	last := mapping("target", target)
+	last := yamltree.Map("target", target)
 	if guard != "" {
-		last = mapping("guard", guard, "target", target)
+		last = yamltree.Map("guard", guard, "target", target)
 	}
-	return seq(mapping("guard", g, "target", target, "actions", seq(mapping("incr", counter))), last)
+	return yamltree.Seq(yamltree.Map("guard", g, "target", target, "actions", yamltree.Seq(yamltree.Map("incr", counter))), last)
 }
 
 func countEntity(t *translator, params []*node, ent string) int {
@@ -895,8 +897,8 @@ func (t *translator) dispatch(f *Flow, p *Page, param *node, kind, counter, back
 			}
 		}
 	}
-	tr = append(tr, mapping("target", back))
-	return mapping("description", "sys."+kind+" handlers", "always", tr)
+	tr = append(tr, yamltree.Map("target", back))
+	return yamltree.Map("description", "sys."+kind+" handlers", "always", tr)
 }
 
 func (t *translator) pagePath(f *Flow, p *Page) string {
@@ -913,20 +915,20 @@ func guardAnd(tr *yaml.Node, g string) {
 			return
 		}
 	}
-	tr.Content = append([]*yaml.Node{str("guard"), str(g)}, tr.Content...)
+	tr.Content = append([]*yaml.Node{yamltree.Str("guard"), yamltree.Str(g)}, tr.Content...)
 }
 
 // transition translates a route or event handler; back is the target of
 // one without a target.
 func (t *translator) transition(f *Flow, p *Page, path string, r *node, back string) *yaml.Node {
-	tr := mapping()
+	tr := yamltree.Map()
 	if c := r.get("condition"); c.s() != "" && strings.TrimSpace(c.s()) != "true" {
 		g, err := translateCond(c.s(), c.pos, t)
 		if err != nil {
 			t.fail(err)
 			return nil
 		}
-		add(tr, "guard", g)
+		yamltree.Add(tr, "guard", g)
 	}
 	var acts []*yaml.Node
 	if in := t.a.Intents[r.get("intent").s()]; in != nil {
@@ -936,7 +938,7 @@ func (t *translator) transition(f *Flow, p *Page, path string, r *node, back str
 			if ent == "" || s == "" {
 				continue
 			}
-			acts = append(acts, mapping("set", mapping(s, fmt.Sprintf(`event.entities.%s != "" ? event.entities.%s : %s`, ent, ent, s))))
+			acts = append(acts, yamltree.Map("set", yamltree.Map(s, fmt.Sprintf(`event.entities.%s != "" ? event.entities.%s : %s`, ent, ent, s))))
 		}
 	}
 	acts = append(acts, t.fulfillment(r.get("triggerFulfillment"))...)
@@ -951,7 +953,7 @@ func (t *translator) transition(f *Flow, p *Page, path string, r *node, back str
 		if !contains(t.callers[g], path) {
 			t.callers[g] = append(t.callers[g], path)
 		}
-		acts = append(acts, mapping("set", mapping(ret, quote(path))))
+		acts = append(acts, yamltree.Map("set", yamltree.Map(ret, quote(path))))
 		target = t.flowOf[g] + ".start"
 	} else if tp := r.get("targetPage").s(); tp != "" {
 		switch special(tp) {
@@ -971,9 +973,9 @@ func (t *translator) transition(f *Flow, p *Page, path string, r *node, back str
 			target = t.pageOf[f.page[tp]]
 		}
 	}
-	add(tr, "target", target)
+	yamltree.Add(tr, "target", target)
 	if len(acts) > 0 {
-		add(tr, "actions", acts)
+		yamltree.Add(tr, "actions", acts)
 	}
 	desc := r.get("description").s()
 	if desc == "" {
@@ -987,7 +989,7 @@ func (t *translator) transition(f *Flow, p *Page, path string, r *node, back str
 		}
 	}
 	if desc != "" {
-		add(tr, "description", desc)
+		yamltree.Add(tr, "description", desc)
 	}
 	return tr
 }
@@ -1020,7 +1022,7 @@ func (t *translator) fulfillment(fu *node) []*yaml.Node {
 		}
 	}
 	if len(say) > 0 {
-		acts = append(acts, mapping("say", strings.Join(say, "\n")))
+		acts = append(acts, yamltree.Map("say", strings.Join(say, "\n")))
 	}
 	for _, sp := range fu.get("setParameterActions").arr() {
 		name := sp.get("parameter").s()
@@ -1034,27 +1036,27 @@ func (t *translator) fulfillment(fu *node) []*yaml.Node {
 		v := sp.get("value")
 		switch v.kind {
 		case jNull:
-			acts = append(acts, mapping("clear", s))
+			acts = append(acts, yamltree.Map("clear", s))
 		case jStr:
 			segs, err := segments(v.str, v.pos, t)
 			if err != nil {
 				t.fail(err)
 				continue
 			}
-			acts = append(acts, mapping("set", mapping(s, valueExpr(segs))))
+			acts = append(acts, yamltree.Map("set", yamltree.Map(s, valueExpr(segs))))
 		case jNum, jBool:
 			x, _ := v.scalar()
-			acts = append(acts, mapping("set", mapping(s, quote(x))))
+			acts = append(acts, yamltree.Map("set", yamltree.Map(s, quote(x))))
 		default:
 			if v.absent {
-				acts = append(acts, mapping("clear", s))
+				acts = append(acts, yamltree.Map("clear", s))
 			} else {
 				t.note(v, "parameter %q is set to a list or an object: not kept (slots hold text)", name)
 			}
 		}
 	}
 	if wh := fu.get("webhook").s(); wh != "" {
-		acts = append(acts, mapping("invoke", t.action(wh, fu.get("tag").s())))
+		acts = append(acts, yamltree.Map("invoke", t.action(wh, fu.get("tag").s())))
 	}
 	if g := fu.get("generators"); len(g.arr()) > 0 {
 		t.note(g, "generators in a fulfillment (LLM text) are not kept")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/spec"
+	"github.com/simctl/simctl/yamltree"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -595,16 +596,16 @@ func (t *translator) caller(f *Flow) *Flow {
 
 // eventNode is the scenario turn of a command.
 func (c *command) eventNode(text string) *yaml.Node {
-	ev := mapping("intent", c.intent, "text", text)
+	ev := yamltree.Map("intent", c.intent, "text", text)
 	if c.hasValue {
-		add(ev, "value", c.value)
+		yamltree.Add(ev, "value", c.value)
 	}
 	if len(c.entities) > 0 {
-		ents := mapping()
+		ents := yamltree.Map()
 		for _, e := range c.entities {
-			add(ents, e[0], e[1])
+			yamltree.Add(ents, e[0], e[1])
 		}
-		add(ev, "entities", ents)
+		yamltree.Add(ev, "entities", ents)
 	}
 	return ev
 }

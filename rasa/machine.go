@@ -12,6 +12,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/spec"
+	"github.com/simctl/simctl/yamltree"
 )
 
 // The intents standing for Rasa's commands (the command generator's
@@ -262,7 +263,7 @@ func (t *translator) template(r *Response) string {
 }
 
 func (t *translator) say(name string) *yaml.Node {
-	return mapping("say", t.template(t.p.Responses[name]))
+	return yamltree.Map("say", t.template(t.p.Responses[name]))
 }
 
 // collectSlots lists the slots a flow collects, in step order, once each.
@@ -331,22 +332,22 @@ func (t *translator) validateState(f *Flow, slot, name, next string, states *yam
 			return err
 		}
 		always = append(always, trans("filled("+v+") and ("+g+")", t.path(f, name+"_wait"),
-			append(actions(t.say(r.Utter), mapping("clear", v), mapping("ask", v)), ask...)))
+			append(actions(t.say(r.Utter), yamltree.Map("clear", v), yamltree.Map("ask", v)), ask...)))
 	}
 	always = append(always, trans("", next, nil))
-	add(states, name, mapping("description", "validation of "+slot+", given when the flow started", "always", seq(always...)))
-	on := mapping()
+	yamltree.Add(states, name, yamltree.Map("description", "validation of "+slot+", given when the flow started", "always", yamltree.Seq(always...)))
+	on := yamltree.Map()
 	var set []*yaml.Node
 	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
 		set = append(set, trans("not ("+c+")", t.path(f, name+"_wait"), append(actions(t.say(rej)), ask...)))
 	}
-	fill := mapping("fill", "event.value")
+	fill := yamltree.Map("fill", "event.value")
 	if sl.Type == "bool" {
 		fill = setExpr(v, typed(sl, "event.value"))
 	}
-	set = append(set, trans("", t.path(f, name), actions(fill, mapping("ask", "none"))))
-	add(on, "set_slot", seq(set...))
-	add(states, name+"_wait", mapping("description", "waiting for "+slot+" again", "waits", true, "direct", "set_slot", "on", on))
+	set = append(set, trans("", t.path(f, name), actions(fill, yamltree.Map("ask", "none"))))
+	yamltree.Add(on, "set_slot", yamltree.Seq(set...))
+	yamltree.Add(states, name+"_wait", yamltree.Map("description", "waiting for "+slot+" again", "waits", true, "direct", "set_slot", "on", on))
 	return nil
 }
 
@@ -448,7 +449,7 @@ func clearAction(slots []string) *yaml.Node {
 	if len(slots) == 0 {
 		return nil
 	}
-	return mapping("clear", flowSeq(slots...))
+	return yamltree.Map("clear", yamltree.FlowSeq(slots...))
 }
 
 func actions(items ...*yaml.Node) []*yaml.Node {
@@ -461,15 +462,15 @@ func actions(items ...*yaml.Node) []*yaml.Node {
 	return out
 }
 
-func setExpr(slot, expr string) *yaml.Node { return mapping("set", mapping(slot, expr)) }
+func setExpr(slot, expr string) *yaml.Node { return yamltree.Map("set", yamltree.Map(slot, expr)) }
 
 func trans(guard, target string, acts []*yaml.Node) *yaml.Node {
-	m := mapping()
+	m := yamltree.Map()
 	if guard != "" {
-		add(m, "guard", guard)
+		yamltree.Add(m, "guard", guard)
 	}
-	add(m, "target", target)
-	add(m, "actions", acts)
+	yamltree.Add(m, "target", target)
+	yamltree.Add(m, "actions", acts)
 	return m
 }
 
@@ -581,16 +582,16 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 			}
 		}
 	}
-	flowStates := mapping()
+	flowStates := yamltree.Map()
 	for _, f := range p.Flows {
 		st, err := t.flowState(f)
 		if err != nil {
 			return nil, err
 		}
-		add(flowStates, f.ID, st)
+		yamltree.Add(flowStates, f.ID, st)
 	}
 
-	session := mapping("description", "the conversation: no flow (idle), a flow or a pattern", "initial", "idle")
+	session := yamltree.Map("description", "the conversation: no flow (idle), a flow or a pattern", "initial", "idle")
 	// Slots with an initial_value hold it from the start.
 	var initial []*yaml.Node
 	for _, sl := range p.Slots {
@@ -603,18 +604,18 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		}
 		initial = append(initial, a)
 	}
-	add(session, "entry", initial)
+	yamltree.Add(session, "entry", initial)
 	on, err := t.commands()
 	if err != nil {
 		return nil, err
 	}
-	add(session, "on", on)
-	states := mapping("idle", mapping("description", "no flow is active", "waits", true, "entry", seq(mapping("ask", "none"))))
-	add(states, "start_next", t.startNext())
+	yamltree.Add(session, "on", on)
+	states := yamltree.Map("idle", yamltree.Map("description", "no flow is active", "waits", true, "entry", yamltree.Seq(yamltree.Map("ask", "none"))))
+	yamltree.Add(states, "start_next", t.startNext())
 	states.Content = append(states.Content, flowStates.Content...)
-	add(session, "states", states)
+	yamltree.Add(session, "states", states)
 
-	acts := mapping()
+	acts := yamltree.Map()
 	var names []string
 	for a := range t.invoked {
 		names = append(names, a)
@@ -627,10 +628,10 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 		return nil, err
 	}
 	if len(fix) > 0 {
-		add(session, "always", seq(fix...))
+		yamltree.Add(session, "always", yamltree.Seq(fix...))
 	}
 	for _, a := range names {
-		m := mapping()
+		m := yamltree.Map()
 		outs, err := t.stubOutputs(a)
 		if err != nil {
 			return nil, err
@@ -639,33 +640,33 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 			t.note(engine.Pos{File: p.Dir}, "custom action %s has no stub in the e2e tests: it succeeds and sets nothing (edit actions: in machine.yaml)", a)
 		}
 		if len(outs.Content) > 0 {
-			add(m, "outputs", outs)
+			yamltree.Add(m, "outputs", outs)
 		}
-		add(acts, a, m)
+		yamltree.Add(acts, a, m)
 	}
 
 	// Slots, once every context slot used is known.
-	slots := mapping()
-	validators := mapping()
+	slots := yamltree.Map()
+	validators := yamltree.Map()
 	for _, sl := range p.Slots {
 		if !t.slotUse[sl.Name] {
 			continue
 		}
-		m := mapping()
+		m := yamltree.Map()
 		switch sl.Type {
 		case "float":
-			add(m, "type", "number")
+			yamltree.Add(m, "type", "number")
 		case "bool":
-			add(m, "type", "bool")
+			yamltree.Add(m, "type", "bool")
 		case "categorical":
-			add(m, "validator", slotVar(sl.Name)+"_values")
-			add(validators, slotVar(sl.Name)+"_values", mapping("one_of", flowSeq(sl.Values...)))
+			yamltree.Add(m, "validator", slotVar(sl.Name)+"_values")
+			yamltree.Add(validators, slotVar(sl.Name)+"_values", yamltree.Map("one_of", yamltree.FlowSeq(sl.Values...)))
 		}
-		add(slots, slotVar(sl.Name), m)
+		yamltree.Add(slots, slotVar(sl.Name), m)
 	}
 	for _, f := range t.users {
 		if t.resume[f.ID] {
-			add(slots, atSlot(f), mapping())
+			yamltree.Add(slots, atSlot(f), yamltree.Map())
 		}
 	}
 	var ctxs []string
@@ -674,50 +675,50 @@ func (t *translator) machine(name string) (*yaml.Node, error) {
 	}
 	sort.Strings(ctxs)
 	for _, c := range ctxs {
-		m := mapping()
+		m := yamltree.Map()
 		if c == "ctx_cancel_interrupted" || c == "ctx_is_reset_only" || c == "ctx_fixtures_set" {
-			add(m, "type", "bool")
+			yamltree.Add(m, "type", "bool")
 		}
-		add(slots, c, m)
+		yamltree.Add(slots, c, m)
 	}
 	if n := len(slots.Content) / 2; n > engine.MaxSlots {
 		return nil, fmt.Errorf("%s: the import needs %d slots (the domain slots that flows, conditions, stubs, tests and responses use, a return point per flow that collects, and the patterns' context); simctl machines hold at most %d", p.Dir, n, engine.MaxSlots)
 	}
-	flows := mapping()
+	flows := yamltree.Map()
 	for _, f := range p.Flows {
 		var vs []string
 		for _, s := range collectSlots(f) {
 			vs = append(vs, slotVar(s))
 		}
-		add(flows, f.ID, flowSeq(vs...))
+		yamltree.Add(flows, f.ID, yamltree.FlowSeq(vs...))
 	}
-	root := mapping(
+	root := yamltree.Map(
 		"machine", name,
 		"description", "imported from the Rasa project "+p.Dir+" by simctl import rasa",
 		"initial", "session",
-		"intents", flowSeq(commandIntents...),
-		"correction_intents", flowSeq("correct_slot"),
+		"intents", yamltree.FlowSeq(commandIntents...),
+		"correction_intents", yamltree.FlowSeq("correct_slot"),
 	)
 	if len(t.variants) > 0 {
 		vals := []string{"default"}
-		vs := []*yaml.Node{mapping("name", "default")}
+		vs := []*yaml.Node{yamltree.Map("name", "default")}
 		for _, v := range t.variants {
 			vals = append(vals, v)
-			vs = append(vs, mapping("name", v, "set", mapping(stubParam, v)))
+			vs = append(vs, yamltree.Map("name", v, "set", yamltree.Map(stubParam, v)))
 		}
-		add(root, "parameters", mapping(stubParam, mapping("values", flowSeq(vals...), "default", "default",
+		yamltree.Add(root, "parameters", yamltree.Map(stubParam, yamltree.Map("values", yamltree.FlowSeq(vals...), "default", "default",
 			"description", "the stubs of the custom actions: a test's own (test_case::action), its file's, or else the first file's")))
-		add(root, "variants", seq(vs...))
+		yamltree.Add(root, "variants", yamltree.Seq(vs...))
 	}
-	add(root, "slots", slots)
-	add(root, "flows", flows)
+	yamltree.Add(root, "slots", slots)
+	yamltree.Add(root, "flows", flows)
 	if len(validators.Content) > 0 {
-		add(root, "validators", validators)
+		yamltree.Add(root, "validators", validators)
 	}
 	if len(acts.Content) > 0 {
-		add(root, "actions", acts)
+		yamltree.Add(root, "actions", acts)
 	}
-	add(root, "states", mapping("session", session))
+	yamltree.Add(root, "states", yamltree.Map("session", session))
 	return root, nil
 }
 
@@ -757,7 +758,7 @@ func (t *translator) setSlot(sv SlotValue) (*yaml.Node, error) {
 		return nil, err
 	}
 	if e == "" {
-		return mapping("clear", t.use(sl.Name)), nil
+		return yamltree.Map("clear", t.use(sl.Name)), nil
 	}
 	return setExpr(t.use(sl.Name), e), nil
 }
@@ -779,7 +780,7 @@ func (t *translator) endActions(f *Flow) []*yaml.Node {
 	}
 	// Nothing is asked once the flow is gone: a question of the ended
 	// flow (or pattern) must not stay the one the machine waits for.
-	return actions(mapping("ask", "none"), clearAction(clear), text("pop"))
+	return actions(yamltree.Map("ask", "none"), clearAction(clear), yamltree.Str("pop"))
 }
 
 func (t *translator) pattern(id string) *Flow {
@@ -824,13 +825,13 @@ func (t *translator) afterFlow(f *Flow) []*yaml.Node {
 			}
 			if ci != nil {
 				out = append(out, trans(`flow == "`+x.ID+`"`, "session."+ci.ID,
-					actions(setExpr(t.ctx("ctx_interrupted"), strconv.Quote(x.Name)), mapping("push", ci.ID))))
+					actions(setExpr(t.ctx("ctx_interrupted"), strconv.Quote(x.Name)), yamltree.Map("push", ci.ID))))
 			} else {
 				out = append(out, trans(`flow == "`+x.ID+`"`, t.path(x, "resume"), nil))
 			}
 		}
 		if pc := t.pattern("pattern_completed"); pc != nil && (f.ID == "pattern_cancel_flow" || !f.Pattern && f.RunCompleted) {
-			out = append(out, trans(`flow == ""`, "session."+pc.ID, actions(mapping("push", pc.ID))))
+			out = append(out, trans(`flow == ""`, "session."+pc.ID, actions(yamltree.Map("push", pc.ID))))
 		}
 	default:
 		for _, x := range t.users {
@@ -859,7 +860,7 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 		desc = "Rasa's default " + f.ID + ": " + desc
 	}
 	first := t.stepState(f, f.Steps[0].ID)
-	states := mapping()
+	states := yamltree.Map()
 	user := !f.Pattern
 	takes := t.takeSlots(f)
 	// take_<slot>: the slots a start_flow command carries as entities,
@@ -901,10 +902,10 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 			}
 			var last *yaml.Node
 			if i+1 == len(takes) {
-				last = mapping("ask", "none")
+				last = yamltree.Map("ask", "none")
 			}
-			add(states, "take_"+v, mapping("always", seq(
-				trans(g, next, actions(mapping("ask", v), mapping("fill", "event.entities."+v), last)),
+			yamltree.Add(states, "take_"+v, yamltree.Map("always", yamltree.Seq(
+				trans(g, next, actions(yamltree.Map("ask", v), yamltree.Map("fill", "event.entities."+v), last)),
 				trans("", next, actions(last)))))
 		}
 		// fix_<slot>: the slots a correct_slot command carries; then
@@ -929,7 +930,7 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 				// with ask_before_filling.
 				only := setExpr(t.ctx("ctx_is_reset_only"), `ctx_corrected_slots == "" ? `+t.resetOnly(s)+` : (ctx_is_reset_only and `+t.resetOnly(s)+`)`)
 				record = append(actions(only), record...)
-				later := append(actions(mapping("ask", v), mapping("fill", "event.entities."+v), mapping("ask", "none")), record...)
+				later := append(actions(yamltree.Map("ask", v), yamltree.Map("fill", "event.entities."+v), yamltree.Map("ask", "none")), record...)
 				first := g + ` and ctx_corrected_slots == ""`
 				// The first slot's value alone, for action_correct_flow_slot.
 				record1 := append(actions(setExpr(t.ctx("ctx_correct_value"), "event.entities."+v)), record...)
@@ -938,15 +939,15 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 					next := t.path(f, "fix_"+slotVar(slots[i+1]))
 					always = []*yaml.Node{trans(first, next, record1), trans(g, next, later), trans("", next, nil)}
 				} else {
-					run := actions(mapping("ask", "none"), mapping("push", pc.ID))
+					run := actions(yamltree.Map("ask", "none"), yamltree.Map("push", pc.ID))
 					always = []*yaml.Node{
 						trans(first, "session."+pc.ID, append(record1, run...)),
 						trans(g, "session."+pc.ID, append(later, run...)),
 						trans(`ctx_corrected_slots != ""`, "session."+pc.ID, run),
-						trans("", t.path(f, "resume"), actions(mapping("ask", "none"))),
+						trans("", t.path(f, "resume"), actions(yamltree.Map("ask", "none"))),
 					}
 				}
-				add(states, "fix_"+v, mapping("always", seq(always...)))
+				yamltree.Add(states, "fix_"+v, yamltree.Map("always", yamltree.Seq(always...)))
 			}
 		}
 	}
@@ -963,9 +964,9 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			add(states, name, st)
+			yamltree.Add(states, name, st)
 			for _, x := range t.extra {
-				add(states, x[0].(string), x[1])
+				yamltree.Add(states, x[0].(string), x[1])
 			}
 		case "set_slots":
 			var entry []*yaml.Node
@@ -980,26 +981,26 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			add(states, name, mapping("description", "set_slots", "entry", entry, "always", br))
+			yamltree.Add(states, name, yamltree.Map("description", "set_slots", "entry", entry, "always", br))
 		case "noop":
 			br, err := t.branches(f, s, nil)
 			if err != nil {
 				return nil, err
 			}
-			add(states, name, mapping("description", "noop", "always", br))
+			yamltree.Add(states, name, yamltree.Map("description", "noop", "always", br))
 		case "link":
 			g := t.p.Flow(s.Arg)
-			acts := append(t.endActions(f), mapping("push", g.ID))
-			add(states, name, mapping("description", "link: "+g.ID, "always", seq(trans("", t.startFlow(g), acts))))
+			acts := append(t.endActions(f), yamltree.Map("push", g.ID))
+			yamltree.Add(states, name, yamltree.Map("description", "link: "+g.ID, "always", yamltree.Seq(trans("", t.startFlow(g), acts))))
 		case "call":
 			g := t.p.Flow(s.Arg)
-			acts := actions(setExpr(atSlot(f), strconv.Quote(name+"_ret")), mapping("push", g.ID))
-			add(states, name, mapping("description", "call: "+g.ID, "always", seq(trans("", t.startFlow(g), acts))))
+			acts := actions(setExpr(atSlot(f), strconv.Quote(name+"_ret")), yamltree.Map("push", g.ID))
+			yamltree.Add(states, name, yamltree.Map("description", "call: "+g.ID, "always", yamltree.Seq(trans("", t.startFlow(g), acts))))
 			br, err := t.branches(f, s, nil)
 			if err != nil {
 				return nil, err
 			}
-			add(states, name+"_ret", mapping("description", "back from "+g.ID, "always", br))
+			yamltree.Add(states, name+"_ret", yamltree.Map("description", "back from "+g.ID, "always", br))
 		}
 	}
 	if user && t.resume[f.ID] {
@@ -1014,17 +1015,17 @@ func (t *translator) flowState(f *Flow) (*yaml.Node, error) {
 			}
 		}
 		always = append(always, trans("", first, nil))
-		add(states, "resume", mapping("description", "back to the step the flow was interrupted at", "always", seq(always...)))
+		yamltree.Add(states, "resume", yamltree.Map("description", "back to the step the flow was interrupted at", "always", yamltree.Seq(always...)))
 	}
 	end := t.endActions(f)
-	add(states, "end", mapping("description", "the flow has ended", "entry", end, "always", seq(t.afterFlow(f)...)))
+	yamltree.Add(states, "end", yamltree.Map("description", "the flow has ended", "entry", end, "always", yamltree.Seq(t.afterFlow(f)...)))
 	initial := t.names[f][f.Steps[0].ID]
-	m := mapping()
+	m := yamltree.Map()
 	if desc != "" {
-		add(m, "description", strings.TrimSpace(desc))
+		yamltree.Add(m, "description", strings.TrimSpace(desc))
 	}
-	add(m, "initial", initial)
-	add(m, "states", states)
+	yamltree.Add(m, "initial", initial)
+	yamltree.Add(m, "states", states)
 	return m, nil
 }
 
@@ -1045,9 +1046,9 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		t.note(s.Pos, "collect %s asks with the custom action action_ask_%s, whose text is not known; the import says nothing", s.Arg, s.Arg)
 	}
 	user := !f.Pattern
-	ask := append(actions(mapping("ask", v)), prompt...)
+	ask := append(actions(yamltree.Map("ask", v)), prompt...)
 	if s.AskBefore {
-		ask = append(actions(mapping("clear", v)), ask...)
+		ask = append(actions(yamltree.Map("clear", v)), ask...)
 	}
 	if user {
 		ask = append(ask, setExpr(atSlot(f), strconv.Quote(name)))
@@ -1057,9 +1058,9 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		decide = append(decide, trans("filled("+v+")", t.path(f, name+"_check"), nil))
 	}
 	decide = append(decide, trans("", t.path(f, name+"_wait"), ask))
-	add(states, name, mapping("description", "collect "+s.Arg, "always", seq(decide...)))
+	yamltree.Add(states, name, yamltree.Map("description", "collect "+s.Arg, "always", yamltree.Seq(decide...)))
 
-	on := mapping()
+	on := yamltree.Map()
 	var set []*yaml.Node
 	if f.ID == "pattern_continue_interrupted" {
 		set = t.answerBeneath(f)
@@ -1067,7 +1068,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 	if c, rej := t.valueCheck(sl, "event.value"); c != "" {
 		set = append(set, trans("not ("+c+")", t.path(f, name), actions(t.say(rej))))
 	}
-	fill := mapping("fill", "event.value")
+	fill := yamltree.Map("fill", "event.value")
 	if sl.Type == "bool" {
 		// "Yes" is a valid answer, not a boolean simctl parses.
 		fill = setExpr(v, typed(sl, "event.value"))
@@ -1095,7 +1096,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 			if i+1 < len(vs) {
 				next = t.path(f, name+"_take_"+slotVar(vs[i+1]))
 			}
-			add(states, name+"_take_"+xv, mapping("always", seq(
+			yamltree.Add(states, name+"_take_"+xv, yamltree.Map("always", yamltree.Seq(
 				trans(g, next, actions(setExpr(t.use(x), typed(xs, "event.entities."+xv)))),
 				trans("", next, nil))))
 		}
@@ -1113,7 +1114,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		}
 	}
 	set = append(set, trans("", t.path(f, name+"_check"), actions(fill)))
-	add(on, "set_slot", seq(set...))
+	yamltree.Add(on, "set_slot", yamltree.Seq(set...))
 	if user {
 		// A start of this flow, which is asking, that carries the slot
 		// asked: the command generator, seeing the question, sets the
@@ -1124,7 +1125,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		if c, _ := t.valueCheck(sl, xv); c != "" {
 			g += " and " + c
 		}
-		add(on, "start_flow", seq(trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, xv))))))
+		yamltree.Add(on, "start_flow", yamltree.Seq(trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, xv))))))
 	}
 	if user && t.pattern("pattern_correction") != nil && len(collectSlots(f)) > 0 {
 		// The step to go back to: the earliest corrected slot collected
@@ -1164,10 +1165,10 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		if pc := t.pattern("pattern_correction"); pc != nil {
 			reset := func(slot, back string) {
 				corr = append(corr, trans(`event.entities.reset_slot == "`+slot+`"`, "session."+pc.ID,
-					actions(mapping("ask", "none"), setExpr(atSlot(f), strconv.Quote(back)),
+					actions(yamltree.Map("ask", "none"), setExpr(atSlot(f), strconv.Quote(back)),
 						setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(slot)), setExpr(t.ctx("ctx_corrected_values"), `""`), setExpr(t.ctx("ctx_correct_value"), `""`),
 						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(slot)),
-						mapping("push", pc.ID))))
+						yamltree.Map("push", pc.ID))))
 			}
 			done := map[string]bool{}
 			for _, e := range append(earlier, s) {
@@ -1199,7 +1200,7 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		corr = append([]*yaml.Node{trans(g, t.path(f, name+"_check"), actions(setExpr(v, typed(sl, xv))))}, corr...)
 		corr = append(corr, trans("", t.path(f, "fix_"+slotVar(t.takeSlots(f)[0])),
 			actions(setExpr(atSlot(f), expr), setExpr(t.ctx("ctx_corrected_slots"), `""`), setExpr(t.ctx("ctx_corrected_values"), `""`))))
-		add(on, "correct_slot", seq(corr...))
+		yamltree.Add(on, "correct_slot", yamltree.Seq(corr...))
 	}
 	if f.ID == "pattern_correction" {
 		// A second correction while the first waits for its
@@ -1214,15 +1215,15 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 				seen[sl] = true
 				v := slotVar(sl)
 				again = append(again, trans(carried(`event.entities.`+v), t.path(f, name),
-					actions(mapping("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v), setExpr(t.ctx("ctx_correct_value"), "event.entities."+v),
+					actions(yamltree.Map("ask", "none"), setExpr(t.ctx("ctx_corrected_slots"), strconv.Quote(sl)), setExpr(t.ctx("ctx_corrected_values"), "event.entities."+v), setExpr(t.ctx("ctx_correct_value"), "event.entities."+v),
 						setExpr(t.ctx("ctx_is_reset_only"), t.resetOnly(sl)))))
 			}
 		}
 		if len(again) > 0 {
-			add(on, "correct_slot", seq(again...))
+			yamltree.Add(on, "correct_slot", yamltree.Seq(again...))
 		}
 	}
-	add(states, name+"_wait", mapping("description", "waiting for "+s.Arg, "waits", true, "direct", "set_slot", "on", on))
+	yamltree.Add(states, name+"_wait", yamltree.Map("description", "waiting for "+s.Arg, "waits", true, "direct", "set_slot", "on", on))
 
 	var check []*yaml.Node
 	for _, r := range append(append([]Rejection{}, sl.Rejections...), s.Rejections...) {
@@ -1230,14 +1231,14 @@ func (t *translator) collect(f *Flow, s *Step, idx int, states *yaml.Node) error
 		if err != nil {
 			return err
 		}
-		check = append(check, trans(g, t.path(f, name), actions(t.say(r.Utter), mapping("clear", v))))
+		check = append(check, trans(g, t.path(f, name), actions(t.say(r.Utter), yamltree.Map("clear", v))))
 	}
 	br, err := t.branches(f, s, nil)
 	if err != nil {
 		return err
 	}
 	check = append(check, br...)
-	add(states, name+"_check", mapping("description", "rejections and next of collect "+s.Arg, "always", seq(check...)))
+	yamltree.Add(states, name+"_check", yamltree.Map("description", "rejections and next of collect "+s.Arg, "always", yamltree.Seq(check...)))
 	return nil
 }
 
@@ -1249,7 +1250,7 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return mapping("description", "action "+a, "entry", seq(t.say(a)), "always", br), nil
+		return yamltree.Map("description", "action "+a, "entry", yamltree.Seq(t.say(a)), "always", br), nil
 	case a == "action_correct_flow_slot":
 		// Sets the corrected slot recorded when correct_slot arrived;
 		// the flow beneath goes back to the step recorded then.
@@ -1264,7 +1265,7 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 				v := t.use(sl)
 				apply = append(apply,
 					trans(`(`+t.ctx("ctx_corrected_slots")+` == "`+sl+`" or ctx_corrected_slots startsWith "`+sl+`, ") and `+t.ctx("ctx_correct_value")+` == ""`, t.path(f, t.names[f][s.ID]+"_ret"),
-						actions(mapping("clear", v))),
+						actions(yamltree.Map("clear", v))),
 					trans(`ctx_corrected_slots == "`+sl+`" or ctx_corrected_slots startsWith "`+sl+`, "`, t.path(f, t.names[f][s.ID]+"_ret"),
 						actions(setExpr(v, typed(t.p.Slot(sl), "ctx_correct_value")))))
 			}
@@ -1274,8 +1275,8 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.extra = append(t.extra, [2]any{t.names[f][s.ID] + "_ret", mapping("description", "after action_correct_flow_slot", "always", br)})
-		return mapping("description", "action "+a, "always", apply), nil
+		t.extra = append(t.extra, [2]any{t.names[f][s.ID] + "_ret", yamltree.Map("description", "after action_correct_flow_slot", "always", br)})
+		return yamltree.Map("description", "action "+a, "always", apply), nil
 	case defaultActions[a] != "" || hasKey(defaultActions, a):
 		var entry []*yaml.Node
 		switch defaultActions[a] {
@@ -1288,14 +1289,14 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return mapping("description", "action "+a, "entry", entry, "always", br), nil
+		return yamltree.Map("description", "action "+a, "entry", entry, "always", br), nil
 	case unsupportedActions[a] != "":
 		t.note(s.Pos, "action %s %s; the import does nothing in its place", a, unsupportedActions[a])
 		br, err := t.branches(f, s, nil)
 		if err != nil {
 			return nil, err
 		}
-		return mapping("description", "action "+a+" (not simulated)", "always", br), nil
+		return yamltree.Map("description", "action "+a+" (not simulated)", "always", br), nil
 	}
 	// A custom action: an external action the scenarios stub.
 	if !t.p.Actions[a] && !f.Default {
@@ -1310,14 +1311,14 @@ func (t *translator) action(f *Flow, s *Step) (*yaml.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	on := mapping("done:"+a, br)
+	on := yamltree.Map("done:"+a, br)
 	if ie := t.pattern("pattern_internal_error"); ie != nil {
 		// The flow (or pattern) whose action failed ends before
 		// pattern_internal_error runs: resuming it would run the action
 		// again, and fail again, in the same turn.
-		add(on, "failed:"+a, seq(trans("", "session."+ie.ID, append(t.endActions(f), setExpr(t.ctx("ctx_reason"), `""`), mapping("push", ie.ID)))))
+		yamltree.Add(on, "failed:"+a, yamltree.Seq(trans("", "session."+ie.ID, append(t.endActions(f), setExpr(t.ctx("ctx_reason"), `""`), yamltree.Map("push", ie.ID)))))
 	}
-	return mapping("description", "custom action "+a, "entry", seq(mapping("invoke", a)), "on", on), nil
+	return yamltree.Map("description", "custom action "+a, "entry", yamltree.Seq(yamltree.Map("invoke", a)), "on", on), nil
 }
 
 // resetOnly is "true" when every collect step of slot asks before
@@ -1378,14 +1379,14 @@ func (t *translator) startNext() *yaml.Node {
 		if !startable(g) {
 			continue
 		}
-		acts := actions(setExpr(t.ctx("ctx_next_flow"), `""`), mapping("ask", "none"), mapping("push", g.ID))
+		acts := actions(setExpr(t.ctx("ctx_next_flow"), `""`), yamltree.Map("ask", "none"), yamltree.Map("push", g.ID))
 		if t.resume[g.ID] {
 			acts = append(acts, setExpr(atSlot(g), `"started"`))
 		}
 		always = append(always, trans(`ctx_next_flow == "`+g.ID+`"`, t.startFlow(g), acts))
 	}
 	always = append(always, trans("", "session.idle", actions(setExpr(t.ctx("ctx_next_flow"), `""`))))
-	return mapping("description", "a second flow the last message started runs now", "always", seq(always...))
+	return yamltree.Map("description", "a second flow the last message started runs now", "always", yamltree.Seq(always...))
 }
 
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
@@ -1393,7 +1394,7 @@ func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 // commands are the session's transitions for Rasa's commands other than
 // set_slot and correct_slot, which collect steps handle.
 func (t *translator) commands() (*yaml.Node, error) {
-	on := mapping()
+	on := yamltree.Map()
 	var start []*yaml.Node
 	for _, g := range t.users {
 		guard := `event.entities.flow == "` + g.ID + `" and flow != "` + g.ID + `"`
@@ -1415,10 +1416,10 @@ func (t *translator) commands() (*yaml.Node, error) {
 		}
 		later := setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")
 		start = append(start,
-			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(mapping("ask", "none"), text("pop"), mapping("push", g.ID), mark, later)),
-			trans(guard, t.startFlow(g), actions(mapping("ask", "none"), mapping("push", g.ID), mark, later)))
+			trans(guard+` and flow startsWith "pattern_"`, t.startFlow(g), actions(yamltree.Map("ask", "none"), yamltree.Str("pop"), yamltree.Map("push", g.ID), mark, later)),
+			trans(guard, t.startFlow(g), actions(yamltree.Map("ask", "none"), yamltree.Map("push", g.ID), mark, later)))
 	}
-	add(on, "start_flow", start)
+	yamltree.Add(on, "start_flow", start)
 	if pc := t.pattern("pattern_cancel_flow"); pc != nil {
 		var cancel []*yaml.Node
 		// A called flow is cancelled with its callers: Rasa cancels the
@@ -1435,12 +1436,12 @@ func (t *translator) commands() (*yaml.Node, error) {
 			top := ch[len(ch)-1]
 			cancel = append(cancel, trans(guard, "session."+pc.ID,
 				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(top.Name)), setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")),
-					append(acts, mapping("push", pc.ID))...)))
+					append(acts, yamltree.Map("push", pc.ID))...)))
 		}
 		for _, x := range t.users {
 			cancel = append(cancel, trans(`flow == "`+x.ID+`"`, "session."+pc.ID,
 				append(actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), setExpr(t.ctx("ctx_next_flow"), "event.entities.next_flow")),
-					append(t.endActions(x), mapping("push", pc.ID))...)))
+					append(t.endActions(x), yamltree.Map("push", pc.ID))...)))
 		}
 		// A cancellation while a pattern asks (a correction waiting for
 		// its confirmation) ends the pattern and the flow beneath it: the
@@ -1449,12 +1450,12 @@ func (t *translator) commands() (*yaml.Node, error) {
 			if !t.resume[x.ID] {
 				continue
 			}
-			acts := actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), mapping("ask", "none"), text("pop"))
+			acts := actions(setExpr(t.ctx("ctx_canceled_name"), strconv.Quote(x.Name)), yamltree.Map("ask", "none"), yamltree.Str("pop"))
 			acts = append(acts, t.endActions(x)...)
 			cancel = append(cancel, trans(`flow startsWith "pattern_" and flow != "`+pc.ID+`" and `+atSlot(x)+` != ""`, "session."+pc.ID,
-				append(acts, mapping("push", pc.ID))))
+				append(acts, yamltree.Map("push", pc.ID))))
 		}
-		add(on, "cancel_flow", cancel)
+		yamltree.Add(on, "cancel_flow", cancel)
 	}
 	for _, c := range []string{"clarify", "chitchat", "human_handoff", "cannot_handle", "search", "skip_question", "error"} {
 		pt := t.pattern(commandPatterns[c])
@@ -1463,7 +1464,7 @@ func (t *translator) commands() (*yaml.Node, error) {
 		}
 		// The question of the flow beneath is asked again when the
 		// pattern ends; meanwhile nothing waits for its answer.
-		acts := actions(mapping("ask", "none"), mapping("push", pt.ID))
+		acts := actions(yamltree.Map("ask", "none"), yamltree.Map("push", pt.ID))
 		switch c {
 		case "clarify":
 			acts = append(actions(setExpr(t.ctx("ctx_names"), "event.entities.flow")), acts...)
@@ -1472,7 +1473,7 @@ func (t *translator) commands() (*yaml.Node, error) {
 			// empty): context.error_type names it.
 			acts = append(actions(setExpr(t.ctx("ctx_reason"), "event.entities.error_type")), acts...)
 		}
-		add(on, c, seq(trans(`not (flow startsWith "pattern_")`, "session."+pt.ID, acts)))
+		yamltree.Add(on, c, yamltree.Seq(trans(`not (flow startsWith "pattern_")`, "session."+pt.ID, acts)))
 	}
 	return on, nil
 }
@@ -1634,7 +1635,7 @@ func (t *translator) stubOutputs(a string) (*yaml.Node, error) {
 			}
 		}
 	}
-	outs := mapping()
+	outs := yamltree.Map()
 	for _, sl := range order {
 		v := t.use(sl)
 		expr, ok := vals[sl][""]
@@ -1653,7 +1654,7 @@ func (t *translator) stubOutputs(a string) (*yaml.Node, error) {
 			}
 			expr = stubParam + ` == "` + name + `" ? ` + e + ` : (` + expr + `)`
 		}
-		add(outs, v, expr)
+		yamltree.Add(outs, v, expr)
 	}
 	return outs, nil
 }
@@ -1693,7 +1694,7 @@ func (t *translator) stubSays(st *Stub) []*yaml.Node {
 		out = append(out, t.say(r))
 	}
 	for _, r := range st.Responses {
-		out = append(out, mapping("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
+		out = append(out, yamltree.Map("say", strings.NewReplacer("{", "{{", "}", "}}").Replace(r)))
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/simctl/simctl/yamltree"
 )
 
 // CALM understands messages with an LLM (the command generator), which
@@ -235,21 +237,21 @@ func (t *translator) nlu() []byte {
 		r.entity("flow", "", f.ID, f.Name, false)
 	}
 	t.seed(r)
-	root := mapping("confidence", "1")
+	root := yamltree.Map("confidence", "1")
 	root.Content[1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1"}
-	add(root, "markers", flowSeq(r.markers...))
-	add(root, "fallback", mapping("intent", "cannot_handle", "confidence", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: "0.3"}))
-	intents := mapping()
+	yamltree.Add(root, "markers", yamltree.FlowSeq(r.markers...))
+	yamltree.Add(root, "fallback", yamltree.Map("intent", "cannot_handle", "confidence", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: "0.3"}))
+	intents := yamltree.Map()
 	rule := func(intent string, keywords []string) {
-		m := mapping()
+		m := yamltree.Map()
 		if len(r.exact[intent]) > 0 {
-			add(m, "exact", flowSeq(r.exact[intent]...))
+			yamltree.Add(m, "exact", yamltree.FlowSeq(r.exact[intent]...))
 		}
 		if len(keywords) > 0 {
-			add(m, "keywords", flowSeq(keywords...))
+			yamltree.Add(m, "keywords", yamltree.FlowSeq(keywords...))
 		}
 		if len(m.Content) > 0 {
-			add(intents, intent, m)
+			yamltree.Add(intents, intent, m)
 		}
 	}
 	rule("cancel_flow", cancelWords)
@@ -265,25 +267,25 @@ func (t *translator) nlu() []byte {
 	rule("correct_slot", correctWords)
 	rule("chitchat", nil)
 	rule("clarify", nil)
-	add(root, "intents", intents)
-	ents := mapping()
+	yamltree.Add(root, "intents", intents)
+	ents := yamltree.Map()
 	for _, name := range r.entOrder {
 		e := r.ents[name]
-		m := mapping()
+		m := yamltree.Map()
 		if e.slot != "" {
-			add(m, "slots", flowSeq(e.slot))
+			yamltree.Add(m, "slots", yamltree.FlowSeq(e.slot))
 		}
-		vals := mapping()
+		vals := yamltree.Map()
 		for _, v := range e.order {
-			add(vals, v, flowSeq(e.values[v]...))
+			yamltree.Add(vals, v, yamltree.FlowSeq(e.values[v]...))
 		}
-		add(m, "values", vals)
-		add(ents, name, m)
+		yamltree.Add(m, "values", vals)
+		yamltree.Add(ents, name, m)
 	}
 	if len(ents.Content) > 0 {
-		add(root, "entities", ents)
+		yamltree.Add(root, "entities", ents)
 	}
-	body := encode("", root)
+	body := yamltree.Encode("", root)
 	head := "# A starting point for the stub NLU, seeded from the flows' names and the e2e tests'\n" +
 		"# utterances. CALM understands messages with an LLM (the command generator); these\n" +
 		"# rules stand in for it, one intent per Rasa command. You own this file: simctl\n" +

@@ -14,6 +14,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/spec"
+	"github.com/simctl/simctl/yamltree"
 )
 
 // Suite is an imported suite's files, in memory.
@@ -84,7 +85,7 @@ func Translate(p *Project, name string) (*Suite, error) {
 	s.Scenarios = len(scen)
 	s.Recorded = t.recorded
 	s.Files["nlu.yaml"] = t.nlu()
-	s.Files["machine.yaml"] = encode("# "+GeneratedMarker[2:]+" from "+p.Dir+"; re-importing overwrites this file.\n", root)
+	s.Files["machine.yaml"] = yamltree.Encode("# "+GeneratedMarker[2:]+" from "+p.Dir+"; re-importing overwrites this file.\n", root)
 	s.Notes = append(append([]Note{}, p.Notes...), t.notes...)
 	sort.SliceStable(s.Notes, func(i, j int) bool { return posLess(s.Notes[i].Pos, s.Notes[j].Pos) })
 	s.Files["import.md"] = t.report(s)
@@ -341,11 +342,11 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 		tts := t.turns(tc)
 		cmds := t.infer(tc, tts)
 		for ti, tu := range tts {
-			exp := mapping()
+			exp := yamltree.Map()
 			for _, f := range tu.startPos {
 				t.note(f, "test case %s: flow_started is not checked (a scenario checks the state after the turn, and a flow started in a turn, a pattern above all, may end in it); the import reads it to know the turn's command", tc.Name)
 			}
-			slots := mapping()
+			slots := yamltree.Map()
 			var empty []string
 			// Does a flow end in the turn? The test says so (flow_completed,
 			// pattern_completed's response), or the turn is its last.
@@ -369,16 +370,16 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 						t.note(s.Pos, "test case %s: slot_was_set %s is not checked: the turn's own message sets it, and a rejection may clear it in the same turn (Rasa's test sees the event; a scenario checks slots after the turn)", tc.Name, s.Slot)
 						continue
 					}
-					add(slots, slotVar(sl.Name), v)
+					yamltree.Add(slots, slotVar(sl.Name), v)
 				} else {
 					empty = append(empty, slotVar(sl.Name))
 				}
 			}
 			if len(slots.Content) > 0 {
-				add(exp, "slots", slots)
+				yamltree.Add(exp, "slots", slots)
 			}
 			if len(empty) > 0 {
-				add(exp, "empty", flowSeq(empty...))
+				yamltree.Add(exp, "empty", yamltree.FlowSeq(empty...))
 			}
 			switch {
 			case len(tu.bots) > 0 && len(tu.matchs) > 0:
@@ -390,28 +391,28 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 						all = append(all, p)
 					}
 				}
-				add(exp, "bot_matches", "(?s)"+strings.Join(all, ".*"))
+				yamltree.Add(exp, "bot_matches", "(?s)"+strings.Join(all, ".*"))
 			case len(tu.bots) > 0 && ti == len(tts)-1:
 				// What the bot says after the test's last step is not the
 				// test's (Rasa's own tests list only the first responses
 				// of a flow that goes on): the listed ones start the turn.
-				add(exp, "bot_matches", "(?s)^"+strings.Join(tu.pats, "\n")+"(\n.*)?$")
+				yamltree.Add(exp, "bot_matches", "(?s)^"+strings.Join(tu.pats, "\n")+"(\n.*)?$")
 			case len(tu.bots) > 0 && !tu.regex:
-				add(exp, "bot", strings.Join(tu.bots, "\n"))
+				yamltree.Add(exp, "bot", strings.Join(tu.bots, "\n"))
 			case len(tu.bots) > 0:
-				add(exp, "bot_matches", "(?s)^"+strings.Join(tu.pats, "\n")+"$")
+				yamltree.Add(exp, "bot_matches", "(?s)^"+strings.Join(tu.pats, "\n")+"$")
 			case len(tu.matchs) > 0:
-				add(exp, "bot_matches", "(?s)"+strings.Join(tu.matchs, ".*"))
+				yamltree.Add(exp, "bot_matches", "(?s)"+strings.Join(tu.matchs, ".*"))
 			}
-			tr := mapping("event", cmds[ti].eventNode(tu.user.Text))
+			tr := yamltree.Map("event", cmds[ti].eventNode(tu.user.Text))
 			if cmds[ti].rec != nil {
 				// A recorded reply: the user says the text and the
 				// suite's cassette gives its parse, strictly.
-				tr = mapping("user", tu.user.Text)
+				tr = yamltree.Map("user", tu.user.Text)
 				t.recorded = append(t.recorded, RecordedTurn{Scenario: file + ".scenario.yaml", Reply: cmds[ti].reply(tu.user.Text)})
 			}
 			if len(exp.Content) > 0 {
-				add(tr, "expect", exp)
+				yamltree.Add(tr, "expect", exp)
 			}
 			turns = append(turns, tr)
 		}
@@ -420,16 +421,16 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 			continue
 		}
 		rel, _ := filepath.Rel(t.p.Dir, tc.File)
-		root := mapping("name", file, "description", fmt.Sprintf("Rasa e2e test case %q (%s:%d)", tc.Name, filepath.ToSlash(rel), tc.Pos.Line))
+		root := yamltree.Map("name", file, "description", fmt.Sprintf("Rasa e2e test case %q (%s:%d)", tc.Name, filepath.ToSlash(rel), tc.Pos.Line))
 		if len(t.variants) > 0 {
 			v := t.variantOf[tc]
 			if v == "" {
 				v = "default"
 			}
-			add(root, "parameters", mapping(stubParam, v))
+			yamltree.Add(root, "parameters", yamltree.Map(stubParam, v))
 		}
-		add(root, "turns", seq(turns...))
-		out[file+".scenario.yaml"] = encode(GeneratedMarker+" from "+filepath.ToSlash(rel)+"; re-importing overwrites this file.\n", root)
+		yamltree.Add(root, "turns", yamltree.Seq(turns...))
+		out[file+".scenario.yaml"] = yamltree.Encode(GeneratedMarker+" from "+filepath.ToSlash(rel)+"; re-importing overwrites this file.\n", root)
 	}
 	return out, nil
 }
