@@ -466,7 +466,7 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 	}
 	// Slots were declared while states were built: put them before states.
 	s := &Suite{Files: map[string][]byte{}}
-	s.Files["machine.yaml"] = yamltree.Encode("# "+GeneratedMarker[2:]+" from "+a.Dir+"; re-importing overwrites this file.\n", root)
+	s.Files["machine.yaml"] = yamltree.Generated(GeneratedMarker, a.Dir, root)
 	scen, err := t.scenarios()
 	if err != nil {
 		return nil, nil, err

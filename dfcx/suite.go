@@ -104,7 +104,7 @@ func (t *translator) nlu() []byte {
 	if len(ents.Content) > 0 {
 		yamltree.Add(root, "entities", ents)
 	}
-	return yamltree.Encode(GeneratedMarker+" from "+t.a.Dir+"; re-importing overwrites this file.\n", root)
+	return yamltree.Generated(GeneratedMarker, t.a.Dir, root)
 }
 
 // phrases decides each intent's exact phrases for the stub NLU, and which
@@ -245,7 +245,7 @@ func (t *translator) scenarios() (map[string][]byte, error) {
 		}
 		name := nm.take(sanitize(tc.Name))
 		root := yamltree.Map("name", name, "description", desc, "turns", turns)
-		out[name+".scenario.yaml"] = yamltree.Encode(GeneratedMarker+" from "+tc.File+"; re-importing overwrites this file.\n", root)
+		out[name+".scenario.yaml"] = yamltree.Generated(GeneratedMarker, tc.File, root)
 	}
 	return out, nil
 }

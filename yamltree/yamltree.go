@@ -73,6 +73,13 @@ func Node(v any) *yaml.Node {
 	panic("yamltree: unexpected node value")
 }
 
+// Generated encodes root as a file an import writes. Its first line is
+// marker, which a re-import looks for before it overwrites the file, then
+// where the file was imported from.
+func Generated(marker, from string, root *yaml.Node) []byte {
+	return Encode(marker+" from "+from+"; re-importing overwrites this file.\n", root)
+}
+
 // Encode writes the comment, then the tree, indented by two spaces.
 func Encode(comment string, root *yaml.Node) []byte {
 	var b bytes.Buffer
