@@ -78,7 +78,7 @@ func LoadNLU(file string, data []byte, m *engine.Machine) (*NLU, error) {
 	for i := range n.Intents {
 		r := &n.Intents[i]
 		if _, ok := m.IntentID(r.Key); !ok {
-			return nil, &Error{Pos: r.KeyPos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", r.Key, joinNames(m.Intents()))}
+			return nil, unknownIntent(Str{Value: r.Key, Pos: r.KeyPos}, m)
 		}
 		if len(r.Value.Exact)+len(r.Value.Keywords)+len(r.Value.Patterns) == 0 {
 			return nil, &Error{Pos: r.KeyPos, Msg: fmt.Sprintf("intent %q needs exact, keywords or patterns", r.Key)}

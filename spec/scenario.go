@@ -169,7 +169,7 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	if t.Event != nil {
 		kinds++
 		if _, ok := m.IntentID(t.Event.Intent.Value); !ok {
-			return &Error{Pos: t.Event.Intent.Pos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", t.Event.Intent.Value, joinNames(m.Intents()))}
+			return unknownIntent(t.Event.Intent, m)
 		}
 		if c := t.Event.Confidence; c != nil {
 			if err := checkConfidence(t.Event.Pos, *c); err != nil {
@@ -223,7 +223,7 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	}
 	if x.Intent != nil {
 		if _, ok := m.IntentID(x.Intent.Value); !ok {
-			return &Error{Pos: x.Intent.Pos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", x.Intent.Value, joinNames(m.Intents()))}
+			return unknownIntent(*x.Intent, m)
 		}
 	}
 	if x.Actions != nil {
@@ -260,6 +260,10 @@ func unknownState(s Str, m *engine.Machine) error {
 	}
 	sort.Strings(names)
 	return &Error{Pos: s.Pos, Msg: fmt.Sprintf("unknown state %q (states: %s)", s.Value, joinNames(names))}
+}
+
+func unknownIntent(s Str, m *engine.Machine) error {
+	return &Error{Pos: s.Pos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", s.Value, joinNames(m.Intents()))}
 }
 
 func unknownSlot(s Str, m *engine.Machine) error {

@@ -140,7 +140,7 @@ func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
 	for i := range u.Goals {
 		g := &u.Goals[i]
 		if _, ok := m.IntentID(g.Intent.Value); !ok {
-			return nil, &Error{Pos: g.Intent.Pos, Msg: fmt.Sprintf("unknown intent %q (the machine declares: %s)", g.Intent.Value, joinNames(m.Intents()))}
+			return nil, unknownIntent(g.Intent, m)
 		}
 		if g.Weight < 0 {
 			return nil, &Error{Pos: g.Pos, Msg: "weight must not be negative"}
@@ -161,7 +161,7 @@ func LoadUsers(file string, data []byte, m *engine.Machine) (*Users, error) {
 		for _, set := range []Entries[[]string]{g.Slots, g.Invalid, g.Lists} {
 			for _, e := range set {
 				if _, ok := m.SlotID(e.Key); !ok {
-					return nil, &Error{Pos: e.KeyPos, Msg: fmt.Sprintf("unknown slot %q (slots: %s)", e.Key, joinNames(m.Slots()))}
+					return nil, unknownSlot(Str{Value: e.Key, Pos: e.KeyPos}, m)
 				}
 				if len(e.Value) == 0 {
 					return nil, &Error{Pos: e.KeyPos, Msg: fmt.Sprintf("slot %q needs at least one value", e.Key)}
