@@ -63,6 +63,46 @@ func importRasa(args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// importFixture imports a Rasa project into out; the import must succeed.
+func importFixture(project, out string) {
+	code, _, stderr := importRasa(project, "--out", out)
+	ExpectWithOffset(1, code).To(Equal(cli.ExitOK), stderr)
+}
+
+// runImported runs the suite in out without a report, with args added;
+// the run must pass. It returns what run printed.
+func runImported(out string, args ...string) string {
+	var stdout, stderr bytes.Buffer
+	status := cli.Main(append([]string{"run", out, "--out", ""}, args...), &stdout, &stderr)
+	ExpectWithOffset(1, status).To(Equal(cli.ExitOK), stdout.String()+stderr.String())
+	return stdout.String()
+}
+
+// importAndRun imports a fixture project into out and runs its scenarios:
+// it returns what run printed and the import's report (import.md).
+func importAndRun(project, out string) (text, report string) {
+	importFixture(project, out)
+	data, err := os.ReadFile(filepath.Join(out, "import.md"))
+	ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	return runImported(out, "--explore-depth", "0"), string(data)
+}
+
+// expectImported checks that c's test case passed and the report names
+// each of c's notes.
+func expectImported(text, report string, c calmCase) {
+	ExpectWithOffset(1, text).To(MatchRegexp(`PASS  `+c.test+` `), text)
+	for _, n := range c.notes {
+		ExpectWithOffset(1, report).To(ContainSubstring(n))
+	}
+}
+
+// writeProject writes a Rasa project of a domain and a flows file.
+func writeProject(proj, domain, flows string) {
+	ExpectWithOffset(1, os.MkdirAll(filepath.Join(proj, "data"), 0o755)).To(Succeed())
+	ExpectWithOffset(1, os.WriteFile(filepath.Join(proj, "domain.yml"), []byte(domain), 0o644)).To(Succeed())
+	ExpectWithOffset(1, os.WriteFile(filepath.Join(proj, "data", "flows.yml"), []byte(flows), 0o644)).To(Succeed())
+}
+
 var _ = Describe("simctl import rasa", func() {
 	var dir, out string
 
@@ -118,25 +158,10 @@ var _ = Describe("simctl import rasa", func() {
 	Describe("the calmstack fixture", func() {
 		var text, report string
 
-		BeforeEach(func() {
-			code, _, stderr := importRasa(calmFixture, "--out", out)
-			Expect(code).To(Equal(cli.ExitOK), stderr)
-			data, err := os.ReadFile(filepath.Join(out, "import.md"))
-			Expect(err).NotTo(HaveOccurred())
-			report = string(data)
-			var runOut, runErr bytes.Buffer
-			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
-			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			text = runOut.String()
-		})
+		BeforeEach(func() { text, report = importAndRun(calmFixture, out) })
 
 		DescribeTable("each construct imports and its test case passes",
-			func(c calmCase) {
-				Expect(text).To(MatchRegexp(`PASS  `+c.test+` `), text)
-				for _, n := range c.notes {
-					Expect(report).To(ContainSubstring(n))
-				}
-			},
+			func(c calmCase) { expectImported(text, report, c) },
 			Entry("the LLM router's slot is named and left out; step metadata such as assertion_order_enabled is listed", calmCase{test: "pay_happy",
 				notes: []string{"slot_was_set route_session_to_calm is not checked: it is the slot of Rasa's router", "step key assertion_order_enabled is not imported"}}),
 			Entry("an nlu_trigger intent (/pay_intent) starts its flow; a test_case::action stub is that test's (a machine variant)", calmCase{test: "pay_fails"}),
@@ -174,25 +199,10 @@ var _ = Describe("simctl import rasa", func() {
 	Describe("the calmrepair fixture", func() {
 		var text, report string
 
-		BeforeEach(func() {
-			code, _, stderr := importRasa(repairFixture, "--out", out)
-			Expect(code).To(Equal(cli.ExitOK), stderr)
-			data, err := os.ReadFile(filepath.Join(out, "import.md"))
-			Expect(err).NotTo(HaveOccurred())
-			report = string(data)
-			var runOut, runErr bytes.Buffer
-			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
-			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			text = runOut.String()
-		})
+		BeforeEach(func() { text, report = importAndRun(repairFixture, out) })
 
 		DescribeTable("each part of the stack imports and its test case passes",
-			func(c calmCase) {
-				Expect(text).To(MatchRegexp(`PASS  `+c.test+` `), text)
-				for _, n := range c.notes {
-					Expect(report).To(ContainSubstring(n))
-				}
-			},
+			func(c calmCase) { expectImported(text, report, c) },
 			Entry("two flows started by one message: the first runs, then the second", calmCase{test: "two_starts_in_one_message"}),
 			Entry("a cancellation and a start in one message: pattern_cancel_flow, the flow, pattern_completed", calmCase{test: "cancel_and_start_in_one_message"}),
 			Entry("an answer to the interrupted flow's question while pattern_continue_interrupted asks", calmCase{test: "answer_while_asked_to_continue"}),
@@ -225,19 +235,16 @@ var _ = Describe("simctl import rasa", func() {
 		var nlu string
 
 		BeforeEach(func() {
-			code, _, stderr := importRasa(questFixture, "--out", out)
-			Expect(code).To(Equal(cli.ExitOK), stderr)
+			importFixture(questFixture, out)
 			data, err := os.ReadFile(filepath.Join(out, "nlu.yaml"))
 			Expect(err).NotTo(HaveOccurred())
 			nlu = string(data)
 		})
 
 		It("passes its e2e cases: a start answers the questions it skips (a number for a text slot the tests set to numbers, a value before the flow's response), an answer after a rejection is the rejected slot's, a custom action refusing one value and accepting another is stubbed from the branches the test shows", func() {
-			var runOut, runErr bytes.Buffer
-			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
-			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			Expect(runOut.String()).To(ContainSubstring("7 passed, 0 failed"))
-			Expect(runOut.String()).To(MatchRegexp(`PASS  too_much_then_less \[stubs_too_much_then_less\]`))
+			text := runImported(out, "--explore-depth", "0")
+			Expect(text).To(ContainSubstring("7 passed, 0 failed"))
+			Expect(text).To(MatchRegexp(`PASS  too_much_then_less \[stubs_too_much_then_less\]`))
 			machine, err := os.ReadFile(filepath.Join(out, "machine.yaml"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(machine)).To(ContainSubstring(`enough: 'rasa_stubs == "stubs_too_much_then_less" ? filled(sum) and number(sum) < 900 : (true)'`))
@@ -248,10 +255,7 @@ var _ = Describe("simctl import rasa", func() {
 
 		DescribeTable("reads what a test shows of a custom action or a start, where the test does not say it",
 			func(test, note string) {
-				var runOut, runErr bytes.Buffer
-				status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
-				Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-				Expect(runOut.String()).To(MatchRegexp(`PASS  ` + test + ` `))
+				Expect(runImported(out, "--explore-depth", "0")).To(MatchRegexp(`PASS  ` + test + ` `))
 				report, err := os.ReadFile(filepath.Join(out, "import.md"))
 				Expect(err).NotTo(HaveOccurred())
 				Expect(string(report)).To(ContainSubstring(note))
@@ -286,10 +290,7 @@ turns:
     expect: {bot: "Paid.\nIs there anything else I can help you with?"}
 `
 			Expect(os.WriteFile(filepath.Join(out, "per_question.scenario.yaml"), []byte(scenario), 0o644)).To(Succeed())
-			var runOut, runErr bytes.Buffer
-			status := cli.Main([]string{"run", out, "--out", "", "--generate", "200", "--explore-depth", "3"}, &runOut, &runErr)
-			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			text := runOut.String()
+			text := runImported(out, "--generate", "200", "--explore-depth", "3")
 			Expect(text).To(MatchRegexp(`PASS  per_question `), text)
 			Expect(text).To(MatchRegexp(`generated \[default\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
 			Expect(text).To(MatchRegexp(`generated \[stubs_snack_when_closed\] +200 conversations: success [0-9.]+% \(flow completed; cooperative users 100.0% of [0-9]+\)`), text)
@@ -300,8 +301,7 @@ turns:
 
 	Describe("the calmcassette fixture: recorded LLM replies read as a cassette", func() {
 		BeforeEach(func() {
-			code, _, stderr := importRasa(tapeFixture, "--out", out)
-			Expect(code).To(Equal(cli.ExitOK), stderr)
+			importFixture(tapeFixture, out)
 		})
 
 		It("says the recorded turns and keeps each reply, as the NLU's parse, for the state it was said in", func() {
@@ -317,10 +317,7 @@ turns:
 				`{"state":"session.idle","text":"a large coffee","intent":{"name":"start_flow","confidence":1},"entities":[{"entity":"size","value":"large","start":0,"end":0,"extractor":"llm_command_generator"},{"entity":"flow","value":"order_drink","start":0,"end":0,"extractor":"llm_command_generator"}],"latency_ms":0}`,
 				`{"state":"session.order_drink.step_2_collect_wait","text":"is it raining","intent":{"name":"chitchat","confidence":1},"entities":[],"latency_ms":0}`,
 			}))
-			var runOut, runErr bytes.Buffer
-			status := cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0"}, &runOut, &runErr)
-			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
-			Expect(runOut.String()).To(MatchRegexp(`PASS  recorded_drink `))
+			Expect(runImported(out, "--explore-depth", "0")).To(MatchRegexp(`PASS  recorded_drink `))
 		})
 
 		It("replays it strictly: a reply taken out fails the scenario, unless --nlu-fallback stub", func() {
@@ -369,11 +366,8 @@ turns:
 
 	It("imports the small project the bad-input cases break", func() {
 		proj := filepath.Join(dir, "project")
-		Expect(os.MkdirAll(filepath.Join(proj, "data"), 0o755)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(proj, "domain.yml"), []byte(rasaDomain), 0o644)).To(Succeed())
-		Expect(os.WriteFile(filepath.Join(proj, "data", "flows.yml"), []byte(rasaFlows), 0o644)).To(Succeed())
-		code, _, stderr := importRasa(proj, "--out", out)
-		Expect(code).To(Equal(cli.ExitOK), stderr)
+		writeProject(proj, rasaDomain, rasaFlows)
+		importFixture(proj, out)
 	})
 
 	It("refuses a folder holding a machine.yaml it did not write, unless --force", func() {
@@ -389,7 +383,6 @@ turns:
 	DescribeTable("bad Rasa input gives one line naming file:line:col, exit status 2, and writes nothing",
 		func(c rasaCase) {
 			proj := filepath.Join(dir, "project")
-			Expect(os.MkdirAll(filepath.Join(proj, "data"), 0o755)).To(Succeed())
 			domain, flows := rasaDomain, rasaFlows
 			if c.domain != "" {
 				domain = c.domain
@@ -397,8 +390,7 @@ turns:
 			if c.flows != "" {
 				flows = c.flows
 			}
-			Expect(os.WriteFile(filepath.Join(proj, "domain.yml"), []byte(domain), 0o644)).To(Succeed())
-			Expect(os.WriteFile(filepath.Join(proj, "data", "flows.yml"), []byte(flows), 0o644)).To(Succeed())
+			writeProject(proj, domain, flows)
 			if c.tests != "" {
 				Expect(os.MkdirAll(filepath.Join(proj, "e2e_tests"), 0o755)).To(Succeed())
 				Expect(os.WriteFile(filepath.Join(proj, "e2e_tests", "t.yml"), []byte(c.tests), 0o644)).To(Succeed())
