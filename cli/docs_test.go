@@ -12,6 +12,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/mdfence"
 )
 
 // Docs as tests, in the manner of Go's testscript: every command a page
@@ -123,24 +125,16 @@ type docCommand struct {
 }
 
 // docBlocks reads the blocks of a Markdown page that the spec acts on, in
-// order. Fences count only at the start of a line.
+// order.
 func docBlocks(page, text string) ([]docBlock, error) {
-	lines := strings.SplitAfter(text, "\n")
+	fenced, err := mdfence.Blocks(page, text)
+	if err != nil {
+		return nil, err
+	}
 	var out []docBlock
-	for i := 0; i < len(lines); i++ {
-		open := strings.TrimSuffix(lines[i], "\n")
-		if !strings.HasPrefix(open, "```") {
-			continue
-		}
-		end := i + 1
-		for end < len(lines) && strings.TrimSuffix(lines[end], "\n") != "```" {
-			end++
-		}
-		if end == len(lines) {
-			return nil, fmt.Errorf("%s:%d: code block is not closed", page, i+1)
-		}
-		body := lines[i+1 : end]
-		b := docBlock{line: i + 1}
+	for _, f := range fenced {
+		open, body := f.Open, f.Body
+		b := docBlock{line: f.Line}
 		switch {
 		case open == "```yaml" && len(body) > 0 && strings.HasPrefix(body[0], "# file: "):
 			b.kind, b.path = "file", strings.TrimSpace(strings.TrimPrefix(body[0], "# file: "))
@@ -153,18 +147,16 @@ func docBlocks(page, text string) ([]docBlock, error) {
 			for k, l := range body {
 				l = strings.TrimSuffix(l, "\n")
 				if cmd, ok := strings.CutPrefix(l, "$ "); ok {
-					b.commands = append(b.commands, docCommand{line: i + 2 + k, args: strings.Fields(cmd)})
+					b.commands = append(b.commands, docCommand{line: f.Line + 1 + k, args: strings.Fields(cmd)})
 					continue
 				}
 				c := &b.commands[len(b.commands)-1]
 				c.want = append(c.want, l)
 			}
 		default:
-			i = end
 			continue
 		}
 		out = append(out, b)
-		i = end
 	}
 	return out, nil
 }

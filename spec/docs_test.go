@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/simctl/simctl/generate"
+	"github.com/simctl/simctl/mdfence"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -113,35 +114,25 @@ var _ = Describe("the format documentation", func() {
 })
 
 // fileBlocks returns, by file name, the bodies of the ```yaml blocks of a
-// Markdown page whose first line is "# file: NAME". Fences are recognised
-// only at the start of a line; indented code blocks are left alone.
+// Markdown page whose first line is "# file: NAME".
 func fileBlocks(page string) (map[string][]string, error) {
 	data, err := os.ReadFile(page)
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.SplitAfter(string(data), "\n")
+	fenced, err := mdfence.Blocks(page, string(data))
+	if err != nil {
+		return nil, err
+	}
 	out := map[string][]string{}
-	for i := 0; i < len(lines); i++ {
-		open := strings.TrimSuffix(lines[i], "\n")
-		if !strings.HasPrefix(open, "```") {
-			continue
-		}
-		end := i + 1
-		for end < len(lines) && strings.TrimSuffix(lines[end], "\n") != "```" {
-			end++
-		}
-		if end == len(lines) {
-			return nil, fmt.Errorf("%s:%d: code block is not closed", page, i+1)
-		}
-		body := strings.Join(lines[i+1:end], "")
-		if open == "```yaml" {
+	for _, f := range fenced {
+		body := strings.Join(f.Body, "")
+		if f.Open == "```yaml" {
 			first, _, _ := strings.Cut(body, "\n")
 			if name, ok := strings.CutPrefix(first, "# file: "); ok {
 				out[name] = append(out[name], body)
 			}
 		}
-		i = end
 	}
 	return out, nil
 }
