@@ -92,13 +92,13 @@ type selection struct {
 	s [MaxBranches + 1]chosen
 }
 
-// selectTrans fills sel with the transitions the event enables, as SCXML's
+// selectTransitions fills sel with the transitions the event enables, as SCXML's
 // selectTransitions does: for each active atomic state in document order,
 // the first transition (its own, then its ancestors', then the
 // machine-level ones) whose trigger matches and whose guard holds; then
 // conflicts are removed. tab[leaf*stride+col] lists a state's candidates;
 // want, when not NoID, keeps only done.state.want transitions.
-func (m *Machine) selectTrans(e evalEnv, tab [][]TransID, stride, col int, want StateID, only int, sel *selection, r *Result) {
+func (m *Machine) selectTransitions(e evalEnv, tab [][]TransID, stride, col int, want StateID, only int, sel *selection, r *Result) {
 	c := e.c
 	sel.n = 0
 	if c.NBranch == 0 {
@@ -147,7 +147,7 @@ func (m *Machine) selectTrans(e evalEnv, tab [][]TransID, stride, col int, want 
 		}
 	}
 	if sel.n > 1 {
-		m.removeConflicts(sel)
+		m.removeConflictingTransitions(sel)
 	}
 }
 
@@ -206,11 +206,11 @@ func conflict(a, b *chosen) bool {
 	return a.scope == scopeAll || b.scope == scopeAll || (a.exLo < b.exHi && b.exLo < a.exHi)
 }
 
-// removeConflicts is SCXML's removeConflictingTransitions: of two
+// removeConflictingTransitions is SCXML's removeConflictingTransitions: of two
 // transitions whose exit sets intersect, the one whose source is a
 // descendant of the other's preempts it; otherwise the one first in
 // document order wins.
-func (m *Machine) removeConflicts(sel *selection) {
+func (m *Machine) removeConflictingTransitions(sel *selection) {
 	var out selection
 	for i := 0; i < sel.n; i++ {
 		t1 := &sel.s[i]
@@ -262,26 +262,41 @@ func (m *Machine) descends(a, b StateID) bool {
 	return false
 }
 
-// settle runs the rest of SCXML's macrostep: eventless transitions until
-// none is enabled, then the internal events (done.state) one at a time,
-// each followed by eventless transitions again; it reports a runaway chain
-// once the machine's bound is passed.
-func (m *Machine) settle(e evalEnv, r *Result) error {
+// macrostep runs the rest of SCXML's macrostep (the inner loop of the
+// recommendation's mainEventLoop): eventless transitions until none is
+// enabled, then the internal queue's events (done.state, raised events,
+// error.execution) one at a time, each followed by eventless transitions
+// again, until the machine is quiescent; it reports a runaway chain once
+// the machine's bound is passed.
+func (m *Machine) macrostep(e evalEnv, r *Result) error {
 	c := e.c
 	sel := &r.sel
 	for n := 0; ; n++ {
 		if c.Final {
 			return nil
 		}
-		m.selectTrans(e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
+		m.selectEventlessTransitions(e, sel, r)
 		if sel.n == 0 {
 			if r.nextInternal >= len(r.internal) {
 				return nil
 			}
-			x := r.internal[r.nextInternal]
+			q := r.internal[r.nextInternal]
 			r.nextInternal++
-			if err := m.selectDone(e, x, sel, r); err != nil {
-				return err
+			switch q.kind {
+			case queuedDone:
+				if q.val.Kind != Empty {
+					// A final state's donedata: the done.state event
+					// carries it as its value.
+					r.iev = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Value: q.val.String()}
+					e.ev = &r.iev
+				}
+				if err := m.selectDone(e, StateID(q.id), sel, r); err != nil {
+					return err
+				}
+			case queuedRaise:
+				r.iev = Event{Kind: UserEvent, Intent: IntentID(q.id), Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1}
+				e.ev = &r.iev
+				m.selectTransitions(e, m.userTab, len(m.intents), int(q.id), NoID, 0, sel, r)
 			}
 			if sel.n == 0 {
 				continue
@@ -294,6 +309,12 @@ func (m *Machine) settle(e evalEnv, r *Result) error {
 			return err
 		}
 	}
+}
+
+// selectEventlessTransitions is the recommendation's: the transitions
+// without an event whose guard holds, conflicts removed.
+func (m *Machine) selectEventlessTransitions(e evalEnv, sel *selection, r *Result) {
+	m.selectTransitions(e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
 }
 
 // selectDone selects the transitions done.state.x triggers. For the active
@@ -309,7 +330,7 @@ func (m *Machine) selectDone(e evalEnv, x StateID, sel *selection, r *Result) er
 	if join {
 		j = m.merge(c, x)
 	}
-	m.selectTrans(e, m.doneStateTab, 1, 0, x, 0, sel, r)
+	m.selectTransitions(e, m.doneStateTab, 1, 0, x, 0, sel, r)
 	if !join {
 		return nil
 	}
@@ -356,12 +377,18 @@ func (m *Machine) merge(c *Config, x StateID) Join {
 	return j
 }
 
-// raise queues the internal event done.state.x when a transition listens
-// for it.
-func (m *Machine) raise(x StateID, r *Result) {
-	if x != NoID && m.states[x].heard {
-		r.internal = append(r.internal, x)
+// raiseDone queues the internal event done.state.x when a transition
+// listens for it; final, when not NoID, is the final state whose entry
+// raised it, and its donedata the event's value.
+func (m *Machine) raiseDone(e evalEnv, x, final StateID, r *Result) {
+	if x == NoID || !m.states[x].heard {
+		return
 	}
+	q := queued{kind: queuedDone, id: uint16(x)}
+	if final != NoID && m.states[final].doneData != nil {
+		q.val = m.states[final].doneData(e)
+	}
+	r.internal = append(r.internal, q)
 }
 
 // microstep takes the transitions of sel together, as SCXML does: every
@@ -402,35 +429,39 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 	}
 	steps := r.Steps[base:]
 	exitLo := uint32(len(r.Actions))
-	// Exits.
-	var domain StateID
-	var enter []StateID
-	leftRegions := false
-	if global >= 0 {
-		tr := &m.trans[steps[global].Trans]
-		domain, enter = tr.domain, tr.enter
-		if tr.override != "" {
-			domain = m.domainOf(c.State, tr.target)
-			enter = tr.rootPath
-			if domain != NoID {
-				enter = enter[m.states[domain].depth+1:]
-			}
-		}
-		prev := c.State
-		for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
-			if m.states[x].fork != nil {
-				leftRegions = true
-				if err := m.exitRegions(e, x, r); err != nil {
-					return err
-				}
-			}
-			m.record(c, x, prev, c.State)
-			if err := m.run(e, m.states[x].exit, r); err != nil {
-				return err
-			}
-			prev = x
-		}
-	} else {
+	x := exitSet{global: global}
+	if err := m.exitStates(e, sel, steps, &x, r); err != nil {
+		return err
+	}
+	if err := m.executeTransitionContent(e, sel, steps, r); err != nil {
+		return err
+	}
+	steps[0].ActLo = exitLo
+	if err := m.enterStates(e, sel, steps, &x, r); err != nil {
+		return err
+	}
+	steps[sel.n-1].ActHi = uint32(len(r.Actions))
+	m.regionsEnded(e, r)
+	return nil
+}
+
+// exitSet is what exitStates tells enterStates of a microstep: the
+// transition of the set that exits the whole configuration below its
+// domain (global, -1: none), that domain, the states it enters below it,
+// and whether it left a parallel state's regions.
+type exitSet struct {
+	global      int
+	domain      StateID
+	enter       []StateID
+	leftRegions bool
+}
+
+// exitStates is the recommendation's: it exits the states the
+// transitions of sel leave, deepest first, in reverse document order,
+// recording histories and running exit actions.
+func (m *Machine) exitStates(e evalEnv, sel *selection, steps []TraceStep, x *exitSet, r *Result) error {
+	c := e.c
+	if x.global < 0 {
 		for k := sel.n - 1; k >= 0; k-- {
 			ch := &sel.s[k]
 			if ch.scope != scopeRegion {
@@ -440,8 +471,37 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 				return err
 			}
 		}
+		return nil
 	}
-	// Transition actions.
+	tr := &m.trans[steps[x.global].Trans]
+	x.domain, x.enter = tr.domain, tr.enter
+	if tr.override != "" {
+		x.domain = m.domainOf(c.State, tr.target)
+		x.enter = tr.rootPath
+		if x.domain != NoID {
+			x.enter = x.enter[m.states[x.domain].depth+1:]
+		}
+	}
+	prev := c.State
+	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
+		if m.states[s].fork != nil {
+			x.leftRegions = true
+			if err := m.exitRegions(e, s, r); err != nil {
+				return err
+			}
+		}
+		m.record(c, s, prev, c.State)
+		if err := m.run(e, m.states[s].exit, r); err != nil {
+			return err
+		}
+		prev = s
+	}
+	return nil
+}
+
+// executeTransitionContent is the recommendation's: the transitions'
+// actions, in document order, each in its region's context.
+func (m *Machine) executeTransitionContent(e evalEnv, sel *selection, steps []TraceStep, r *Result) error {
 	act := uint32(len(r.Actions))
 	for k := 0; k < sel.n; k++ {
 		te := e
@@ -453,18 +513,24 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 		act = uint32(len(r.Actions))
 		steps[k].ActHi = act
 	}
-	steps[0].ActLo = exitLo
-	// Entries.
-	if global >= 0 {
-		if leftRegions {
+	return nil
+}
+
+// enterStates is the recommendation's: it enters the states the
+// transitions of sel lead to, outermost first, in document order (a
+// history resumed where it was recorded), running entry actions.
+func (m *Machine) enterStates(e evalEnv, sel *selection, steps []TraceStep, x *exitSet, r *Result) error {
+	c := e.c
+	if x.global >= 0 {
+		if x.leftRegions {
 			// Leaving a parallel state abandons its regions: they are
 			// dropped only now, so that its exit actions and the
 			// transition's own (a join saying how many failed) still read
 			// their outcome.
 			c.clearFork()
 		}
-		tr := &m.trans[steps[global].Trans]
-		leaf := tr.leaf
+		tr := &m.trans[steps[x.global].Trans]
+		enter, leaf := x.enter, tr.leaf
 		var resume []StateID
 		if tr.history != histNone {
 			enter, resume, leaf = m.resume(c, tr)
@@ -477,31 +543,29 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 		}
 		c.State = leaf
 		c.Final = m.states[leaf].final && m.states[leaf].parent == NoID
-		steps[global].To = leaf
-	} else {
-		for k := 0; k < sel.n; k++ {
-			ch := &sel.s[k]
-			if ch.scope != scopeRegion {
-				continue
-			}
-			re := e
-			re.br = ch.br
-			tr := &m.trans[ch.t]
-			enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
-			if tr.history != histNone {
-				enter, resume, leaf = m.resume(c, tr)
-			}
-			if err := m.enterRegion(re, enter, r); err != nil {
-				return err
-			}
-			if err := m.enterRegion(re, resume, r); err != nil {
-				return err
-			}
-			steps[k].To = leaf
-		}
+		steps[x.global].To = leaf
+		return nil
 	}
-	steps[sel.n-1].ActHi = uint32(len(r.Actions))
-	m.regionsEnded(c, r)
+	for k := 0; k < sel.n; k++ {
+		ch := &sel.s[k]
+		if ch.scope != scopeRegion {
+			continue
+		}
+		re := e
+		re.br = ch.br
+		tr := &m.trans[ch.t]
+		enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
+		if tr.history != histNone {
+			enter, resume, leaf = m.resume(c, tr)
+		}
+		if err := m.enterRegion(re, enter, r); err != nil {
+			return err
+		}
+		if err := m.enterRegion(re, resume, r); err != nil {
+			return err
+		}
+		steps[k].To = leaf
+	}
 	return nil
 }
 
@@ -538,9 +602,9 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 		// raises the nested state's done.state too, as SCXML's
 		// enterStates does (the outermost one's is regionsEnded's).
 		if p := st.parent; st.final && m.states[p].fork == nil {
-			m.raise(p, r)
+			m.raiseDone(re, p, s, r)
 			if q := m.states[p].parent; q != NoID && m.states[q].fork != nil && m.states[q].par && m.regionsFinal(c, q) {
-				m.raise(q, r)
+				m.raiseDone(re, q, NoID, r)
 			}
 		}
 	}
@@ -614,7 +678,7 @@ func (m *Machine) enterMain(e evalEnv, path []StateID, r *Result) error {
 			}
 		}
 		if m.states[s].final {
-			m.raise(m.states[s].parent, r)
+			m.raiseDone(e, m.states[s].parent, s, r)
 		}
 	}
 	return nil
@@ -718,10 +782,10 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 	if n == 0 {
 		// A fork with no input has no region to wait for: it is done as
 		// soon as it is entered.
-		m.raise(s, r)
+		m.raiseDone(e, s, NoID, r)
 		return nil
 	}
-	m.regionsEnded(c, r)
+	m.regionsEnded(e, r)
 	return nil
 }
 
@@ -729,7 +793,8 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 // whose leaf ends it is done (or failed) in the order regions finished,
 // one that left its final state runs again, and once every region is
 // final the parallel state's done.state event is raised.
-func (m *Machine) regionsEnded(c *Config, r *Result) {
+func (m *Machine) regionsEnded(e evalEnv, r *Result) {
+	c := e.c
 	if c.NBranch == 0 {
 		return
 	}
@@ -756,7 +821,7 @@ func (m *Machine) regionsEnded(c *Config, r *Result) {
 		}
 	}
 	if c.Finished == m.regionCount(c) && before != c.Finished {
-		m.raise(c.State, r)
+		m.raiseDone(e, c.State, NoID, r)
 	}
 }
 
@@ -780,5 +845,5 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	c.Final = m.states[m.initial].final && m.states[m.initial].parent == NoID
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
-	return m.settle(e, r)
+	return m.macrostep(e, r)
 }

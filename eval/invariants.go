@@ -407,9 +407,18 @@ func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
 	if s.Overrode != engine.NoID {
 		tr = s.Overrode
 	}
+	if tr == engine.NoID {
+		return false
+	}
+	if ev := k.m.SendEvent(t); ev != engine.NoID {
+		// A send's timer delivers its event: taken by a transition on it
+		// (or the catch-all "*"), in any region.
+		trig := k.m.Transition(tr).Trigger
+		return trig == k.m.Intents()[ev] || trig == "*"
+	}
 	// Only a timer event triggers a timer: transition ("timer:NAME" or the
 	// catch-all "timer:*").
-	return tr != engine.NoID && s.Branch == 0 && strings.HasPrefix(k.m.Transition(tr).Trigger, "timer:")
+	return s.Branch == 0 && strings.HasPrefix(k.m.Transition(tr).Trigger, "timer:")
 }
 
 // leakedTimer: a timer that was pending and fell due at its deadline, but
