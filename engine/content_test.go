@@ -252,12 +252,14 @@ var _ = Describe("executable content and the internal queue", func() {
 			Expect(m.StartWith(&cfg, d, 0, &res)).To(Succeed())
 			ev := user(m, "go", 1)
 			Expect(m.StepWith(&cfg, d, &ev, &res)).To(Succeed())
-			kept, saved, print := cfg, d.Save(), d.Fingerprint()
+			saved, ok := d.Save()
+			Expect(ok).To(BeTrue())
+			kept, print := cfg, d.Fingerprint()
 			ev = user(m, "go", 2)
 			Expect(m.StepWith(&cfg, d, &ev, &res)).To(Succeed())
 			Expect(d.Fingerprint()).NotTo(Equal(print))
 			cfg = kept
-			d.Restore(saved)
+			Expect(d.Restore(saved)).To(BeTrue())
 			Expect(d.Fingerprint()).To(Equal(print))
 			Expect(m.StepWith(&cfg, d, &ev, &res)).To(Succeed())
 			Expect(d.vars["x"]).To(Equal(2))
@@ -362,19 +364,20 @@ func (d *toyData) Foreach(x, item, index engine.Code, _ *engine.Config, _ *engin
 	return nil
 }
 
-func (d *toyData) Save() any {
+func (d *toyData) Save() (any, bool) {
 	out := map[string]int{}
 	for k, v := range d.vars {
 		out[k] = v
 	}
-	return out
+	return out, true
 }
 
-func (d *toyData) Restore(saved any) {
+func (d *toyData) Restore(saved any) bool {
 	d.vars = map[string]int{}
 	for k, v := range saved.(map[string]int) {
 		d.vars[k] = v
 	}
+	return true
 }
 
 func (d *toyData) Fingerprint() uint64 {

@@ -59,9 +59,12 @@ type Data interface {
 	// array x in turn, calling body after each binding; it stops at the
 	// first error body returns and returns it.
 	Foreach(x, item, index Code, c *Config, ev *Event, body func() error) error
-	// Save returns the data as a value Restore takes back.
-	Save() any
-	Restore(saved any)
+	// Save returns the data as a value Restore takes back, or false when
+	// it cannot be copied so (a value the data model cannot capture); the
+	// caller then replays from the start. Restore reports false when it
+	// cannot put the data back.
+	Save() (any, bool)
+	Restore(saved any) bool
 	// Fingerprint hashes the data: equal data hash equally, so that a
 	// Config's Hash and the Fingerprint together key a visited set.
 	Fingerprint() uint64
