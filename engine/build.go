@@ -1279,6 +1279,11 @@ func (b *builder) content(ad ActionDef, a action) (action, bool) {
 			return a, false
 		}
 		a.intent = id
+		if ad.Data.Src != "" {
+			if a.hold, err = b.lang.hold(ad.Data); err != nil {
+				break
+			}
+		}
 		if ad.Kind == ActRaise {
 			break
 		}
@@ -1344,6 +1349,7 @@ func (b *builder) sendTimer(ad ActionDef, id IntentID) (TimerID, bool) {
 		name += "#" + ad.ID
 	}
 	if t, ok := m.timerIDs[name]; ok {
+		m.timers[t].data = m.timers[t].data || ad.Data.Src != ""
 		return t, true
 	}
 	if len(m.timers) >= MaxNames {
@@ -1352,7 +1358,7 @@ func (b *builder) sendTimer(ad ActionDef, id IntentID) (TimerID, bool) {
 	}
 	t := TimerID(len(m.timers))
 	m.timerIDs[name] = t
-	m.timers = append(m.timers, timer{name: name, pos: ad.Pos, send: true, event: id, sendID: ad.ID})
+	m.timers = append(m.timers, timer{name: name, pos: ad.Pos, send: true, event: id, sendID: ad.ID, data: ad.Data.Src != ""})
 	m.sends = true
 	if ad.ID != "" {
 		if b.sendIDs == nil {

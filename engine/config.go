@@ -280,6 +280,9 @@ type Event struct {
 	Value    string
 	NEnt     uint8
 	Entities [MaxEntities]Entity
+	// Payload, when not 0, names the data a raise or send gave the event,
+	// held by the machine's Data (Data.Take) until the event is taken.
+	Payload uint32
 }
 
 // Entity returns the value of entity id and whether the event carries it.

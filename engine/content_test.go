@@ -187,11 +187,15 @@ var _ = Describe("executable content and the internal queue", func() {
 		Expect(cfg.Slot(n).String()).To(Equal("3"))
 	})
 
-	It("has no scripts in the expression language", func() {
+	It("has no scripts and no event data in the expression language", func() {
 		_, err := et.New("script", "idle").Intents("go").
 			State("idle", et.Waits(), et.On("go", "idle", et.Script("x = 1"))).
 			Build()
 		Expect(err).To(MatchError(ContainSubstring("script: the expression language has no scripts")))
+		_, err = et.New("data", "idle").Intents("go").
+			State("idle", et.Waits(), et.On("go", "idle", et.WithData(et.Raise("go"), `"x"`))).
+			Build()
+		Expect(err).To(MatchError(ContainSubstring("event data needs a data model")))
 	})
 
 	It("gives done.state the value of the final state's donedata", func() {
@@ -363,6 +367,19 @@ func (d *toyData) Foreach(x, item, index engine.Code, _ *engine.Config, _ *engin
 	}
 	return nil
 }
+
+func (d *toyData) Hold(x engine.Code, key uint32, _ *engine.Config, _ *engine.Event) error {
+	n, err := d.value(d.src(x))
+	d.vars[fmt.Sprint("held", key)] = n
+	return err
+}
+
+func (d *toyData) Take(key uint32) {
+	d.vars["data"] = d.vars[fmt.Sprint("held", key)]
+	d.Drop(key)
+}
+
+func (d *toyData) Drop(key uint32) { delete(d.vars, fmt.Sprint("held", key)) }
 
 func (d *toyData) Save() (any, bool) {
 	out := map[string]int{}

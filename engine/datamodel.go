@@ -59,6 +59,15 @@ type Data interface {
 	// array x in turn, calling body after each binding; it stops at the
 	// first error body returns and returns it.
 	Foreach(x, item, index Code, c *Config, ev *Event, body func() error) error
+	// Hold evaluates x, the data of a raised or sent event, and keeps it
+	// under key until Take or Drop: it is part of the saved data, as the
+	// event is pending in the configuration.
+	Hold(x Code, key uint32, c *Config, ev *Event) error
+	// Take hands the data held under key to the event being taken
+	// (Event.Payload, read as _event.data) and forgets it; Drop forgets it
+	// (a cancelled send).
+	Take(key uint32)
+	Drop(key uint32)
 	// Save returns the data as a value Restore takes back, or false when
 	// it cannot be copied so (a value the data model cannot capture); the
 	// caller then replays from the start. Restore reports false when it
@@ -84,6 +93,8 @@ type language interface {
 	assign(slot string, x Expr, pos Pos) (func(evalEnv), *Error)
 	script(x Expr) (func(evalEnv), *Error)
 	foreach(arr Expr, item, index string, pos Pos) (func(evalEnv, func() error) error, *Error)
+	// hold compiles the data of a raised or sent event.
+	hold(x Expr) (func(evalEnv, uint32), *Error)
 }
 
 // exprLanguage is the expression language of machine.yaml.
@@ -121,6 +132,10 @@ func (l exprLanguage) assign(slot string, x Expr, pos Pos) (func(evalEnv), *Erro
 
 func (l exprLanguage) script(x Expr) (func(evalEnv), *Error) {
 	return nil, errf(x.Pos, "script: the expression language has no scripts (use set, or a data model that has them)")
+}
+
+func (l exprLanguage) hold(x Expr) (func(evalEnv, uint32), *Error) {
+	return nil, errf(x.Pos, "event data needs a data model that holds values (the expression language has none)")
 }
 
 // foreach iterates over the "|"-separated parts of a text, as a fork's
@@ -298,6 +313,24 @@ func (l modelLanguage) foreach(arr Expr, item, index string, pos Pos) (func(eval
 			return nil
 		}
 		return err
+	}, nil
+}
+
+func (l modelLanguage) hold(x Expr) (func(evalEnv, uint32), *Error) {
+	c, cerr := l.code(ValueCode, x)
+	return func(e evalEnv, key uint32) {
+		e.payload()
+		d := e.data()
+		switch {
+		case cerr != nil:
+			e.execError(x.Pos, cerr)
+		case d == nil:
+			e.execError(x.Pos, errNoData)
+		default:
+			if err := d.Hold(c, key, e.c, e.ev); err != nil {
+				e.execError(x.Pos, err)
+			}
+		}
 	}, nil
 }
 

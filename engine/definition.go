@@ -246,6 +246,10 @@ type ActionDef struct {
 	Expr Expr
 	// ID is a send's sendid, by which cancel_send names it.
 	ID string
+	// Data is the value a raise or send gives its event (_event.data): a
+	// data model's value expression, held in its Data until the event is
+	// taken. The expression language has none.
+	Data Expr
 	// Branches are an if's blocks in order: if, elseif..., else (the one
 	// with an empty Cond, last).
 	Branches []CondDef

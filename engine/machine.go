@@ -152,6 +152,7 @@ type action struct {
 	blocks [][]uint32
 	body   []uint32
 	val    func(evalEnv) Value
+	hold   func(evalEnv, uint32)
 	do     func(evalEnv)
 	each   func(evalEnv, func() error) error
 }
@@ -181,6 +182,8 @@ type timer struct {
 	send   bool
 	event  IntentID
 	sendID string
+	// data: some send of the timer gives its event data (Data.Hold).
+	data bool
 }
 
 type flow struct {

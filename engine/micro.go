@@ -295,6 +295,10 @@ func (m *Machine) macrostep(e evalEnv, r *Result) error {
 				}
 			case queuedRaise:
 				r.iev = Event{Kind: UserEvent, Intent: IntentID(q.id), Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1}
+				if q.key != 0 && r.data != nil {
+					r.data.Take(q.key)
+					r.iev.Payload = q.key
+				}
 				e.ev = &r.iev
 				m.selectTransitions(e, m.userTab, len(m.intents), int(q.id), NoID, 0, sel, r)
 			}

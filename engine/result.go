@@ -110,6 +110,8 @@ type queued struct {
 	kind uint8
 	id   uint16
 	val  Value
+	// key names the data a raise gave the event (0: none; Data.Take).
+	key uint32
 }
 
 const (

@@ -84,12 +84,17 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		if c.Timers[i].Deadline != ev.At {
 			return m.rtErr(c, Pos{}, "timer %s fired at %dms, but its deadline is %dms", m.timers[ev.Timer].name, ev.At, c.Timers[i].Deadline)
 		}
+		seq := c.Timers[i].Seq
 		c.Timers[i] = Timer{}
 		tab, stride, col = m.timerTab, len(m.timers), int(ev.Timer)
 		if t := &m.timers[ev.Timer]; t.send {
 			// A delayed send fell due: the machine takes its event from
-			// the external queue.
+			// the external queue, with the data it was sent with.
 			r.iev = Event{Kind: UserEvent, Intent: t.event, Timer: NoID, Ext: NoID, At: ev.At, Confidence: 1}
+			if t.data && r.data != nil {
+				r.data.Take(seq)
+				r.iev.Payload = seq
+			}
 			ev = &r.iev
 			tab, stride, col = m.userTab, len(m.intents), int(t.event)
 		}
@@ -392,7 +397,15 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 				r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: a.timer, Ext: NoID})
 			}
 		case ActRaise:
-			r.internal = append(r.internal, queued{kind: queuedRaise, id: uint16(a.intent)})
+			q := queued{kind: queuedRaise, id: uint16(a.intent)}
+			if a.hold != nil {
+				// The data is held under a fresh sequence number until
+				// the event is taken.
+				c.TimerSeq++
+				q.key = c.TimerSeq
+				a.hold(e, q.key)
+			}
+			r.internal = append(r.internal, q)
 		case ActSend:
 			if err := m.send(e, ai, a, r); err != nil {
 				return err
@@ -401,6 +414,9 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 			for _, t := range a.timers {
 				for i := range c.Timers {
 					if c.Timers[i].Active && c.Timers[i].ID == t {
+						if m.timers[t].data && r.data != nil {
+							r.data.Drop(c.Timers[i].Seq)
+						}
 						c.Timers[i] = Timer{}
 						r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: t, Ext: NoID})
 					}
@@ -478,6 +494,9 @@ func (m *Machine) send(e evalEnv, ai uint32, a *action, r *Result) error {
 	}
 	c.TimerSeq++
 	c.Timers[i] = Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true}
+	if a.hold != nil {
+		a.hold(e, c.TimerSeq)
+	}
 	r.Effects = append(r.Effects, Effect{Kind: EffStartTimer, Action: ai, Timer: a.timer, Deadline: c.Now + after, Ext: NoID})
 	return nil
 }

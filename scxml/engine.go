@@ -2,6 +2,7 @@ package scxml
 
 import (
 	"hash/fnv"
+	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -64,6 +65,59 @@ type ecmaData struct {
 	cur   *engine.Config
 	ev    engine.Event
 	bound bool
+	// payload is the data of the event being taken (Take), key its
+	// Event.Payload.
+	payload goja.Value
+	key     uint32
+}
+
+// heldName is the global that holds the data of pending events, so that
+// it is saved and restored with the rest of the heap.
+const heldName = "__simctl_held"
+
+func (x *ecmaData) held(create bool) *goja.Object {
+	g := x.d.rt.GlobalObject()
+	if o, ok := g.Get(heldName).(*goja.Object); ok {
+		return o
+	}
+	if !create {
+		return nil
+	}
+	o := x.d.rt.NewObject()
+	_ = g.DefineDataProperty(heldName, o, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	return o
+}
+
+func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
+	x.bind(c, ev)
+	v, err := x.d.run(statechart.Expr(code))
+	if err != nil {
+		return err
+	}
+	return x.held(true).Set(strconv.FormatUint(uint64(key), 10), v)
+}
+
+func (x *ecmaData) Take(key uint32) {
+	x.payload, x.key = goja.Undefined(), key
+	if o := x.held(false); o != nil {
+		k := strconv.FormatUint(uint64(key), 10)
+		if v := o.Get(k); v != nil {
+			x.payload = v
+		}
+		x.Drop(key)
+	}
+}
+
+func (x *ecmaData) Drop(key uint32) {
+	o := x.held(false)
+	if o == nil {
+		return
+	}
+	_ = o.Delete(strconv.FormatUint(uint64(key), 10))
+	if len(o.Keys()) == 0 {
+		// Nothing pending: the heap is as if nothing had been held.
+		_ = x.d.rt.GlobalObject().Delete(heldName)
+	}
 }
 
 // bind makes c the configuration In() reads and binds _event to ev, when
@@ -84,7 +138,10 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	case engine.DoneEvent, engine.FailedEvent:
 		se.Name = ev.Kind.String() + "." + x.m.ExtName(ev.Ext)
 	}
-	if ev.Value != "" {
+	switch {
+	case ev.Payload != 0 && ev.Payload == x.key:
+		se.Data = x.payload
+	case ev.Value != "":
 		se.Data = x.d.literal(ev.Value)
 	}
 	x.d.SetEvent(se)

@@ -94,4 +94,60 @@ var _ = Describe("the ECMAScript data model on the engine", func() {
 		Expect(cfg).To(Equal(after))
 		Expect(d.Fingerprint()).To(Equal(afterPrint))
 	})
+
+	Describe("events with data", func() {
+		BeforeEach(func() {
+			dm := scxml.NewECMAScript()
+			var err error
+			m, err = et.New("courier", "idle").Intents("ship", "arrive", "note", "cancel").DataModel(dm).
+				State("idle", et.Waits(), et.On("ship", "transit",
+					et.WithData(et.Send("arrive", "parcel", "1000"), "({from: 'depot', n: 2})"),
+					et.WithData(et.Raise("note"), "'packed'"))).
+				State("transit", et.Waits(),
+					et.On("note", "", et.Log("note", "_event.data")),
+					et.OnIf("arrive", "_event.data.n === 2", "idle", et.Log("from", "_event.data.from")),
+					et.On("cancel", "idle", et.CancelSend("parcel"))).
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			d = dm.NewData(m, "s2")
+			cfg, res = engine.Config{}, engine.Result{}
+			Expect(m.StartWith(&cfg, d, 0, &res)).To(Succeed())
+		})
+
+		fire := func() {
+			GinkgoHelper()
+			t, ok := m.NextTimer(&cfg)
+			Expect(ok).To(BeTrue())
+			ev := engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Intent: engine.NoID, Ext: engine.NoID}
+			Expect(m.StepWith(&cfg, d, &ev, &res)).To(Succeed())
+		}
+
+		It("gives a raised event and a delayed send their data as _event.data, held in the heap while pending", func() {
+			before := d.Fingerprint()
+			Expect(m.StepWith(&cfg, d, event(m, "ship", "", 1), &res)).To(Succeed())
+			Expect(et.Logs(&res)).To(Equal([]string{"note: packed"}))
+			pending := d.Fingerprint()
+			Expect(pending).NotTo(Equal(before))
+			saved, ok := d.Save()
+			Expect(ok).To(BeTrue())
+			kept := cfg
+
+			fire()
+			Expect(et.Logs(&res)).To(Equal([]string{"from: depot"}))
+			Expect(m.StateName(cfg.State)).To(Equal("idle"))
+
+			cfg = kept
+			Expect(d.Restore(saved)).To(BeTrue())
+			Expect(d.Fingerprint()).To(Equal(pending))
+			fire()
+			Expect(et.Logs(&res)).To(Equal([]string{"from: depot"}))
+		})
+
+		It("forgets the data of a cancelled send", func() {
+			before := d.Fingerprint()
+			Expect(m.StepWith(&cfg, d, event(m, "ship", "", 1), &res)).To(Succeed())
+			Expect(m.StepWith(&cfg, d, event(m, "cancel", "", 2), &res)).To(Succeed())
+			Expect(d.Fingerprint()).To(Equal(before))
+		})
+	})
 })

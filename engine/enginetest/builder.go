@@ -391,3 +391,9 @@ func Script(src string) engine.ActionDef {
 func DoneData(expr string) Part {
 	return func(s *engine.StateDef) { s.DoneData = engine.Expr{Src: expr} }
 }
+
+// WithData gives a raise or send the data its event carries.
+func WithData(a engine.ActionDef, expr string) engine.ActionDef {
+	a.Data = engine.Expr{Src: expr}
+	return a
+}
