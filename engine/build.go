@@ -456,19 +456,10 @@ func (b *builder) declareStates() {
 // path ("c1.x" for "work.c.c1.x").
 func (b *builder) resolveState(name string, pos Pos, what string) StateID {
 	m := b.m
-	if id, ok := m.stateIDs[name]; ok {
-		return id
-	}
-	var matches []string
-	for i := range m.states {
-		if m.states[i].name == name || strings.HasSuffix(m.states[i].path, "."+name) {
-			matches = append(matches, m.states[i].path)
-		}
-	}
+	id, matches := b.lookupState(name)
 	switch {
-	case len(matches) == 1:
-		// A unique tail of a path ("c1.x" for "work.c.c1.x").
-		return m.stateIDs[matches[0]]
+	case id != NoID:
+		return id
 	case len(matches) > 1:
 		sort.Strings(matches)
 		b.errf(pos, "%s: state name %q is ambiguous (%s); use the full path", what, name, describe(matches))
@@ -481,6 +472,26 @@ func (b *builder) resolveState(name string, pos Pos, what string) StateID {
 	sort.Strings(all)
 	b.errf(pos, "%s: unknown state %q (states: %s)", what, name, describe(all))
 	return NoID
+}
+
+// lookupState finds a state by full path or by a unique tail of one
+// ("c1.x" for "work.c.c1.x"); when it finds none, it returns the paths
+// the name matches (several: ambiguous).
+func (b *builder) lookupState(name string) (StateID, []string) {
+	m := b.m
+	if id, ok := m.stateIDs[name]; ok {
+		return id, nil
+	}
+	var matches []string
+	for i := range m.states {
+		if m.states[i].name == name || strings.HasSuffix(m.states[i].path, "."+name) {
+			matches = append(matches, m.states[i].path)
+		}
+	}
+	if len(matches) == 1 {
+		return m.stateIDs[matches[0]], nil
+	}
+	return NoID, matches
 }
 
 // stateTimers declares the implicit timer of every state timeout, so that
@@ -1010,7 +1021,9 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 			t.guard, t.reads = c.b, c.reads
 		}
 	}
-	if td.Target != "" {
+	if td.Target != "" && b.intoRegions(src, td) {
+		b.regionTargets(&t, src, td)
+	} else if td.Target != "" {
 		t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
 		if t.target != NoID {
 			t.domain = b.domain(src, t.target)
@@ -1041,6 +1054,101 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 	t.actions = b.actions(td.Actions)
 	b.checkRegion(src, td, &t)
 	m.trans = append(m.trans, t)
+}
+
+// intoRegions reports whether a transition's targets are the
+// recommendation's that the one-target path does not take: several
+// (target="a b"), or one inside a region of a parallel state the source
+// is not in the same region of. The transition then exits the parallel
+// state (the recommendation's domain is never a parallel state) and
+// enters it again with those targets in their regions.
+func (b *builder) intoRegions(src StateID, td TransitionDef) bool {
+	names := strings.Fields(td.Target)
+	if len(names) > 1 {
+		return true
+	}
+	m := b.m
+	id, _ := b.lookupState(td.Target)
+	if id == NoID || src == NoID {
+		return false
+	}
+	root := m.states[id].forkRoot
+	if root == NoID || m.states[root].fork == nil || !m.states[root].fork.parallel {
+		return false
+	}
+	return m.states[src].forkRoot != root || !m.InState(src, m.regionOf(id))
+}
+
+// regionTargets compiles a transition into the regions of a parallel
+// state P: every target must be inside a different region of the same P,
+// a parallel: true state that is not itself in a region, with no other
+// parallel state between. P is entered afresh (its regions without a
+// target by their initial states) from the domain above it.
+func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
+	m := b.m
+	var targets []StateID
+	for _, name := range strings.Fields(td.Target) {
+		id := b.resolveState(name, td.TargetPos, "transition target")
+		if id == NoID {
+			return
+		}
+		targets = append(targets, id)
+	}
+	fail := func(format string, args ...any) { b.errf(td.TargetPos, format, args...) }
+	p := m.states[targets[0]].forkRoot
+	if p == NoID {
+		// The first target is not in a region: find P from the others.
+		for _, x := range targets[1:] {
+			if p = m.states[x].forkRoot; p != NoID {
+				break
+			}
+		}
+	}
+	if p == NoID || m.states[p].fork == nil || !m.states[p].fork.parallel {
+		fail("the targets %q are not in the regions of one parallel state", td.Target)
+		return
+	}
+	if m.states[p].forkRoot != NoID {
+		fail("the targets %q are in a parallel state inside another's region: not supported yet", td.Target)
+		return
+	}
+	if td.History != "" || td.Type == "internal" {
+		fail("a transition into the regions of parallel state %q cannot resume a history or be internal", m.states[p].path)
+		return
+	}
+	fi := m.states[p].fork
+	paths := make([][]StateID, len(fi.regions))
+	for _, x := range targets {
+		i := -1
+		for k, c := range m.states[p].children {
+			if m.InState(x, c) {
+				i = k
+			}
+		}
+		if i < 0 {
+			fail("target %q is not inside a region of parallel state %q, as the other targets are", m.states[x].path, m.states[p].path)
+			return
+		}
+		if paths[i] != nil {
+			fail("two targets in region %q of parallel state %q", m.states[m.states[p].children[i]].path, m.states[p].path)
+			return
+		}
+		for y := m.states[x].parent; y != p; y = m.states[y].parent {
+			if m.states[y].fork != nil {
+				fail("target %q is inside parallel state %q within a region: not supported yet", m.states[x].path, m.states[y].path)
+				return
+			}
+		}
+		paths[i] = b.enterPath(p, x)
+	}
+	t.target = p
+	t.domain = b.domain(src, p)
+	if t.domain == p {
+		t.domain = m.states[p].parent
+	}
+	t.enter = b.enterPath(t.domain, p)
+	t.leaf = p
+	t.regionPaths = paths
 }
 
 func (b *builder) trigger(td TransitionDef) trigger {
@@ -1535,6 +1643,11 @@ func (b *builder) reachability() {
 			}
 			for _, e := range tr.enter {
 				mark(e)
+			}
+			for _, p := range tr.regionPaths {
+				for _, e := range p {
+					mark(e)
+				}
 			}
 		}
 	}

@@ -113,6 +113,10 @@ type transition struct {
 	// transition inside a parallel: true state exits.
 	scope      uint8
 	exLo, exHi uint8
+	// regionPaths, for a transition into the regions of parallel state
+	// target (several targets, or one in another region), are the states
+	// each region enters (by child index; nil: its initial states).
+	regionPaths [][]StateID
 }
 
 const (

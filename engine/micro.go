@@ -539,10 +539,10 @@ func (m *Machine) enterStates(e evalEnv, sel *selection, steps []TraceStep, x *e
 		if tr.history != histNone {
 			enter, resume, leaf = m.resume(c, tr)
 		}
-		if err := m.enterMain(e, enter, r); err != nil {
+		if err := m.enterMain(e, enter, tr.regionPaths, r); err != nil {
 			return err
 		}
-		if err := m.enterMain(e, resume, r); err != nil {
+		if err := m.enterMain(e, resume, nil, r); err != nil {
 			return err
 		}
 		c.State = leaf
@@ -669,7 +669,7 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 // enterMain enters the states of path in the main machine, outermost
 // first: a parallel state starts its regions once its own entry actions
 // ran, and a final state raises its parent's done.state event.
-func (m *Machine) enterMain(e evalEnv, path []StateID, r *Result) error {
+func (m *Machine) enterMain(e evalEnv, path []StateID, into [][]StateID, r *Result) error {
 	c := e.c
 	for _, s := range path {
 		c.State = s
@@ -677,7 +677,7 @@ func (m *Machine) enterMain(e evalEnv, path []StateID, r *Result) error {
 			return err
 		}
 		if m.states[s].fork != nil {
-			if err := m.startRegions(e, s, r); err != nil {
+			if err := m.startRegions(e, s, into, r); err != nil {
 				return err
 			}
 		}
@@ -732,7 +732,7 @@ func (m *Machine) exitBelow(e evalEnv, top StateID, lo, hi uint8, r *Result) err
 // parallel: true state, or, for a fork, one per fixed count or per
 // "|"-separated part of the inputs slot, each entering its initial path
 // with its own context, in region order.
-func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
+func (m *Machine) startRegions(e evalEnv, s StateID, into [][]StateID, r *Result) error {
 	c, fi := e.c, m.states[s].fork
 	c.clearFork()
 	n := fi.fixed
@@ -776,6 +776,9 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 		path := fi.start
 		if fi.parallel {
 			path = fi.regions[i]
+			if i < len(into) && into[i] != nil {
+				path = into[i]
+			}
 		}
 		re := e
 		re.br = uint8(p + 1)
@@ -842,7 +845,7 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	r.Handled = true
 	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
 	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
-	if err := m.enterMain(e, m.initPath, r); err != nil {
+	if err := m.enterMain(e, m.initPath, nil, r); err != nil {
 		return err
 	}
 	c.State = m.initial
