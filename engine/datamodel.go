@@ -352,8 +352,9 @@ func (e evalEnv) execError(pos Pos, err error) {
 	if e.r == nil {
 		return
 	}
+	e.r.abort = true
 	if id := e.m.errExec; id != NoID {
-		e.r.internal = append(e.r.internal, queued{kind: queuedRaise, id: uint16(id)})
+		e.r.internal = append(e.r.internal, queued{kind: queuedError, id: uint16(id)})
 		return
 	}
 	if e.r.exprErr == nil {

@@ -611,6 +611,15 @@ func (m *Machine) SendEvent(t TimerID) IntentID {
 	return m.timers[t].event
 }
 
+// SendID returns the sendid of a send's timer ("" for none, or for a
+// timer that is not a send's).
+func (m *Machine) SendID(t TimerID) string {
+	if !m.IsSend(t) {
+		return ""
+	}
+	return m.timers[t].sendID
+}
+
 // HasSends reports whether the machine has send actions.
 func (m *Machine) HasSends() bool { return m.sends }
 

@@ -284,17 +284,22 @@ func (m *Machine) macrostep(e evalEnv, r *Result) error {
 			r.nextInternal++
 			switch q.kind {
 			case queuedDone:
-				if q.val.Kind != Empty {
+				if q.val.Kind != Empty || r.data != nil {
 					// A final state's donedata: the done.state event
-					// carries it as its value.
-					r.iev = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Value: q.val.String()}
+					// carries it as its value. A data model outside
+					// the Config sees the event as _event.
+					r.iev = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Value: q.val.String(),
+						Source: SourceInternal, Done: StateID(q.id)}
 					e.ev = &r.iev
 				}
 				if err := m.selectDone(e, StateID(q.id), sel, r); err != nil {
 					return err
 				}
-			case queuedRaise:
-				r.iev = Event{Kind: UserEvent, Intent: IntentID(q.id), Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1}
+			case queuedRaise, queuedError:
+				r.iev = Event{Kind: UserEvent, Intent: IntentID(q.id), Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Source: SourceInternal}
+				if q.kind == queuedError {
+					r.iev.Source = SourcePlatform
+				}
 				if q.key != 0 && r.data != nil {
 					r.data.Take(q.key)
 					r.iev.Payload = q.key

@@ -95,6 +95,8 @@ type Result struct {
 	iev Event
 	// data is the conversation's data model data (StepWith), or nil.
 	data Data
+	// abort: a data model error stops the rest of the block being run.
+	abort bool
 	// sel is the transition set of the microstep being taken: scratch
 	// space kept here so that a step does not clear a new one each time.
 	sel selection
@@ -117,6 +119,8 @@ type queued struct {
 const (
 	queuedDone uint8 = iota
 	queuedRaise
+	// queuedError is error.execution, raised by the engine.
+	queuedError
 )
 
 func (r *Result) reset() {

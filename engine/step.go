@@ -90,7 +90,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		if t := &m.timers[ev.Timer]; t.send {
 			// A delayed send fell due: the machine takes its event from
 			// the external queue, with the data it was sent with.
-			r.iev = Event{Kind: UserEvent, Intent: t.event, Timer: NoID, Ext: NoID, At: ev.At, Confidence: 1}
+			r.iev = Event{Kind: UserEvent, Intent: t.event, Timer: ev.Timer, Ext: NoID, At: ev.At, Confidence: 1, Source: SourceSend}
 			if t.data && r.data != nil {
 				r.data.Take(seq)
 				r.iev.Payload = seq
@@ -279,10 +279,22 @@ func (c *Config) timerIndex(id TimerID) int {
 // that the deadline cannot overflow.
 const maxDurationMS = 1e15
 
-// run performs actions in order, appending their ids and effects to r.
+// run performs a block of actions (entry, exit, a transition's) in order,
+// appending their ids and effects to r. A data model error stops the
+// block, as the recommendation says (runBlock); the next block runs.
 func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
+	r.abort = false
+	return m.runBlock(e, acts, r)
+}
+
+// runBlock runs actions until one raises an error (Result.abort), also
+// inside an if's or a foreach's actions.
+func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 	c := e.c
 	for _, ai := range acts {
+		if r.abort {
+			return nil
+		}
 		a := &m.acts[ai]
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
@@ -425,14 +437,19 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		case ActIf:
 			for i, cond := range a.conds {
 				if cond == nil || cond(e) {
-					if err := m.run(e, a.blocks[i], r); err != nil {
+					if err := m.runBlock(e, a.blocks[i], r); err != nil {
 						return err
 					}
 					break
 				}
 			}
 		case ActForeach:
-			if err := a.each(e, func() error { return m.run(e, a.body, r) }); err != nil {
+			if err := a.each(e, func() error {
+				if err := m.runBlock(e, a.body, r); err != nil || r.abort {
+					return errAbort(err)
+				}
+				return nil
+			}); err != nil && err != errAborted {
 				return err
 			}
 		case ActLog:
@@ -458,6 +475,17 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		}
 	}
 	return nil
+}
+
+// errAborted stops a foreach whose body raised an error: the rest of the
+// block is skipped.
+var errAborted = fmt.Errorf("block aborted")
+
+func errAbort(err error) error {
+	if err != nil {
+		return err
+	}
+	return errAborted
 }
 
 // send puts the event of send action a on the external queue after its

@@ -41,7 +41,7 @@ func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, 
 // NewData returns a fresh heap for one conversation of m (built with this
 // data model), its _sessionid id.
 func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
-	x := &ecmaData{m: m}
+	x := &ecmaData{m: m, id: id}
 	now := func() int64 {
 		if x.cur == nil {
 			return 0
@@ -60,6 +60,7 @@ func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
 // being taken works on (for In() and Date); ev the event _event was last
 // bound to.
 type ecmaData struct {
+	id    string
 	d     *ecma
 	m     *engine.Machine
 	cur   *engine.Config
@@ -125,17 +126,30 @@ func (x *ecmaData) Drop(key uint32) {
 // itself at the start carry no intent and leave _event as it is).
 func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	x.cur = c
-	if ev == nil || (ev.Kind == engine.UserEvent && ev.Intent == engine.NoID) || (x.bound && *ev == x.ev) {
+	done := ev != nil && ev.Source == engine.SourceInternal && ev.Intent == engine.NoID
+	if ev == nil || (ev.Kind == engine.UserEvent && ev.Intent == engine.NoID && !done) || (x.bound && *ev == x.ev) {
 		return
 	}
 	x.ev, x.bound = *ev, true
 	se := statechart.Event{Type: "external"}
-	switch ev.Kind {
-	case engine.UserEvent:
+	switch ev.Source {
+	case engine.SourceInternal:
+		se.Type = "internal"
+	case engine.SourcePlatform:
+		se.Type = "platform"
+	case engine.SourceSend:
+		se.SendID = x.m.SendID(ev.Timer)
+		se.Origin, se.OriginType = "#_scxml_"+x.id, statechart.SCXMLProcessor
+	}
+	switch {
+	case done:
+		path := x.m.StateName(ev.Done)
+		se.Name = "done.state." + path[strings.LastIndexByte(path, '.')+1:]
+	case ev.Kind == engine.UserEvent:
 		se.Name = x.m.Intents()[ev.Intent]
-	case engine.TimerEvent:
+	case ev.Kind == engine.TimerEvent:
 		se.Name = x.m.TimerName(ev.Timer)
-	case engine.DoneEvent, engine.FailedEvent:
+	case ev.Kind == engine.DoneEvent || ev.Kind == engine.FailedEvent:
 		se.Name = ev.Kind.String() + "." + x.m.ExtName(ev.Ext)
 	}
 	switch {
