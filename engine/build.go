@@ -1178,9 +1178,7 @@ func (b *builder) trigger(td TransitionDef) trigger {
 	}
 	kind, name, found := strings.Cut(on, ":")
 	if !found {
-		if id, ok := m.intentIDs[on]; ok && !strings.Contains(on, ".") {
-			return trigger{kind: UserEvent, id: uint16(id)}
-		}
+		// "a" matches a, and a.b too when the machine has it.
 		return b.descriptors(td)
 	}
 	if name == "*" {
@@ -1366,7 +1364,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			}
 			a.x, a.hasX = c, true
 		}
-	case ActRaise, ActSend, ActCancelSend, ActIf, ActForeach, ActLog, ActAssign, ActScript:
+	case ActRaise, ActSend, ActCancelSend, ActIf, ActForeach, ActLog, ActAssign, ActScript, ActBlock:
 		return b.content(ad, a)
 	default:
 		b.errf(ad.Pos, "unknown action kind %d", ad.Kind)
@@ -1431,6 +1429,8 @@ func (b *builder) content(ad ActionDef, a action) (action, bool) {
 		}
 	case ActScript:
 		a.do, err = b.lang.script(ad.Expr)
+	case ActBlock:
+		a.body = b.actions(ad.Body)
 	}
 	if err != nil {
 		b.add(err)

@@ -224,11 +224,12 @@ const (
 	ActLog        // log: Name is the label, Expr the value
 	ActAssign     // assign: location Slot = Expr
 	ActScript     // script: run Expr in the data model
+	ActBlock      // a block of its own (one <onentry> of several): an error stops Body only
 )
 
 var actionKindNames = [...]string{"set", "clear", "fill", "ask", "incr", "reset", "push", "pop",
 	"say", "invoke", "start", "cancel", "escalate", "reset_context", "contract",
-	"raise", "send", "cancel_send", "if", "foreach", "log", "assign", "script"}
+	"raise", "send", "cancel_send", "if", "foreach", "log", "assign", "script", "block"}
 
 func (k ActionKind) String() string {
 	if int(k) < len(actionKindNames) {

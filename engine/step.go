@@ -464,6 +464,11 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 			r.Effects = append(r.Effects, Effect{Kind: EffLog, Action: ai, TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
 		case ActAssign, ActScript:
 			a.do(e)
+		case ActBlock:
+			if err := m.runBlock(e, a.body, r); err != nil {
+				return err
+			}
+			r.abort = false
 		case ActResetContext:
 			c.keepSlots(len(m.slots), func(i SlotID) bool { return m.slots[i].persist })
 			c.Counters = [MaxCounters]int32{}

@@ -101,12 +101,7 @@ func (c *compiler) definition() (*engine.Definition, error) {
 		if st.Kind == statechart.Compound {
 			sd.Initial = c.initial(st)
 		}
-		for _, b := range st.OnEntry {
-			sd.Entry = append(sd.Entry, c.block(b)...)
-		}
-		for _, b := range st.OnExit {
-			sd.Exit = append(sd.Exit, c.block(b)...)
-		}
+		sd.Entry, sd.Exit = c.blocks(st.OnEntry), c.blocks(st.OnExit)
 		if dd := st.DoneData; dd != nil {
 			sd.DoneData = c.data(st.Pos, dd.Params, dd.Content, dd.ContentStr)
 		}
@@ -214,7 +209,10 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 		targets = append(targets, c.paths[x])
 	}
 	td.Target = strings.Join(targets, " ")
-	if t.Type == statechart.Internal && len(t.Targets) > 0 {
+	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.inside(t.Targets, t.Source) {
+		// An internal transition whose targets are not all proper
+		// descendants of its source is external, as the recommendation's
+		// getTransitionDomain says.
 		td.Type = "internal"
 	}
 	var on []string
@@ -239,7 +237,32 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 	return td, len(t.Events) == 0
 }
 
-func (c *compiler) block(b []statechart.Action) []engine.ActionDef { return c.actionList(b) }
+// inside reports whether every target is a proper descendant of state s.
+func (c *compiler) inside(targets []int, s int) bool {
+	for _, x := range targets {
+		p := c.ch.States[x].Parent
+		for p >= 0 && p != s {
+			p = c.ch.States[p].Parent
+		}
+		if x == s || p != s {
+			return false
+		}
+	}
+	return true
+}
+
+// blocks compiles a state's <onentry> (or <onexit>) elements: each is a
+// block of its own, which an error stops without stopping the next.
+func (c *compiler) blocks(bs [][]statechart.Action) []engine.ActionDef {
+	if len(bs) == 1 {
+		return c.actionList(bs[0])
+	}
+	var out []engine.ActionDef
+	for _, b := range bs {
+		out = append(out, engine.ActionDef{Kind: engine.ActBlock, Body: c.actionList(b)})
+	}
+	return out
+}
 
 func (c *compiler) actionList(as []statechart.Action) []engine.ActionDef {
 	var out []engine.ActionDef

@@ -76,6 +76,15 @@ var _ = Describe("charts compiled onto the engine", func() {
   <transition event="tick" target="pass"/>
   <transition event="never" target="fail"/>
 </state>`),
+		Entry("each onentry a block of its own; a descriptor matching its dotted events", `
+<datamodel><data id="x" expr="0"/></datamodel>
+<state id="s0">
+  <onentry><send target="nowhere" event="e"/><assign location="x" expr="1"/></onentry>
+  <onentry><assign location="x" expr="x + 2"/><raise event="foo.zoo"/></onentry>
+  <transition event="error.execution"/>
+  <transition event="foo" cond="x === 2" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>`),
 	)
 
 	It("names what the engine cannot run yet", func() {
