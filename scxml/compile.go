@@ -18,7 +18,7 @@ import (
 // interpreter (issue #25); what the engine cannot run yet is an error
 // naming the element.
 func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
-	c := &compiler{ch: m.Chart, dm: NewECMAScript(), names: map[string]bool{}}
+	c := &compiler{ch: m.Chart, dm: NewECMAScript(), names: map[string]bool{}, ids: map[string]bool{}}
 	d, err := c.definition()
 	if err != nil {
 		return nil, nil, err
@@ -31,6 +31,7 @@ type compiler struct {
 	dm    *ECMAScript
 	paths []string
 	names map[string]bool // the alphabet: every event name the chart names
+	ids   map[string]bool // every sendid
 	err   error
 }
 
@@ -75,6 +76,7 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	ch := c.ch
 	d := &engine.Definition{Name: ch.Name, DataModel: c.dm, MaxChain: engine.MaxChainLimit}
 	c.paths = make([]string, len(ch.States))
+	at := make([]int, len(ch.States)) // chart state index -> d.States index
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
 		n := name(st.ID, i)
@@ -87,6 +89,7 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	for _, e := range []string{"error.execution", "error.communication", "error.platform"} {
 		c.names[e] = true
 	}
+	c.scan()
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
 		if st.Kind == statechart.HistoryShallow || st.Kind == statechart.HistoryDeep {
@@ -113,18 +116,14 @@ func (c *compiler) definition() (*engine.Definition, error) {
 				sd.On = append(sd.On, td)
 			}
 		}
+		at[i] = len(d.States)
 		d.States = append(d.States, sd)
 	}
 	d.Initial = c.initial(&ch.States[0])
-	for i := range ch.Data {
-		if i > 0 && len(ch.Data[i]) > 0 && ch.Binding == "late" {
-			c.fail(ch.States[i].Pos, "late binding of a state's <datamodel>")
-		}
-	}
-	// The document's data (every state's, bound early) and script run
-	// before anything else: as a script of the initial state's first
-	// entry action.
-	d.States = c.prelude(d.States)
+	// The document's data (every state's, when bound early) and script
+	// run before anything else: as scripts of the initial state's first
+	// entry actions.
+	d.States = c.prelude(d.States, at)
 	names := make([]string, 0, len(c.names))
 	for n := range c.names {
 		names = append(names, n)
@@ -137,34 +136,36 @@ func (c *compiler) definition() (*engine.Definition, error) {
 }
 
 // prelude declares the document's <data> and runs its <script> on entering
-// the initial state, before its own entry actions.
-func (c *compiler) prelude(states []engine.StateDef) []engine.StateDef {
-	var b strings.Builder
-	var all []statechart.Data
-	for _, data := range c.ch.Data {
-		all = append(all, data...)
-	}
-	if len(all) == 0 && c.ch.Script == statechart.NoExpr {
-		return states
-	}
+// the initial state, before its own entry actions. Bound late, a state's
+// <data> is declared there and assigned when the state is first entered.
+func (c *compiler) prelude(states []engine.StateDef, at []int) []engine.StateDef {
+	late := c.ch.Binding == "late"
 	// One script per <data>, so that one that fails (error.execution)
 	// leaves its variable undefined and the others bound.
 	var pre []engine.ActionDef
-	for _, x := range all {
-		b.Reset()
-		b.WriteString("var " + x.ID + " = ")
-		switch {
-		case x.Expr != statechart.NoExpr:
-			b.WriteString("(" + c.src(x.Expr) + ");")
-		case x.Text != nil:
-			b.WriteString("(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*x.Text)) + ");")
-		default:
-			b.WriteString("undefined;")
+	script := func(x statechart.Data, src string) engine.ActionDef {
+		return engine.ActionDef{Kind: engine.ActScript, Pos: epos(x.Pos), Expr: engine.Expr{Src: src, Pos: epos(x.Pos)}}
+	}
+	for i, data := range c.ch.Data {
+		var first []engine.ActionDef
+		for k, x := range data {
+			if !late || i == 0 {
+				pre = append(pre, script(x, "var "+x.ID+" = "+c.dataValue(x)+";"))
+				continue
+			}
+			pre = append(pre, script(x, "var "+x.ID+";"))
+			flag := fmt.Sprintf("__simctl_bound_%d_%d", i, k)
+			first = append(first, script(x, "if (typeof "+flag+" === 'undefined') { "+flag+" = true; "+x.ID+" = "+c.dataValue(x)+"; }"))
 		}
-		pre = append(pre, engine.ActionDef{Kind: engine.ActScript, Pos: epos(x.Pos), Expr: engine.Expr{Src: b.String(), Pos: epos(x.Pos)}})
+		if len(first) > 0 {
+			states[at[i]].Entry = append(first, states[at[i]].Entry...)
+		}
 	}
 	if c.ch.Script != statechart.NoExpr {
 		pre = append(pre, engine.ActionDef{Kind: engine.ActScript, Expr: c.expr(c.ch.Script)})
+	}
+	if len(pre) == 0 {
+		return states
 	}
 	top := strings.SplitN(c.initial(&c.ch.States[0]), ".", 2)[0]
 	for i := range states {
@@ -173,6 +174,18 @@ func (c *compiler) prelude(states []engine.StateDef) []engine.StateDef {
 		}
 	}
 	return states
+}
+
+// dataValue is the value of a <data>: its expression, its content (JSON,
+// or else text), or undefined.
+func (c *compiler) dataValue(x statechart.Data) string {
+	switch {
+	case x.Expr != statechart.NoExpr:
+		return "(" + c.src(x.Expr) + ")"
+	case x.Text != nil:
+		return "(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*x.Text)) + ")"
+	}
+	return "undefined"
 }
 
 // initial names a compound state's initial child; an <initial> with
@@ -298,25 +311,17 @@ func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
 			ad.Kind, ad.Name = engine.ActRaise, "error.communication"
 			return ad, true
 		}
-		if a.EventExpr != statechart.NoExpr || a.TargetExpr != statechart.NoExpr || a.TypeExpr != statechart.NoExpr ||
-			a.IDLocation != statechart.NoExpr {
-			c.fail(a.Pos, "this <send>")
-			return ad, false
-		}
-		c.names[a.Event] = true
-		ad.Kind, ad.Name, ad.ID = engine.ActSend, a.Event, a.ID
-		if a.Target == "#_internal" {
-			ad.Kind = engine.ActRaise
-		} else if a.DelayExpr != statechart.NoExpr {
-			ad.Expr = engine.Expr{Src: "(function(d){var m=/^\\s*(\\d*\\.?\\d+)(ms|s)\\s*$/.exec(String(d));return m?Number(m[1])*(m[2]=='s'?1000:1):NaN})(" + c.src(a.DelayExpr) + ")", Pos: epos(a.Pos)}
-		} else if a.DelayMS > 0 {
-			ad.Expr = engine.Expr{Src: strconv.FormatInt(a.DelayMS, 10), Pos: epos(a.Pos)}
-		}
-		ad.Data = c.data(a.Pos, a.Params, a.Content, a.ContentStr)
+		return c.send(a), true
 	case statechart.ActCancel:
 		if a.IDExpr != statechart.NoExpr {
-			c.fail(a.Pos, "<cancel sendidexpr>")
-			return ad, false
+			// The sendids are the chart's own: the cancel is the one
+			// whose id the expression gives.
+			ad.Kind = engine.ActIf
+			for _, id := range sortedKeys(c.ids) {
+				ad.Branches = append(ad.Branches, engine.CondDef{Pos: epos(a.Pos), Cond: c.is(a.IDExpr, id),
+					Actions: []engine.ActionDef{{Kind: engine.ActCancelSend, Pos: epos(a.Pos), Name: id}}})
+			}
+			return ad, true
 		}
 		ad.Kind, ad.Name = engine.ActCancelSend, a.ID
 	case statechart.ActAssign:
@@ -337,6 +342,133 @@ func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
 		return ad, false
 	}
 	return ad, true
+}
+
+// send compiles a <send> to this session. What is computed (eventexpr,
+// targetexpr, typeexpr) becomes an if over what it can be: the chart's
+// event names, this session's targets, the SCXML processor's types;
+// idlocation is given the send's id, which is the chart's own.
+func (c *compiler) send(a *statechart.Action) engine.ActionDef {
+	pos := epos(a.Pos)
+	id := c.sendID(a)
+	core := func(event string, internal bool) engine.ActionDef {
+		ad := engine.ActionDef{Pos: pos, Kind: engine.ActSend, Name: event, ID: id, Data: c.data(a.Pos, a.Params, a.Content, a.ContentStr)}
+		switch {
+		case internal:
+			ad.Kind = engine.ActRaise
+		case a.DelayExpr != statechart.NoExpr:
+			ad.Expr = engine.Expr{Src: "(function(d){var m=/^\\s*(\\d*\\.?\\d+)(ms|s)\\s*$/.exec(String(d));return m?Number(m[1])*(m[2]=='s'?1000:1):NaN})(" + c.src(a.DelayExpr) + ")", Pos: pos}
+		case a.DelayMS > 0:
+			ad.Expr = engine.Expr{Src: strconv.FormatInt(a.DelayMS, 10), Pos: pos}
+		}
+		return ad
+	}
+	build := func(internal bool) engine.ActionDef {
+		if a.EventExpr == statechart.NoExpr {
+			return core(a.Event, internal)
+		}
+		ad := engine.ActionDef{Pos: pos, Kind: engine.ActIf}
+		for _, n := range sortedKeys(c.names) {
+			ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Cond: c.is(a.EventExpr, n), Actions: []engine.ActionDef{core(n, internal)}})
+		}
+		return ad
+	}
+	fail := func(msg string) engine.ActionDef {
+		return engine.ActionDef{Pos: pos, Kind: engine.ActScript, Expr: engine.Expr{Src: "throw new Error(" + strconv.Quote(msg) + ")", Pos: pos}}
+	}
+	var out engine.ActionDef
+	if a.TargetExpr != statechart.NoExpr {
+		t := "(" + c.src(a.TargetExpr) + ")"
+		c.names["error.communication"] = true
+		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
+			{Pos: pos, Cond: engine.Expr{Src: t + ` === "#_internal"`, Pos: pos}, Actions: []engine.ActionDef{build(true)}},
+			{Pos: pos, Cond: engine.Expr{Src: t + ` === "#_scxml_" + _sessionid`, Pos: pos}, Actions: []engine.ActionDef{build(false)}},
+			{Pos: pos, Cond: engine.Expr{Src: `/^#_/.test(` + t + `)`, Pos: pos}, Actions: []engine.ActionDef{{Pos: pos, Kind: engine.ActRaise, Name: "error.communication"}}},
+			{Pos: pos, Actions: []engine.ActionDef{fail("send: cannot deliver to this target")}},
+		}}
+	} else {
+		out = build(a.Target == "#_internal")
+	}
+	if a.TypeExpr != statechart.NoExpr {
+		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
+			{Pos: pos, Cond: engine.Expr{Src: "[" + strconv.Quote(statechart.SCXMLProcessor) + `, "scxml"].indexOf(` + c.src(a.TypeExpr) + ") >= 0", Pos: pos}, Actions: []engine.ActionDef{out}},
+			{Pos: pos, Actions: []engine.ActionDef{fail("send: no processor of this type")}},
+		}}
+	}
+	if a.IDLocation != statechart.NoExpr {
+		// Two actions in one: an if with an else alone, whose error
+		// stops the enclosing block as the send's own would.
+		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{{Pos: pos, Actions: []engine.ActionDef{
+			{Pos: pos, Kind: engine.ActAssign, Slot: c.src(a.IDLocation), Expr: engine.Expr{Src: strconv.Quote(id), Pos: pos}}, out}}}}
+	}
+	return out
+}
+
+// sendID is a send's id: its own, or, for one with idlocation, one made
+// from its position.
+func (c *compiler) sendID(a *statechart.Action) string {
+	if a.ID == "" && a.IDLocation != statechart.NoExpr {
+		return fmt.Sprintf("send_%d_%d", a.Pos.Line, a.Pos.Col)
+	}
+	return a.ID
+}
+
+// is is the condition that expression x has the value v.
+func (c *compiler) is(x statechart.Expr, v string) engine.Expr {
+	return engine.Expr{Src: "(" + c.src(x) + ") === " + strconv.Quote(v), Pos: epos(c.ch.Exprs[x].Pos)}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scan collects, before compiling, every event name the chart names
+// (raised, sent, taken by a transition) and every sendid, so that a
+// computed event or sendid can be compiled over them.
+func (c *compiler) scan() {
+	var acts func([]statechart.Action)
+	acts = func(as []statechart.Action) {
+		for i := range as {
+			a := &as[i]
+			switch a.Kind {
+			case statechart.ActRaise, statechart.ActSend:
+				if a.EventExpr == statechart.NoExpr && a.Event != "" {
+					c.names[a.Event] = true
+				}
+				if id := c.sendID(a); a.Kind == statechart.ActSend && id != "" {
+					c.ids[id] = true
+				}
+			case statechart.ActIf:
+				for _, b := range a.Branches {
+					acts(b)
+				}
+			case statechart.ActForeach:
+				acts(a.Body)
+			}
+		}
+	}
+	for i := range c.ch.States {
+		st := &c.ch.States[i]
+		for _, b := range append(append([][]statechart.Action(nil), st.OnEntry...), st.OnExit...) {
+			acts(b)
+		}
+		if st.Initial != nil {
+			acts(st.Initial.Actions)
+		}
+		for _, t := range st.Trans {
+			acts(t.Actions)
+			for _, e := range t.Events {
+				if e != "*" && !strings.HasPrefix(e, "done.state.") {
+					c.names[e] = true
+				}
+			}
+		}
+	}
 }
 
 // data builds the value of an event's data: an object of the params, or

@@ -85,7 +85,38 @@ var _ = Describe("charts compiled onto the engine", func() {
   <transition event="foo" cond="x === 2" target="pass"/>
   <transition event="*" target="fail"/>
 </state>`),
+		Entry("computed event, target, type and sendid; idlocation", `
+<datamodel><data id="ev" expr="'ping'"/><data id="id"/></datamodel>
+<state id="s0">
+  <onentry>
+    <send eventexpr="ev" targetexpr="'#_internal'" typeexpr="'scxml'"/>
+    <send event="never" delay="1s" idlocation="id"/>
+    <cancel sendidexpr="id"/>
+    <send event="tick" delay="2s"/>
+  </onentry>
+  <transition event="ping" cond="typeof id === 'string'" target="s1"/>
+  <transition event="*" target="fail"/>
+</state>
+<state id="s1">
+  <transition event="tick" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>`),
 	)
+
+	It("binds a state's data late, on its first entry, when the document says so", func() {
+		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0" binding="late">
+<state id="s0">
+  <transition cond="typeof x === 'undefined'" target="s1"/>
+  <transition target="fail"/>
+</state>
+<state id="s1">
+  <datamodel><data id="x" expr="7"/></datamodel>
+  <transition cond="x === 7" target="pass"/>
+  <transition target="fail"/>
+</state>
+<final id="pass"/><final id="fail"/></scxml>`
+		Expect(runToEnd(src)).To(Equal("pass"))
+	})
 
 	It("names what the engine cannot run yet", func() {
 		m, err := scxml.Load("t.scxml", []byte(chartHead+`<state id="s0"><history id="h"><transition target="a"/></history><state id="a"/></state></scxml>`), scxml.Options{})
