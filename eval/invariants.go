@@ -380,15 +380,24 @@ func (k *Checker) unhandledFailure(st *Step, ev *engine.Event) {
 // timerLaw: a timer event that the machine took must have been pending in
 // the configuration before, with exactly this deadline.
 func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
+	// A send's timer may have several instances pending: the one due
+	// at the event's time is the one fired.
+	pending, deadline := false, int64(0)
 	for _, t := range st.Before.Timers {
 		if t.Active && t.ID == ev.Timer {
-			if t.Deadline != ev.At {
-				if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
-					k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, t.Deadline))
-				}
+			if t.Deadline == ev.At {
+				return
 			}
-			return
+			if !pending {
+				pending, deadline = true, t.Deadline
+			}
 		}
+	}
+	if pending {
+		if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
+			k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, deadline))
+		}
+		return
 	}
 	if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
 		k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))

@@ -43,4 +43,30 @@ states:
 		res := search(suiteOf(fixed), explore.Options{Depth: 6})
 		Expect(finding(res, eval.LeakedTimer)).To(BeNil(), "got %v", kinds(res))
 	})
+
+	It("pending twice, the later sent first, is fired instance by instance at each deadline", func() {
+		res := search(suiteOf(`
+machine: twice
+initial: idle
+intents: [go, nudge]
+states:
+  idle:
+    waits: true
+    on:
+      go:
+        target: waiting
+        actions:
+          - send: {event: nudge, after: 5s, id: n}
+          - send: {event: nudge, after: 1s, id: n}
+  waiting:
+    waits: true
+    on:
+      nudge: {target: once}
+  once:
+    waits: true
+    on:
+      nudge: {target: idle}
+`), explore.Options{Depth: 6})
+		Expect(kinds(res)).NotTo(ContainElement(eval.TimerLaw))
+	})
 })
