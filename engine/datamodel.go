@@ -201,36 +201,24 @@ func (l modelLanguage) code(kind CodeKind, x Expr) (Code, error) {
 func (l modelLanguage) cond(x Expr) (boolFn, *Error) {
 	c, cerr := l.code(CondCode, x)
 	return func(e evalEnv) bool {
-		e.payload()
-		if cerr != nil {
-			e.execError(x.Pos, cerr)
+		d, ok := e.ready(x.Pos, cerr)
+		if !ok {
 			return false
 		}
-		d := e.data()
-		if d == nil {
-			e.execError(x.Pos, errNoData)
-			return false
-		}
-		ok, err := d.Cond(c, e.c, e.ev)
+		v, err := d.Cond(c, e.c, e.ev)
 		if err != nil {
 			e.execError(x.Pos, err)
 			return false
 		}
-		return ok
+		return v
 	}, nil
 }
 
 func (l modelLanguage) value(x Expr, _ ValueKind) (func(evalEnv) Value, *Error) {
 	c, cerr := l.code(ValueCode, x)
 	return func(e evalEnv) Value {
-		e.payload()
-		if cerr != nil {
-			e.execError(x.Pos, cerr)
-			return Value{}
-		}
-		d := e.data()
-		if d == nil {
-			e.execError(x.Pos, errNoData)
+		d, ok := e.ready(x.Pos, cerr)
+		if !ok {
 			return Value{}
 		}
 		v, err := d.Value(c, e.c, e.ev)
@@ -245,16 +233,7 @@ func (l modelLanguage) assign(loc string, x Expr, pos Pos) (func(evalEnv), *Erro
 	lc, lerr := l.code(LocationCode, Expr{Src: loc, Pos: pos})
 	c, cerr := l.code(ValueCode, x)
 	return func(e evalEnv) {
-		e.payload()
-		d := e.data()
-		switch {
-		case lerr != nil:
-			e.execError(pos, lerr)
-		case cerr != nil:
-			e.execError(x.Pos, cerr)
-		case d == nil:
-			e.execError(pos, errNoData)
-		default:
+		if d, ok := e.ready(pos, lerr, cerr); ok {
 			if err := d.Assign(lc, c, e.c, e.ev); err != nil {
 				e.execError(pos, err)
 			}
@@ -265,14 +244,7 @@ func (l modelLanguage) assign(loc string, x Expr, pos Pos) (func(evalEnv), *Erro
 func (l modelLanguage) script(x Expr) (func(evalEnv), *Error) {
 	c, cerr := l.code(ScriptCode, x)
 	return func(e evalEnv) {
-		e.payload()
-		d := e.data()
-		switch {
-		case cerr != nil:
-			e.execError(x.Pos, cerr)
-		case d == nil:
-			e.execError(x.Pos, errNoData)
-		default:
+		if d, ok := e.ready(x.Pos, cerr); ok {
 			if err := d.Script(c, e.c, e.ev); err != nil {
 				e.execError(x.Pos, err)
 			}
@@ -289,16 +261,8 @@ func (l modelLanguage) foreach(arr Expr, item, index string, pos Pos) (func(eval
 		xc, xerr = l.code(LocationCode, Expr{Src: index, Pos: pos})
 	}
 	return func(e evalEnv, body func() error) error {
-		e.payload()
-		d := e.data()
-		for _, err := range []error{aerr, ierr, xerr} {
-			if err != nil {
-				e.execError(pos, err)
-				return nil
-			}
-		}
-		if d == nil {
-			e.execError(pos, errNoData)
+		d, ok := e.ready(pos, aerr, ierr, xerr)
+		if !ok {
 			return nil
 		}
 		var inner error
@@ -319,19 +283,31 @@ func (l modelLanguage) foreach(arr Expr, item, index string, pos Pos) (func(eval
 func (l modelLanguage) hold(x Expr) (func(evalEnv, uint32), *Error) {
 	c, cerr := l.code(ValueCode, x)
 	return func(e evalEnv, key uint32) {
-		e.payload()
-		d := e.data()
-		switch {
-		case cerr != nil:
-			e.execError(x.Pos, cerr)
-		case d == nil:
-			e.execError(x.Pos, errNoData)
-		default:
+		if d, ok := e.ready(x.Pos, cerr); ok {
 			if err := d.Hold(c, key, e.c, e.ev); err != nil {
 				e.execError(x.Pos, err)
 			}
 		}
 	}, nil
+}
+
+// ready returns the conversation's Data for a data model expression about
+// to run; when one of errs (its compile errors) is set, or there is no
+// Data, it raises error.execution instead and returns false.
+func (e evalEnv) ready(pos Pos, errs ...error) (Data, bool) {
+	e.payload()
+	for _, err := range errs {
+		if err != nil {
+			e.execError(pos, err)
+			return nil, false
+		}
+	}
+	d := e.data()
+	if d == nil {
+		e.execError(pos, errNoData)
+		return nil, false
+	}
+	return d, true
 }
 
 var errNoData = fmt.Errorf("no data model data: the machine was started with Start, not StartWith")
