@@ -288,13 +288,12 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 }
 
 // runBlock runs actions until one raises an error (Result.abort), also
-// inside an if's or a foreach's actions.
+// inside an if's or a foreach's actions. Only the actions that evaluate
+// a data model's expressions can raise one, so only they are checked:
+// the expression language's actions pay nothing for it.
 func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 	c := e.c
 	for _, ai := range acts {
-		if r.abort {
-			return nil
-		}
 		a := &m.acts[ai]
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
@@ -415,11 +414,13 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				// the event is taken.
 				c.TimerSeq++
 				q.key = c.TimerSeq
-				a.hold(e, q.key)
+				if a.hold(e, q.key); r.abort {
+					return nil
+				}
 			}
 			r.internal = append(r.internal, q)
 		case ActSend:
-			if err := m.send(e, ai, a, r); err != nil {
+			if err := m.send(e, ai, a, r); err != nil || r.abort {
 				return err
 			}
 		case ActCancelSend:
@@ -442,6 +443,12 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 					}
 					break
 				}
+				if r.abort {
+					break
+				}
+			}
+			if r.abort {
+				return nil
 			}
 		case ActForeach:
 			if err := a.each(e, func() error {
@@ -449,8 +456,8 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 					return errAbort(err)
 				}
 				return nil
-			}); err != nil && err != errAborted {
-				return err
+			}); (err != nil && err != errAborted) || r.abort {
+				return errOrNil(err)
 			}
 		case ActLog:
 			lo := uint32(len(r.Text))
@@ -462,8 +469,13 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				r.Text = a.val(e).AppendTo(r.Text)
 			}
 			r.Effects = append(r.Effects, Effect{Kind: EffLog, Action: ai, TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
+			if r.abort {
+				return nil
+			}
 		case ActAssign, ActScript:
-			a.do(e)
+			if a.do(e); r.abort {
+				return nil
+			}
 		case ActBlock:
 			if err := m.runBlock(e, a.body, r); err != nil {
 				return err
@@ -485,6 +497,14 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 // errAborted stops a foreach whose body raised an error: the rest of the
 // block is skipped.
 var errAborted = fmt.Errorf("block aborted")
+
+// errOrNil is err, except errAborted, which is no error of the step.
+func errOrNil(err error) error {
+	if err == errAborted {
+		return nil
+	}
+	return err
+}
 
 func errAbort(err error) error {
 	if err != nil {
