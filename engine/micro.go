@@ -97,17 +97,19 @@ type selection struct {
 // the first transition (its own, then its ancestors', then the
 // machine-level ones) whose trigger matches and whose guard holds; then
 // conflicts are removed. tab[leaf*stride+col] lists a state's candidates;
-// want, when not NoID, keeps only done.state.want transitions.
-func (m *Machine) selectTransitions(e evalEnv, tab [][]TransID, stride, col int, want StateID, only int, sel *selection, r *Result) {
+// want, when not NoID, keeps only done.state.want transitions. e is a
+// pointer: the call, made once per event and once per eventless round,
+// then passes its arguments in registers.
+func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int, want StateID, only int, sel *selection, r *Result) {
 	c := e.c
 	sel.n = 0
 	if c.NBranch == 0 {
 		lo := uint32(len(r.Guards))
 		var t TransID
 		if want == NoID {
-			t = m.pick(e, tab[int(c.State)*stride+col], r)
+			t = m.pick(*e, tab[int(c.State)*stride+col], r)
 		} else {
-			t = m.pickDone(e, tab[int(c.State)*stride+col], want, r)
+			t = m.pickDone(*e, tab[int(c.State)*stride+col], want, r)
 		}
 		if t != NoID {
 			sel.s[0] = chosen{t: t, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
@@ -123,7 +125,7 @@ func (m *Machine) selectTransitions(e evalEnv, tab [][]TransID, stride, col int,
 			if want != NoID && StateID(tr.trig.id) != want {
 				continue
 			}
-			ce := e
+			ce := *e
 			ce.br = m.context(t, a.br)
 			if tr.guard != nil {
 				pass := tr.guard(ce)
@@ -280,32 +282,8 @@ func (m *Machine) macrostep(e evalEnv, r *Result) error {
 			if r.nextInternal >= len(r.internal) {
 				return nil
 			}
-			q := r.internal[r.nextInternal]
-			r.nextInternal++
-			switch q.kind {
-			case queuedDone:
-				if q.val.Kind != Empty || r.data != nil {
-					// A final state's donedata: the done.state event
-					// carries it as its value. A data model outside
-					// the Config sees the event as _event.
-					r.iev = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Value: q.val.String(),
-						Source: SourceInternal, Done: StateID(q.id)}
-					e.ev = &r.iev
-				}
-				if err := m.selectDone(e, StateID(q.id), sel, r); err != nil {
-					return err
-				}
-			case queuedRaise, queuedError:
-				r.iev = Event{Kind: UserEvent, Intent: IntentID(q.id), Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Source: SourceInternal}
-				if q.kind == queuedError {
-					r.iev.Source = SourcePlatform
-				}
-				if q.key != 0 && r.data != nil {
-					r.data.Take(q.key)
-					r.iev.Payload = q.key
-				}
-				e.ev = &r.iev
-				m.selectTransitions(e, m.userTab, len(m.intents), int(q.id), NoID, 0, sel, r)
+			if err := m.selectInternal(&e, sel, r); err != nil {
+				return err
 			}
 			if sel.n == 0 {
 				continue
@@ -320,10 +298,44 @@ func (m *Machine) macrostep(e evalEnv, r *Result) error {
 	}
 }
 
+// selectInternal takes the next event off the internal queue and selects
+// the transitions it enables; e.ev becomes the event, as the
+// recommendation's _event, for the rest of the macrostep. It is macrostep's
+// less travelled branch, kept out of its loop.
+func (m *Machine) selectInternal(e *evalEnv, sel *selection, r *Result) error {
+	c := e.c
+	q := r.internal[r.nextInternal]
+	r.nextInternal++
+	switch q.kind {
+	case queuedDone:
+		if q.val.Kind != Empty || r.data != nil {
+			// A final state's donedata: the done.state event carries it
+			// as its value. A data model outside the Config sees the
+			// event as _event.
+			r.iev = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Value: q.val.String(),
+				Source: SourceInternal, Done: StateID(q.id)}
+			e.ev = &r.iev
+		}
+		return m.selectDone(*e, StateID(q.id), sel, r)
+	case queuedRaise, queuedError:
+		r.iev = Event{Kind: UserEvent, Intent: IntentID(q.id), Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Source: SourceInternal}
+		if q.kind == queuedError {
+			r.iev.Source = SourcePlatform
+		}
+		if q.key != 0 && r.data != nil {
+			r.data.Take(q.key)
+			r.iev.Payload = q.key
+		}
+		e.ev = &r.iev
+		m.selectTransitions(e, m.userTab, len(m.intents), int(q.id), NoID, 0, sel, r)
+	}
+	return nil
+}
+
 // selectEventlessTransitions is the recommendation's: the transitions
 // without an event whose guard holds, conflicts removed.
 func (m *Machine) selectEventlessTransitions(e evalEnv, sel *selection, r *Result) {
-	m.selectTransitions(e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
+	m.selectTransitions(&e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
 }
 
 // selectDone selects the transitions done.state.x triggers. For the active
@@ -339,7 +351,7 @@ func (m *Machine) selectDone(e evalEnv, x StateID, sel *selection, r *Result) er
 	if join {
 		j = m.merge(c, x)
 	}
-	m.selectTransitions(e, m.doneStateTab, 1, 0, x, 0, sel, r)
+	m.selectTransitions(&e, m.doneStateTab, 1, 0, x, 0, sel, r)
 	if !join {
 		return nil
 	}
@@ -436,29 +448,39 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 		}
 		r.Steps = append(r.Steps, st)
 	}
-	steps := r.Steps[base:]
 	exitLo := uint32(len(r.Actions))
-	x := exitSet{global: global}
-	if err := m.exitStates(e, sel, steps, &x, r); err != nil {
+	// Assigned field by field: a composite literal would be built in a
+	// temporary and copied.
+	var x microState
+	x.sel, x.steps, x.global = sel, r.Steps[base:], global
+	if err := m.exitStates(e, &x); err != nil {
 		return err
 	}
-	if err := m.executeTransitionContent(e, sel, steps, r); err != nil {
+	if err := m.executeTransitionContent(e, &x); err != nil {
 		return err
 	}
-	steps[0].ActLo = exitLo
-	if err := m.enterStates(e, sel, steps, &x, r); err != nil {
+	x.steps[0].ActLo = exitLo
+	if err := m.enterStates(e, &x); err != nil {
 		return err
 	}
-	steps[sel.n-1].ActHi = uint32(len(r.Actions))
-	m.regionsEnded(e, r)
+	x.steps[sel.n-1].ActHi = uint32(len(r.Actions))
+	if c.NBranch > 0 {
+		m.regionsEnded(e, r)
+	}
 	return nil
 }
 
-// exitSet is what exitStates tells enterStates of a microstep: the
-// transition of the set that exits the whole configuration below its
-// domain (global, -1: none), that domain, the states it enters below it,
-// and whether it left a parallel state's regions.
-type exitSet struct {
+// microState is the microstep being taken, which exitStates,
+// executeTransitionContent and enterStates share: its transitions (sel)
+// and their trace steps, the transition of the set that exits the whole
+// configuration below its domain (global, -1: none), that domain, the
+// states it enters below it, and whether it left a parallel state's
+// regions. It is passed by pointer, beside the evalEnv (whose r is the
+// Result), so that the three calls pass their arguments in registers:
+// Step's time per transition.
+type microState struct {
+	sel         *selection
+	steps       []TraceStep
 	global      int
 	domain      StateID
 	enter       []StateID
@@ -466,9 +488,10 @@ type exitSet struct {
 }
 
 // exitStates is the recommendation's: it exits the states the
-// transitions of sel leave, deepest first, in reverse document order,
+// transitions of x.sel leave, deepest first, in reverse document order,
 // recording histories and running exit actions.
-func (m *Machine) exitStates(e evalEnv, sel *selection, steps []TraceStep, x *exitSet, r *Result) error {
+func (m *Machine) exitStates(e evalEnv, x *microState) error {
+	sel, r := x.sel, e.r
 	c := e.c
 	if x.global < 0 {
 		for k := sel.n - 1; k >= 0; k-- {
@@ -482,7 +505,7 @@ func (m *Machine) exitStates(e evalEnv, sel *selection, steps []TraceStep, x *ex
 		}
 		return nil
 	}
-	tr := &m.trans[steps[x.global].Trans]
+	tr := &m.trans[x.steps[x.global].Trans]
 	x.domain, x.enter = tr.domain, tr.enter
 	if tr.override != "" {
 		x.domain = m.domainOf(c.State, tr.target)
@@ -499,7 +522,9 @@ func (m *Machine) exitStates(e evalEnv, sel *selection, steps []TraceStep, x *ex
 				return err
 			}
 		}
-		m.record(c, s, prev, c.State)
+		if m.nHist > 0 {
+			m.record(c, s, prev, c.State)
+		}
 		if err := m.run(e, m.states[s].exit, r); err != nil {
 			return err
 		}
@@ -510,13 +535,14 @@ func (m *Machine) exitStates(e evalEnv, sel *selection, steps []TraceStep, x *ex
 
 // executeTransitionContent is the recommendation's: the transitions'
 // actions, in document order, each in its region's context.
-func (m *Machine) executeTransitionContent(e evalEnv, sel *selection, steps []TraceStep, r *Result) error {
+func (m *Machine) executeTransitionContent(e evalEnv, x *microState) error {
+	sel, steps, r := x.sel, x.steps, e.r
 	act := uint32(len(r.Actions))
 	for k := 0; k < sel.n; k++ {
-		te := e
-		te.br = sel.s[k].ctx
+		// e is this call's copy: each transition's context is set on it.
+		e.br = sel.s[k].ctx
 		steps[k].ActLo = act
-		if err := m.run(te, m.trans[steps[k].Trans].actions, r); err != nil {
+		if err := m.run(e, m.trans[steps[k].Trans].actions, r); err != nil {
 			return err
 		}
 		act = uint32(len(r.Actions))
@@ -528,7 +554,8 @@ func (m *Machine) executeTransitionContent(e evalEnv, sel *selection, steps []Tr
 // enterStates is the recommendation's: it enters the states the
 // transitions of sel lead to, outermost first, in document order (a
 // history resumed where it was recorded), running entry actions.
-func (m *Machine) enterStates(e evalEnv, sel *selection, steps []TraceStep, x *exitSet, r *Result) error {
+func (m *Machine) enterStates(e evalEnv, x *microState) error {
+	sel, steps, r := x.sel, x.steps, e.r
 	c := e.c
 	if x.global >= 0 {
 		if x.leftRegions {
@@ -547,8 +574,10 @@ func (m *Machine) enterStates(e evalEnv, sel *selection, steps []TraceStep, x *e
 		if err := m.enterMain(e, enter, tr.regionPaths, r); err != nil {
 			return err
 		}
-		if err := m.enterMain(e, resume, nil, r); err != nil {
-			return err
+		if resume != nil {
+			if err := m.enterMain(e, resume, nil, r); err != nil {
+				return err
+			}
 		}
 		c.State = leaf
 		c.Final = m.states[leaf].final && m.states[leaf].parent == NoID
