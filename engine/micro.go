@@ -98,8 +98,8 @@ type selection struct {
 // machine-level ones) whose trigger matches and whose guard holds; then
 // conflicts are removed. tab[leaf*stride+col] lists a state's candidates;
 // want, when not NoID, keeps only done.state.want transitions. e is a
-// pointer: the call, made once per event and once per eventless round,
-// then passes its arguments in registers.
+// pointer (as for microstep and enterMain): the call, made once per event
+// and once per eventless round, then passes its arguments in registers.
 func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int, want StateID, only int, sel *selection, r *Result) {
 	c := e.c
 	sel.n = 0
@@ -277,7 +277,7 @@ func (m *Machine) macrostep(e evalEnv, r *Result) error {
 		if c.Final {
 			return nil
 		}
-		m.selectEventlessTransitions(e, sel, r)
+		m.selectEventlessTransitions(&e, sel, r)
 		if sel.n == 0 {
 			if r.nextInternal >= len(r.internal) {
 				return nil
@@ -292,7 +292,7 @@ func (m *Machine) macrostep(e evalEnv, r *Result) error {
 		if n >= m.maxChain {
 			return m.rtErr(c, m.trans[sel.s[0].t].pos, "eventless transitions did not settle after %d steps (a loop of always: transitions?)", m.maxChain)
 		}
-		if err := m.microstep(e, sel, r); err != nil {
+		if err := m.microstep(&e, sel, r); err != nil {
 			return err
 		}
 	}
@@ -333,9 +333,10 @@ func (m *Machine) selectInternal(e *evalEnv, sel *selection, r *Result) error {
 }
 
 // selectEventlessTransitions is the recommendation's: the transitions
-// without an event whose guard holds, conflicts removed.
-func (m *Machine) selectEventlessTransitions(e evalEnv, sel *selection, r *Result) {
-	m.selectTransitions(&e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
+// without an event whose guard holds, conflicts removed. Inlined; e is
+// a pointer so that no evalEnv is copied for it.
+func (m *Machine) selectEventlessTransitions(e *evalEnv, sel *selection, r *Result) {
+	m.selectTransitions(e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
 }
 
 // selectDone selects the transitions done.state.x triggers. For the active
@@ -418,7 +419,7 @@ func (m *Machine) raiseDone(e evalEnv, x, final StateID, r *Result) {
 // first, in document order). Each transition is one trace step; the
 // exits are part of the first step's actions and the entries of the
 // last's.
-func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
+func (m *Machine) microstep(e *evalEnv, sel *selection, r *Result) error {
 	c := e.c
 	// The trace steps are written into r.Steps at once (its capacity is
 	// kept from step to step, so this does not allocate) and filled in
@@ -435,7 +436,7 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 			global = k
 			if len(m.overrides) > 0 {
 				lo := uint32(len(r.Guards))
-				if o := m.intercept(e, &m.trans[ch.t], r); o != NoID {
+				if o := m.intercept(*e, &m.trans[ch.t], r); o != NoID {
 					st.Trans, st.Overrode = o, ch.t
 				}
 				if uint32(len(r.Guards)) > lo {
@@ -465,7 +466,7 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 	}
 	x.steps[sel.n-1].ActHi = uint32(len(r.Actions))
 	if c.NBranch > 0 {
-		m.regionsEnded(e, r)
+		m.regionsEnded(*e, r)
 	}
 	return nil
 }
@@ -475,9 +476,11 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 // and their trace steps, the transition of the set that exits the whole
 // configuration below its domain (global, -1: none), that domain, the
 // states it enters below it, and whether it left a parallel state's
-// regions. It is passed by pointer, beside the evalEnv (whose r is the
-// Result), so that the three calls pass their arguments in registers:
-// Step's time per transition.
+// regions. It is passed by pointer, beside a pointer to the evalEnv
+// (whose r is the Result), so that the three calls pass two words in
+// registers rather than a dozen, some on the stack: Step's time per
+// transition. The microstep's own evalEnv is shared that way too; a
+// region's context is set on a copy.
 type microState struct {
 	sel         *selection
 	steps       []TraceStep
@@ -490,7 +493,7 @@ type microState struct {
 // exitStates is the recommendation's: it exits the states the
 // transitions of x.sel leave, deepest first, in reverse document order,
 // recording histories and running exit actions.
-func (m *Machine) exitStates(e evalEnv, x *microState) error {
+func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 	sel, r := x.sel, e.r
 	c := e.c
 	if x.global < 0 {
@@ -499,7 +502,7 @@ func (m *Machine) exitStates(e evalEnv, x *microState) error {
 			if ch.scope != scopeRegion {
 				continue
 			}
-			if err := m.exitBelow(e, m.trans[ch.t].domain, ch.exLo, ch.exHi, r); err != nil {
+			if err := m.exitBelow(*e, m.trans[ch.t].domain, ch.exLo, ch.exHi, r); err != nil {
 				return err
 			}
 		}
@@ -518,14 +521,14 @@ func (m *Machine) exitStates(e evalEnv, x *microState) error {
 	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
 		if m.states[s].fork != nil {
 			x.leftRegions = true
-			if err := m.exitRegions(e, s, r); err != nil {
+			if err := m.exitRegions(*e, s, r); err != nil {
 				return err
 			}
 		}
 		if m.nHist > 0 {
 			m.record(c, s, prev, c.State)
 		}
-		if err := m.run(e, m.states[s].exit, r); err != nil {
+		if err := m.run(*e, m.states[s].exit, r); err != nil {
 			return err
 		}
 		prev = s
@@ -535,14 +538,14 @@ func (m *Machine) exitStates(e evalEnv, x *microState) error {
 
 // executeTransitionContent is the recommendation's: the transitions'
 // actions, in document order, each in its region's context.
-func (m *Machine) executeTransitionContent(e evalEnv, x *microState) error {
+func (m *Machine) executeTransitionContent(e *evalEnv, x *microState) error {
 	sel, steps, r := x.sel, x.steps, e.r
 	act := uint32(len(r.Actions))
 	for k := 0; k < sel.n; k++ {
-		// e is this call's copy: each transition's context is set on it.
-		e.br = sel.s[k].ctx
+		te := *e
+		te.br = sel.s[k].ctx
 		steps[k].ActLo = act
-		if err := m.run(e, m.trans[steps[k].Trans].actions, r); err != nil {
+		if err := m.run(te, m.trans[steps[k].Trans].actions, r); err != nil {
 			return err
 		}
 		act = uint32(len(r.Actions))
@@ -554,7 +557,7 @@ func (m *Machine) executeTransitionContent(e evalEnv, x *microState) error {
 // enterStates is the recommendation's: it enters the states the
 // transitions of sel lead to, outermost first, in document order (a
 // history resumed where it was recorded), running entry actions.
-func (m *Machine) enterStates(e evalEnv, x *microState) error {
+func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 	sel, steps, r := x.sel, x.steps, e.r
 	c := e.c
 	if x.global >= 0 {
@@ -589,7 +592,7 @@ func (m *Machine) enterStates(e evalEnv, x *microState) error {
 		if ch.scope != scopeRegion {
 			continue
 		}
-		re := e
+		re := *e
 		re.br = ch.br
 		tr := &m.trans[ch.t]
 		enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
@@ -703,20 +706,20 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 // enterMain enters the states of path in the main machine, outermost
 // first: a parallel state starts its regions once its own entry actions
 // ran, and a final state raises its parent's done.state event.
-func (m *Machine) enterMain(e evalEnv, path []StateID, into [][]StateID, r *Result) error {
+func (m *Machine) enterMain(e *evalEnv, path []StateID, into [][]StateID, r *Result) error {
 	c := e.c
 	for _, s := range path {
 		c.State = s
-		if err := m.run(e, m.states[s].entry, r); err != nil {
+		if err := m.run(*e, m.states[s].entry, r); err != nil {
 			return err
 		}
 		if m.states[s].fork != nil {
-			if err := m.startRegions(e, s, into, r); err != nil {
+			if err := m.startRegions(*e, s, into, r); err != nil {
 				return err
 			}
 		}
 		if m.states[s].final {
-			m.raiseDone(e, m.states[s].parent, s, r)
+			m.raiseDone(*e, m.states[s].parent, s, r)
 		}
 	}
 	return nil
@@ -879,7 +882,7 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	r.Handled = true
 	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
 	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
-	if err := m.enterMain(e, m.initPath, nil, r); err != nil {
+	if err := m.enterMain(&e, m.initPath, nil, r); err != nil {
 		return err
 	}
 	c.State = m.initial

@@ -159,7 +159,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		return err
 	}
 	r.Handled = true
-	if err := m.microstep(e, sel, r); err != nil {
+	if err := m.microstep(&e, sel, r); err != nil {
 		return err
 	}
 	return m.macrostep(e, r)
