@@ -17,6 +17,13 @@ type builder struct {
 	nHist int
 	// tooManyTrans is set once MaxTransitions has been reported.
 	tooManyTrans bool
+	// lang compiles executable content: the expression language, or the
+	// definition's data model.
+	lang language
+	// sendTimers are the timers of send actions, by name (send.EVENT or
+	// send.EVENT#ID); sendIDs those of each sendid.
+	sendIDs        map[string][]TimerID
+	pendingCancels []pendingCancel
 }
 
 func (b *builder) add(e *Error) {
@@ -60,6 +67,10 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.stateTimers()
 	b.xc = newExprCompiler(b.m)
 	b.xc.use = newValueUse()
+	b.lang = exprLanguage{b}
+	if d.DataModel != nil {
+		b.lang = modelLanguage{b: b, dm: d.DataModel}
+	}
 	b.xc.use.sink = &b.xc.use.extReads
 	b.compileExts()
 	b.xc.use.sink = nil
@@ -67,6 +78,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.compileRootTransitions()
 	b.m.nHist = b.nHist
 	b.compileOverrides()
+	b.resolveCancels()
 	b.escapes()
 	if !b.failed() {
 		b.idleStates()
@@ -135,7 +147,10 @@ func (b *builder) checkName(kind, name string, pos Pos, seen map[string]Pos) boo
 	case name == "":
 		b.errf(pos, "%s needs a name", kind)
 		return false
-	case !validIdent(name):
+	case kind == "intent" && !validEventName(name):
+		b.errf(pos, "intent name %q must be letters, digits and underscores, not starting with a digit, in parts joined by dots", name)
+		return false
+	case kind != "intent" && !validIdent(name):
 		b.errf(pos, "%s name %q must be letters, digits and underscores, not starting with a digit", kind, name)
 		return false
 	case reserved[name] && (kind == "slot" || kind == "counter" || kind == "validator" || kind == "parameter"):
@@ -148,6 +163,17 @@ func (b *builder) checkName(kind, name string, pos Pos, seen map[string]Pos) boo
 		return false
 	}
 	seen[name] = pos
+	return true
+}
+
+// validEventName accepts an intent name: identifiers joined by dots, as
+// the recommendation's event names are (error.execution).
+func validEventName(s string) bool {
+	for _, part := range strings.Split(s, ".") {
+		if !validIdent(part) {
+			return false
+		}
+	}
 	return true
 }
 
@@ -256,6 +282,10 @@ func (b *builder) symbols() {
 		}
 		m.intentIDs[in.Name] = IntentID(len(m.intents))
 		m.intents = append(m.intents, in.Name)
+	}
+	m.errExec = NoID
+	if id, ok := m.intentIDs[ErrorExecution]; ok {
+		m.errExec = id
 	}
 	b.params(names)
 	m.correction = make([]bool, len(m.intents))
@@ -426,19 +456,10 @@ func (b *builder) declareStates() {
 // path ("c1.x" for "work.c.c1.x").
 func (b *builder) resolveState(name string, pos Pos, what string) StateID {
 	m := b.m
-	if id, ok := m.stateIDs[name]; ok {
-		return id
-	}
-	var matches []string
-	for i := range m.states {
-		if m.states[i].name == name || strings.HasSuffix(m.states[i].path, "."+name) {
-			matches = append(matches, m.states[i].path)
-		}
-	}
+	id, matches := b.lookupState(name)
 	switch {
-	case len(matches) == 1:
-		// A unique tail of a path ("c1.x" for "work.c.c1.x").
-		return m.stateIDs[matches[0]]
+	case id != NoID:
+		return id
 	case len(matches) > 1:
 		sort.Strings(matches)
 		b.errf(pos, "%s: state name %q is ambiguous (%s); use the full path", what, name, describe(matches))
@@ -451,6 +472,26 @@ func (b *builder) resolveState(name string, pos Pos, what string) StateID {
 	sort.Strings(all)
 	b.errf(pos, "%s: unknown state %q (states: %s)", what, name, describe(all))
 	return NoID
+}
+
+// lookupState finds a state by full path or by a unique tail of one
+// ("c1.x" for "work.c.c1.x"); when it finds none, it returns the paths
+// the name matches (several: ambiguous).
+func (b *builder) lookupState(name string) (StateID, []string) {
+	m := b.m
+	if id, ok := m.stateIDs[name]; ok {
+		return id, nil
+	}
+	var matches []string
+	for i := range m.states {
+		if m.states[i].name == name || strings.HasSuffix(m.states[i].path, "."+name) {
+			matches = append(matches, m.states[i].path)
+		}
+	}
+	if len(matches) == 1 {
+		return m.stateIDs[matches[0]], nil
+	}
+	return NoID, matches
 }
 
 // stateTimers declares the implicit timer of every state timeout, so that
@@ -601,6 +642,15 @@ func (b *builder) compileStates() {
 		}
 		s.entry = b.actions(entry)
 		s.exit = b.actions(exit)
+		if sd.DoneData.Src != "" {
+			if !sd.Final {
+				b.errf(sd.DoneData.Pos, "state %q: donedata belongs to final states", s.path)
+			} else if v, err := b.lang.value(sd.DoneData, Empty); err != nil {
+				b.add(err)
+			} else {
+				s.doneData = v
+			}
+		}
 		for _, td := range sd.On {
 			b.transition(id, td, false)
 		}
@@ -961,11 +1011,19 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 		t.trig = b.trigger(td)
 	}
 	if td.Guard.Src != "" {
-		c, err := b.xc.compile(td.Guard, Bool)
-		b.add(err)
-		t.guard, t.reads = c.b, c.reads
+		if b.d.DataModel != nil {
+			g, err := b.lang.cond(td.Guard)
+			b.add(err)
+			t.guard = g
+		} else {
+			c, err := b.xc.compile(td.Guard, Bool)
+			b.add(err)
+			t.guard, t.reads = c.b, c.reads
+		}
 	}
-	if td.Target != "" {
+	if td.Target != "" && b.intoRegions(src, td) {
+		b.regionTargets(&t, src, td)
+	} else if td.Target != "" {
 		t.target = b.resolveState(td.Target, td.TargetPos, "transition target")
 		if t.target != NoID {
 			t.domain = b.domain(src, t.target)
@@ -998,6 +1056,101 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 	m.trans = append(m.trans, t)
 }
 
+// intoRegions reports whether a transition's targets are the
+// recommendation's that the one-target path does not take: several
+// (target="a b"), or one inside a region of a parallel state the source
+// is not in the same region of. The transition then exits the parallel
+// state (the recommendation's domain is never a parallel state) and
+// enters it again with those targets in their regions.
+func (b *builder) intoRegions(src StateID, td TransitionDef) bool {
+	names := strings.Fields(td.Target)
+	if len(names) > 1 {
+		return true
+	}
+	m := b.m
+	id, _ := b.lookupState(td.Target)
+	if id == NoID || src == NoID {
+		return false
+	}
+	root := m.states[id].forkRoot
+	if root == NoID || m.states[root].fork == nil || !m.states[root].fork.parallel {
+		return false
+	}
+	return m.states[src].forkRoot != root || !m.InState(src, m.regionOf(id))
+}
+
+// regionTargets compiles a transition into the regions of a parallel
+// state P: every target must be inside a different region of the same P,
+// a parallel: true state that is not itself in a region, with no other
+// parallel state between. P is entered afresh (its regions without a
+// target by their initial states) from the domain above it.
+func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
+	m := b.m
+	var targets []StateID
+	for _, name := range strings.Fields(td.Target) {
+		id := b.resolveState(name, td.TargetPos, "transition target")
+		if id == NoID {
+			return
+		}
+		targets = append(targets, id)
+	}
+	fail := func(format string, args ...any) { b.errf(td.TargetPos, format, args...) }
+	p := m.states[targets[0]].forkRoot
+	if p == NoID {
+		// The first target is not in a region: find P from the others.
+		for _, x := range targets[1:] {
+			if p = m.states[x].forkRoot; p != NoID {
+				break
+			}
+		}
+	}
+	if p == NoID || m.states[p].fork == nil || !m.states[p].fork.parallel {
+		fail("the targets %q are not in the regions of one parallel state", td.Target)
+		return
+	}
+	if m.states[p].forkRoot != NoID {
+		fail("the targets %q are in a parallel state inside another's region: not supported yet", td.Target)
+		return
+	}
+	if td.History != "" || td.Type == "internal" {
+		fail("a transition into the regions of parallel state %q cannot resume a history or be internal", m.states[p].path)
+		return
+	}
+	fi := m.states[p].fork
+	paths := make([][]StateID, len(fi.regions))
+	for _, x := range targets {
+		i := -1
+		for k, c := range m.states[p].children {
+			if m.InState(x, c) {
+				i = k
+			}
+		}
+		if i < 0 {
+			fail("target %q is not inside a region of parallel state %q, as the other targets are", m.states[x].path, m.states[p].path)
+			return
+		}
+		if paths[i] != nil {
+			fail("two targets in region %q of parallel state %q", m.states[m.states[p].children[i]].path, m.states[p].path)
+			return
+		}
+		for y := m.states[x].parent; y != p; y = m.states[y].parent {
+			if m.states[y].fork != nil {
+				fail("target %q is inside parallel state %q within a region: not supported yet", m.states[x].path, m.states[y].path)
+				return
+			}
+		}
+		paths[i] = b.enterPath(p, x)
+	}
+	t.target = p
+	t.domain = b.domain(src, p)
+	if t.domain == p {
+		t.domain = m.states[p].parent
+	}
+	t.enter = b.enterPath(t.domain, p)
+	t.leaf = p
+	t.regionPaths = paths
+}
+
 func (b *builder) trigger(td TransitionDef) trigger {
 	m := b.m
 	on := td.On
@@ -1025,11 +1178,8 @@ func (b *builder) trigger(td TransitionDef) trigger {
 	}
 	kind, name, found := strings.Cut(on, ":")
 	if !found {
-		if id, ok := m.intentIDs[on]; ok {
-			return trigger{kind: UserEvent, id: uint16(id)}
-		}
-		b.errf(td.OnPos, "unknown intent %q (intents: %s)", on, describe(append([]string(nil), m.intents...)))
-		return trigger{}
+		// "a" matches a, and a.b too when the machine has it.
+		return b.descriptors(td)
 	}
 	if name == "*" {
 		// A catch-all for one kind of event, tried in written order like
@@ -1045,7 +1195,7 @@ func (b *builder) trigger(td TransitionDef) trigger {
 	}
 	switch kind {
 	case "timer":
-		if id, ok := m.timerIDs[name]; ok {
+		if id, ok := m.timerIDs[name]; ok && !m.timers[id].send {
 			return trigger{kind: TimerEvent, id: uint16(id)}
 		}
 		b.errf(td.OnPos, "unknown timer %q", name)
@@ -1062,6 +1212,37 @@ func (b *builder) trigger(td TransitionDef) trigger {
 		b.errf(td.OnPos, "unknown trigger %q (want an intent, *, timer:NAME, done:ACTION or failed:ACTION, NAME or ACTION possibly *, or done.state.STATE)", on)
 	}
 	return trigger{}
+}
+
+// descriptors resolves a trigger written as the recommendation's event
+// descriptors: names separated by spaces, each matching the intent of
+// that name and those it is a dot-separated prefix of ("error" matches
+// error.execution; a trailing ".*" is the same as none).
+func (b *builder) descriptors(td TransitionDef) trigger {
+	m := b.m
+	t := trigger{kind: UserEvent, src: td.On}
+	seen := map[IntentID]bool{}
+	for _, d := range strings.Fields(td.On) {
+		d = strings.TrimSuffix(d, ".*")
+		n := 0
+		for i, in := range m.intents {
+			if in == d || (strings.HasPrefix(in, d) && in[len(d)] == '.') {
+				n++
+				if !seen[IntentID(i)] {
+					seen[IntentID(i)] = true
+					t.ids = append(t.ids, uint16(i))
+				}
+			}
+		}
+		if n == 0 {
+			b.errf(td.OnPos, "unknown intent %q (intents: %s)", d, describe(append([]string(nil), m.intents...)))
+			return trigger{}
+		}
+	}
+	if len(t.ids) == 1 && td.On == m.intents[t.ids[0]] {
+		return trigger{kind: UserEvent, id: t.ids[0]}
+	}
+	return t
 }
 
 func (b *builder) actions(defs []ActionDef) []uint32 {
@@ -1183,11 +1364,130 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 			}
 			a.x, a.hasX = c, true
 		}
+	case ActRaise, ActSend, ActCancelSend, ActIf, ActForeach, ActLog, ActAssign, ActScript, ActBlock:
+		return b.content(ad, a)
 	default:
 		b.errf(ad.Pos, "unknown action kind %d", ad.Kind)
 		return a, false
 	}
 	return a, true
+}
+
+// content compiles an action of the recommendation's executable content.
+func (b *builder) content(ad ActionDef, a action) (action, bool) {
+	m := b.m
+	var err *Error
+	switch ad.Kind {
+	case ActRaise, ActSend:
+		id, ok := m.intentIDs[ad.Name]
+		if !ok {
+			b.errf(ad.Pos, "%s: unknown event %q (declare it under intents:)", ad.Kind, ad.Name)
+			return a, false
+		}
+		a.intent = id
+		if ad.Data.Src != "" {
+			if a.hold, err = b.lang.hold(ad.Data); err != nil {
+				break
+			}
+		}
+		if ad.Kind == ActRaise {
+			break
+		}
+		if a.timer, ok = b.sendTimer(ad, id); !ok {
+			return a, false
+		}
+		if ad.Expr.Src != "" {
+			a.val, err = b.lang.value(ad.Expr, Number)
+		}
+	case ActCancelSend:
+		// Sends are compiled in document order; a cancel_send may come
+		// first, so its id is resolved once all are known.
+		b.pendingCancels = append(b.pendingCancels, pendingCancel{act: len(m.acts), pos: ad.Pos, id: ad.Name})
+	case ActIf:
+		for _, cd := range ad.Branches {
+			var g boolFn
+			if cd.Cond.Src != "" {
+				if g, err = b.lang.cond(cd.Cond); err != nil {
+					break
+				}
+			}
+			a.conds = append(a.conds, g)
+			a.blocks = append(a.blocks, b.actions(cd.Actions))
+		}
+	case ActForeach:
+		if a.each, err = b.lang.foreach(ad.Expr, ad.Item, ad.Index, ad.Pos); err == nil {
+			a.body = b.actions(ad.Body)
+		}
+	case ActLog:
+		if ad.Expr.Src != "" {
+			a.val, err = b.lang.value(ad.Expr, Empty)
+		}
+	case ActAssign:
+		a.do, err = b.lang.assign(ad.Slot, ad.Expr, ad.Pos)
+		if id, ok := m.slotIDs[ad.Slot]; ok && b.d.DataModel == nil {
+			a.slot = id
+		}
+	case ActScript:
+		a.do, err = b.lang.script(ad.Expr)
+	case ActBlock:
+		a.body = b.actions(ad.Body)
+	}
+	if err != nil {
+		b.add(err)
+		return a, false
+	}
+	return a, true
+}
+
+// pendingCancel is a cancel_send whose sendid is resolved once every send
+// is compiled.
+type pendingCancel struct {
+	act int
+	pos Pos
+	id  string
+}
+
+// sendTimer returns the timer that holds the pending events of send
+// actions sending event id with the same sendid, declaring it the first
+// time: a delayed send waits on the virtual clock as a timer does.
+func (b *builder) sendTimer(ad ActionDef, id IntentID) (TimerID, bool) {
+	m := b.m
+	name := "send." + ad.Name
+	if ad.ID != "" {
+		name += "#" + ad.ID
+	}
+	if t, ok := m.timerIDs[name]; ok {
+		m.timers[t].data = m.timers[t].data || ad.Data.Src != ""
+		return t, true
+	}
+	if len(m.timers) >= MaxNames {
+		b.errf(ad.Pos, "send: too many timers and sends (at most %d)", MaxNames)
+		return NoID, false
+	}
+	t := TimerID(len(m.timers))
+	m.timerIDs[name] = t
+	m.timers = append(m.timers, timer{name: name, pos: ad.Pos, send: true, event: id, sendID: ad.ID, data: ad.Data.Src != ""})
+	m.sends = true
+	if ad.ID != "" {
+		if b.sendIDs == nil {
+			b.sendIDs = map[string][]TimerID{}
+		}
+		b.sendIDs[ad.ID] = append(b.sendIDs[ad.ID], t)
+	}
+	return t, true
+}
+
+// resolveCancels gives each cancel_send the timers of its sendid, once
+// every send is compiled.
+func (b *builder) resolveCancels() {
+	for _, pc := range b.pendingCancels {
+		ts := b.sendIDs[pc.id]
+		if len(ts) == 0 {
+			b.errf(pc.pos, "cancel_send: no send has id %q", pc.id)
+			continue
+		}
+		b.m.acts[pc.act].timers = ts
+	}
 }
 
 // tables precomputes, for every state and trigger, the candidate
@@ -1270,6 +1570,12 @@ func (b *builder) addCandidate(s int, t TransID) {
 	default:
 		return
 	}
+	if tr.trig.ids != nil {
+		for _, id := range tr.trig.ids {
+			tab[s*row+int(id)] = append(tab[s*row+int(id)], t)
+		}
+		return
+	}
 	if !tr.trig.any {
 		tab[s*row+int(tr.trig.id)] = append(tab[s*row+int(tr.trig.id)], t)
 		return
@@ -1337,6 +1643,11 @@ func (b *builder) reachability() {
 			}
 			for _, e := range tr.enter {
 				mark(e)
+			}
+			for _, p := range tr.regionPaths {
+				for _, e := range p {
+					mark(e)
+				}
 			}
 		}
 	}

@@ -280,7 +280,30 @@ type Event struct {
 	Value    string
 	NEnt     uint8
 	Entities [MaxEntities]Entity
+	// Payload, when not 0, names the data a raise or send gave the event,
+	// held by the machine's Data (Data.Take) until the event is taken.
+	Payload uint32
+	// Source says where the event came from, for data models that tell
+	// (SCXML's _event.type); Done is, for a done.state event (Source
+	// SourceInternal, Intent NoID), the state that is done.
+	Source EventSource
+	Done   StateID
 }
+
+// EventSource is where an event came from.
+type EventSource uint8
+
+const (
+	// SourceCaller: the caller stepped it (a user turn, a timer, an
+	// action's result).
+	SourceCaller EventSource = iota
+	// SourceInternal: a raise, or a done.state event.
+	SourceInternal
+	// SourcePlatform: an error the engine raised (error.execution).
+	SourcePlatform
+	// SourceSend: a send of the machine fell due; Timer is its timer.
+	SourceSend
+)
 
 // Entity returns the value of entity id and whether the event carries it.
 func (e *Event) Entity(id EntityID) (Value, bool) {

@@ -73,6 +73,11 @@ type Definition struct {
 	// MaxChain bounds the eventless transitions taken in one Step; zero
 	// means DefaultMaxChain.
 	MaxChain int
+	// DataModel compiles the conditions, values and scripts of the
+	// executable content (if, foreach, log, assign, script, transition
+	// guards); nil means the expression language, whose data (slots,
+	// counters) lives in the Config.
+	DataModel DataModel
 }
 
 // NameDef is a declared name with its position.
@@ -113,6 +118,9 @@ type StateDef struct {
 	// Parallel makes the state an SCXML <parallel>: each child is a region,
 	// and all of them are active at once. It has no Initial.
 	Parallel bool
+	// DoneData, on a final state, is the value of the done.state event its
+	// entry raises (event.value to the transitions it triggers).
+	DoneData Expr
 }
 
 // ForkDef makes a compound state a fork: sugar for a parallel state whose
@@ -205,10 +213,23 @@ const (
 	ActEscalate                       // escalate to a human, reason in Name
 	ActResetContext                   // clear non-persistent slots, counters, waiting slot and flow stack
 	ActContract                       // in a fork branch: the branch\'s result (its contract) = Expr
+	// The executable content of the SCXML recommendation (its chapter 4
+	// and 6.2 to 6.3). Conditions, values and scripts are the data
+	// model's (Definition.DataModel; the expression language when nil).
+	ActRaise      // raise: put event Name on the internal queue
+	ActSend       // send event Name to this machine's external queue, after the delay Expr gives (ms, default 0); ID is its sendid
+	ActCancelSend // cancel the pending sends whose sendid is Name
+	ActIf         // if/elseif/else: the first of Branches whose Cond holds (an empty Cond: else) runs
+	ActForeach    // foreach: for each item of the array Expr, bind Item (and Index) and run Body
+	ActLog        // log: Name is the label, Expr the value
+	ActAssign     // assign: location Slot = Expr
+	ActScript     // script: run Expr in the data model
+	ActBlock      // a block of its own (one <onentry> of several): an error stops Body only
 )
 
 var actionKindNames = [...]string{"set", "clear", "fill", "ask", "incr", "reset", "push", "pop",
-	"say", "invoke", "start", "cancel", "escalate", "reset_context", "contract"}
+	"say", "invoke", "start", "cancel", "escalate", "reset_context", "contract",
+	"raise", "send", "cancel_send", "if", "foreach", "log", "assign", "script", "block"}
 
 func (k ActionKind) String() string {
 	if int(k) < len(actionKindNames) {
@@ -224,6 +245,26 @@ type ActionDef struct {
 	Name string
 	Slot string
 	Expr Expr
+	// ID is a send's sendid, by which cancel_send names it.
+	ID string
+	// Data is the value a raise or send gives its event (_event.data): a
+	// data model's value expression, held in its Data until the event is
+	// taken. The expression language has none.
+	Data Expr
+	// Branches are an if's blocks in order: if, elseif..., else (the one
+	// with an empty Cond, last).
+	Branches []CondDef
+	// Item and Index are the locations a foreach binds (Index optional);
+	// Body is what it runs for each item.
+	Item, Index string
+	Body        []ActionDef
+}
+
+// CondDef is one block of an if: its condition (empty: else) and actions.
+type CondDef struct {
+	Pos     Pos
+	Cond    Expr
+	Actions []ActionDef
 }
 
 // SlotType is the declared type of a slot.

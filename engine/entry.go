@@ -5,6 +5,14 @@ package engine
 // eventless transitions. The entry is recorded as a trace step with
 // Trans == NoID and From == NoID.
 func (m *Machine) Start(c *Config, at int64, r *Result) error {
+	return m.StartWith(c, nil, at, r)
+}
+
+// StartWith is Start for a machine whose data model keeps its data
+// outside the Config (Definition.DataModel): d is the conversation's,
+// initialised by the data model.
+func (m *Machine) StartWith(c *Config, d Data, at int64, r *Result) error {
+	r.data = d
 	if err := m.start(c, at, r); err != nil {
 		return err
 	}
@@ -26,6 +34,18 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 // not a number, arithmetic whose result is NaN or infinite) does not stop it, as a guard has no way to; the step's
 // first such failure is returned once it ends, as a *RuntimeError.
 func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
+	r.data = nil
+	if err := m.step(c, ev, r); err != nil {
+		return err
+	}
+	return r.exprError()
+}
+
+// StepWith is Step for a machine whose data model keeps its data outside
+// the Config: d is the conversation's, in the state that goes with c
+// (Data.Restore it first when c was kept).
+func (m *Machine) StepWith(c *Config, d Data, ev *Event, r *Result) error {
+	r.data = d
 	if err := m.step(c, ev, r); err != nil {
 		return err
 	}

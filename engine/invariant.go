@@ -278,7 +278,19 @@ func (m *Machine) CompileNotes(inv string, table bool, defs []NoteDef) ([]Note, 
 
 // HandlesTimer reports whether any state has a transition on timer t: a
 // timer that none handles is not left behind by leaving one.
+//
+// A send's timer is handled where its event is: some state has a
+// transition on that intent.
 func (m *Machine) HandlesTimer(t TimerID) bool {
+	if m.timers[t].send {
+		ni, ev := len(m.intents), int(m.timers[t].event)
+		for s := range m.states {
+			if len(m.userTab[s*ni+ev]) > 0 {
+				return true
+			}
+		}
+		return false
+	}
 	n := len(m.timers)
 	for s := range m.states {
 		if len(m.timerTab[s*n+int(t)]) > 0 {

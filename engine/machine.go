@@ -56,6 +56,9 @@ type state struct {
 	// initLeaf is where entering the state by its initial children stops:
 	// an atomic state, or a parallel state.
 	initLeaf StateID
+	// doneData, on a final state, gives the value of the done.state event
+	// its entry raises; nil: none.
+	doneData func(evalEnv) Value
 }
 
 // forkInfo is a compiled parallel state: declared with parallel: true
@@ -78,6 +81,10 @@ type trigger struct {
 	// any: "*" (any user event), "timer:*", "done:*" or "failed:*"
 	// (any event of the kind).
 	any bool
+	// ids, when not nil, are the intents event descriptors match (src,
+	// as written): "a b", "error" for error.execution.
+	ids []uint16
+	src string
 }
 
 type transition struct {
@@ -106,6 +113,10 @@ type transition struct {
 	// transition inside a parallel: true state exits.
 	scope      uint8
 	exLo, exHi uint8
+	// regionPaths, for a transition into the regions of parallel state
+	// target (several targets, or one in another region), are the states
+	// each region enters (by child index; nil: its initial states).
+	regionPaths [][]StateID
 }
 
 const (
@@ -135,6 +146,19 @@ type action struct {
 	hasX    bool
 	tmpl    *template
 	text    string
+	// Executable content: the raised event (raise); the send timers a
+	// cancel_send cancels; an if's conditions (nil: else) and blocks; a
+	// foreach's body; the value of log and of a send's delay (nil: none);
+	// what assign and script do; how foreach iterates.
+	intent IntentID
+	timers []TimerID
+	conds  []boolFn
+	blocks [][]uint32
+	body   []uint32
+	val    func(evalEnv) Value
+	hold   func(evalEnv, uint32)
+	do     func(evalEnv)
+	each   func(evalEnv, func() error) error
 }
 
 type slot struct {
@@ -156,6 +180,14 @@ type timer struct {
 	name    string
 	pos     Pos
 	afterMS int64
+	// send marks the timer of a send action: when it falls due, the
+	// machine takes event (an intent) from its external queue; sendID is
+	// the send's id, which cancel_send names.
+	send   bool
+	event  IntentID
+	sendID string
+	// data: some send of the timer gives its event data (Data.Hold).
+	data bool
 }
 
 type flow struct {
@@ -211,6 +243,12 @@ type Machine struct {
 	entSlots   []SlotID // entity id -> slot of the same name, or NoID
 	validators []*validator
 	values     *valueClasses // what expressions test of user texts (values.go)
+
+	// errExec is the intent error.execution, raised when a data model's
+	// expression fails, or NoID when the machine does not declare it.
+	errExec IntentID
+	// sends: the machine has send actions.
+	sends bool
 
 	initial  StateID
 	initPath []StateID
@@ -466,6 +504,9 @@ func (m *Machine) triggerName(tr *transition) string {
 	if tr.trig.any {
 		return "*"
 	}
+	if tr.trig.ids != nil {
+		return tr.trig.src
+	}
 	return m.intents[tr.trig.id]
 }
 
@@ -499,7 +540,7 @@ func (m *Machine) FlowHasSlot(f FlowID, s SlotID) bool {
 func (m *Machine) ActionSlot(a uint32) (s SlotID, all bool) {
 	ac := &m.acts[a]
 	switch ac.kind {
-	case ActSet, ActClear:
+	case ActSet, ActClear, ActAssign:
 		return ac.slot, ac.all || (ac.kind == ActClear && ac.text == "waiting")
 	case ActResetContext:
 		return NoID, true
@@ -556,6 +597,31 @@ func (m *Machine) CounterLimit(id CounterID) int { return m.counters[id].limit }
 
 // TimerName returns a timer's name.
 func (m *Machine) TimerName(id TimerID) string { return m.timers[id].name }
+
+// IsSend reports whether timer t holds the pending events of a send
+// action (see ActSend) rather than a declared timer or state timeout.
+func (m *Machine) IsSend(t TimerID) bool { return int(t) < len(m.timers) && m.timers[t].send }
+
+// SendEvent returns the event (intent) a send's timer delivers, or NoID
+// for a timer that is not a send's.
+func (m *Machine) SendEvent(t TimerID) IntentID {
+	if !m.IsSend(t) {
+		return NoID
+	}
+	return m.timers[t].event
+}
+
+// SendID returns the sendid of a send's timer ("" for none, or for a
+// timer that is not a send's).
+func (m *Machine) SendID(t TimerID) string {
+	if !m.IsSend(t) {
+		return ""
+	}
+	return m.timers[t].sendID
+}
+
+// HasSends reports whether the machine has send actions.
+func (m *Machine) HasSends() bool { return m.sends }
 
 // NumTimers returns the number of timers, state timeouts included; ids
 // run from 0.

@@ -92,22 +92,24 @@ type selection struct {
 	s [MaxBranches + 1]chosen
 }
 
-// selectTrans fills sel with the transitions the event enables, as SCXML's
+// selectTransitions fills sel with the transitions the event enables, as SCXML's
 // selectTransitions does: for each active atomic state in document order,
 // the first transition (its own, then its ancestors', then the
 // machine-level ones) whose trigger matches and whose guard holds; then
 // conflicts are removed. tab[leaf*stride+col] lists a state's candidates;
-// want, when not NoID, keeps only done.state.want transitions.
-func (m *Machine) selectTrans(e evalEnv, tab [][]TransID, stride, col int, want StateID, only int, sel *selection, r *Result) {
+// want, when not NoID, keeps only done.state.want transitions. e is a
+// pointer (as for microstep and enterMain): the call, made once per event
+// and once per eventless round, then passes its arguments in registers.
+func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int, want StateID, only int, sel *selection, r *Result) {
 	c := e.c
 	sel.n = 0
 	if c.NBranch == 0 {
 		lo := uint32(len(r.Guards))
 		var t TransID
 		if want == NoID {
-			t = m.pick(e, tab[int(c.State)*stride+col], r)
+			t = m.pick(*e, tab[int(c.State)*stride+col], r)
 		} else {
-			t = m.pickDone(e, tab[int(c.State)*stride+col], want, r)
+			t = m.pickDone(*e, tab[int(c.State)*stride+col], want, r)
 		}
 		if t != NoID {
 			sel.s[0] = chosen{t: t, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
@@ -123,7 +125,7 @@ func (m *Machine) selectTrans(e evalEnv, tab [][]TransID, stride, col int, want 
 			if want != NoID && StateID(tr.trig.id) != want {
 				continue
 			}
-			ce := e
+			ce := *e
 			ce.br = m.context(t, a.br)
 			if tr.guard != nil {
 				pass := tr.guard(ce)
@@ -147,7 +149,7 @@ func (m *Machine) selectTrans(e evalEnv, tab [][]TransID, stride, col int, want 
 		}
 	}
 	if sel.n > 1 {
-		m.removeConflicts(sel)
+		m.removeConflictingTransitions(sel)
 	}
 }
 
@@ -206,11 +208,11 @@ func conflict(a, b *chosen) bool {
 	return a.scope == scopeAll || b.scope == scopeAll || (a.exLo < b.exHi && b.exLo < a.exHi)
 }
 
-// removeConflicts is SCXML's removeConflictingTransitions: of two
+// removeConflictingTransitions is SCXML's removeConflictingTransitions: of two
 // transitions whose exit sets intersect, the one whose source is a
 // descendant of the other's preempts it; otherwise the one first in
 // document order wins.
-func (m *Machine) removeConflicts(sel *selection) {
+func (m *Machine) removeConflictingTransitions(sel *selection) {
 	var out selection
 	for i := 0; i < sel.n; i++ {
 		t1 := &sel.s[i]
@@ -262,25 +264,25 @@ func (m *Machine) descends(a, b StateID) bool {
 	return false
 }
 
-// settle runs the rest of SCXML's macrostep: eventless transitions until
-// none is enabled, then the internal events (done.state) one at a time,
-// each followed by eventless transitions again; it reports a runaway chain
-// once the machine's bound is passed.
-func (m *Machine) settle(e evalEnv, r *Result) error {
+// macrostep runs the rest of SCXML's macrostep (the inner loop of the
+// recommendation's mainEventLoop): eventless transitions until none is
+// enabled, then the internal queue's events (done.state, raised events,
+// error.execution) one at a time, each followed by eventless transitions
+// again, until the machine is quiescent; it reports a runaway chain once
+// the machine's bound is passed.
+func (m *Machine) macrostep(e evalEnv, r *Result) error {
 	c := e.c
 	sel := &r.sel
 	for n := 0; ; n++ {
 		if c.Final {
 			return nil
 		}
-		m.selectTrans(e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
+		m.selectEventlessTransitions(&e, sel, r)
 		if sel.n == 0 {
 			if r.nextInternal >= len(r.internal) {
 				return nil
 			}
-			x := r.internal[r.nextInternal]
-			r.nextInternal++
-			if err := m.selectDone(e, x, sel, r); err != nil {
+			if err := m.selectInternal(&e, sel, r); err != nil {
 				return err
 			}
 			if sel.n == 0 {
@@ -290,10 +292,51 @@ func (m *Machine) settle(e evalEnv, r *Result) error {
 		if n >= m.maxChain {
 			return m.rtErr(c, m.trans[sel.s[0].t].pos, "eventless transitions did not settle after %d steps (a loop of always: transitions?)", m.maxChain)
 		}
-		if err := m.microstep(e, sel, r); err != nil {
+		if err := m.microstep(&e, sel, r); err != nil {
 			return err
 		}
 	}
+}
+
+// selectInternal takes the next event off the internal queue and selects
+// the transitions it enables; e.ev becomes the event, as the
+// recommendation's _event, for the rest of the macrostep. It is macrostep's
+// less travelled branch, kept out of its loop.
+func (m *Machine) selectInternal(e *evalEnv, sel *selection, r *Result) error {
+	c := e.c
+	q := r.internal[r.nextInternal]
+	r.nextInternal++
+	switch q.kind {
+	case queuedDone:
+		if q.val.Kind != Empty || r.data != nil {
+			// A final state's donedata: the done.state event carries it
+			// as its value. A data model outside the Config sees the
+			// event as _event.
+			r.iev = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Value: q.val.String(),
+				Source: SourceInternal, Done: StateID(q.id)}
+			e.ev = &r.iev
+		}
+		return m.selectDone(*e, StateID(q.id), sel, r)
+	case queuedRaise, queuedError:
+		r.iev = Event{Kind: UserEvent, Intent: IntentID(q.id), Timer: NoID, Ext: NoID, At: c.Now, Confidence: 1, Source: SourceInternal}
+		if q.kind == queuedError {
+			r.iev.Source = SourcePlatform
+		}
+		if q.key != 0 && r.data != nil {
+			r.data.Take(q.key)
+			r.iev.Payload = q.key
+		}
+		e.ev = &r.iev
+		m.selectTransitions(e, m.userTab, len(m.intents), int(q.id), NoID, 0, sel, r)
+	}
+	return nil
+}
+
+// selectEventlessTransitions is the recommendation's: the transitions
+// without an event whose guard holds, conflicts removed. Inlined; e is
+// a pointer so that no evalEnv is copied for it.
+func (m *Machine) selectEventlessTransitions(e *evalEnv, sel *selection, r *Result) {
+	m.selectTransitions(e, m.alwaysTab, 1, 0, NoID, 0, sel, r)
 }
 
 // selectDone selects the transitions done.state.x triggers. For the active
@@ -309,7 +352,7 @@ func (m *Machine) selectDone(e evalEnv, x StateID, sel *selection, r *Result) er
 	if join {
 		j = m.merge(c, x)
 	}
-	m.selectTrans(e, m.doneStateTab, 1, 0, x, 0, sel, r)
+	m.selectTransitions(&e, m.doneStateTab, 1, 0, x, 0, sel, r)
 	if !join {
 		return nil
 	}
@@ -356,12 +399,18 @@ func (m *Machine) merge(c *Config, x StateID) Join {
 	return j
 }
 
-// raise queues the internal event done.state.x when a transition listens
-// for it.
-func (m *Machine) raise(x StateID, r *Result) {
-	if x != NoID && m.states[x].heard {
-		r.internal = append(r.internal, x)
+// raiseDone queues the internal event done.state.x when a transition
+// listens for it; final, when not NoID, is the final state whose entry
+// raised it, and its donedata the event's value.
+func (m *Machine) raiseDone(e evalEnv, x, final StateID, r *Result) {
+	if x == NoID || !m.states[x].heard {
+		return
 	}
+	q := queued{kind: queuedDone, id: uint16(x)}
+	if final != NoID && m.states[final].doneData != nil {
+		q.val = m.states[final].doneData(e)
+	}
+	r.internal = append(r.internal, q)
 }
 
 // microstep takes the transitions of sel together, as SCXML does: every
@@ -370,7 +419,7 @@ func (m *Machine) raise(x StateID, r *Result) {
 // first, in document order). Each transition is one trace step; the
 // exits are part of the first step's actions and the entries of the
 // last's.
-func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
+func (m *Machine) microstep(e *evalEnv, sel *selection, r *Result) error {
 	c := e.c
 	// The trace steps are written into r.Steps at once (its capacity is
 	// kept from step to step, so this does not allocate) and filled in
@@ -387,7 +436,7 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 			global = k
 			if len(m.overrides) > 0 {
 				lo := uint32(len(r.Guards))
-				if o := m.intercept(e, &m.trans[ch.t], r); o != NoID {
+				if o := m.intercept(*e, &m.trans[ch.t], r); o != NoID {
 					st.Trans, st.Overrode = o, ch.t
 				}
 				if uint32(len(r.Guards)) > lo {
@@ -400,51 +449,100 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 		}
 		r.Steps = append(r.Steps, st)
 	}
-	steps := r.Steps[base:]
 	exitLo := uint32(len(r.Actions))
-	// Exits.
-	var domain StateID
-	var enter []StateID
-	leftRegions := false
-	if global >= 0 {
-		tr := &m.trans[steps[global].Trans]
-		domain, enter = tr.domain, tr.enter
-		if tr.override != "" {
-			domain = m.domainOf(c.State, tr.target)
-			enter = tr.rootPath
-			if domain != NoID {
-				enter = enter[m.states[domain].depth+1:]
-			}
-		}
-		prev := c.State
-		for x := c.State; x != domain && x != NoID; x = m.states[x].parent {
-			if m.states[x].fork != nil {
-				leftRegions = true
-				if err := m.exitRegions(e, x, r); err != nil {
-					return err
-				}
-			}
-			m.record(c, x, prev, c.State)
-			if err := m.run(e, m.states[x].exit, r); err != nil {
-				return err
-			}
-			prev = x
-		}
-	} else {
+	// Assigned field by field: a composite literal would be built in a
+	// temporary and copied.
+	var x microState
+	x.sel, x.steps, x.global = sel, r.Steps[base:], global
+	if err := m.exitStates(e, &x); err != nil {
+		return err
+	}
+	if err := m.executeTransitionContent(e, &x); err != nil {
+		return err
+	}
+	x.steps[0].ActLo = exitLo
+	if err := m.enterStates(e, &x); err != nil {
+		return err
+	}
+	x.steps[sel.n-1].ActHi = uint32(len(r.Actions))
+	if c.NBranch > 0 {
+		m.regionsEnded(*e, r)
+	}
+	return nil
+}
+
+// microState is the microstep being taken, which exitStates,
+// executeTransitionContent and enterStates share: its transitions (sel)
+// and their trace steps, the transition of the set that exits the whole
+// configuration below its domain (global, -1: none), that domain, the
+// states it enters below it, and whether it left a parallel state's
+// regions. It is passed by pointer, beside a pointer to the evalEnv
+// (whose r is the Result), so that the three calls pass two words in
+// registers rather than a dozen, some on the stack: Step's time per
+// transition. The microstep's own evalEnv is shared that way too; a
+// region's context is set on a copy.
+type microState struct {
+	sel         *selection
+	steps       []TraceStep
+	global      int
+	domain      StateID
+	enter       []StateID
+	leftRegions bool
+}
+
+// exitStates is the recommendation's: it exits the states the
+// transitions of x.sel leave, deepest first, in reverse document order,
+// recording histories and running exit actions.
+func (m *Machine) exitStates(e *evalEnv, x *microState) error {
+	sel, r := x.sel, e.r
+	c := e.c
+	if x.global < 0 {
 		for k := sel.n - 1; k >= 0; k-- {
 			ch := &sel.s[k]
 			if ch.scope != scopeRegion {
 				continue
 			}
-			if err := m.exitBelow(e, m.trans[ch.t].domain, ch.exLo, ch.exHi, r); err != nil {
+			if err := m.exitBelow(*e, m.trans[ch.t].domain, ch.exLo, ch.exHi, r); err != nil {
 				return err
 			}
 		}
+		return nil
 	}
-	// Transition actions.
+	tr := &m.trans[x.steps[x.global].Trans]
+	x.domain, x.enter = tr.domain, tr.enter
+	if tr.override != "" {
+		x.domain = m.domainOf(c.State, tr.target)
+		x.enter = tr.rootPath
+		if x.domain != NoID {
+			x.enter = x.enter[m.states[x.domain].depth+1:]
+		}
+	}
+	prev := c.State
+	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
+		if m.states[s].fork != nil {
+			x.leftRegions = true
+			if err := m.exitRegions(*e, s, r); err != nil {
+				return err
+			}
+		}
+		if m.nHist > 0 {
+			m.record(c, s, prev, c.State)
+		}
+		if err := m.run(*e, m.states[s].exit, r); err != nil {
+			return err
+		}
+		prev = s
+	}
+	return nil
+}
+
+// executeTransitionContent is the recommendation's: the transitions'
+// actions, in document order, each in its region's context.
+func (m *Machine) executeTransitionContent(e *evalEnv, x *microState) error {
+	sel, steps, r := x.sel, x.steps, e.r
 	act := uint32(len(r.Actions))
 	for k := 0; k < sel.n; k++ {
-		te := e
+		te := *e
 		te.br = sel.s[k].ctx
 		steps[k].ActLo = act
 		if err := m.run(te, m.trans[steps[k].Trans].actions, r); err != nil {
@@ -453,55 +551,62 @@ func (m *Machine) microstep(e evalEnv, sel *selection, r *Result) error {
 		act = uint32(len(r.Actions))
 		steps[k].ActHi = act
 	}
-	steps[0].ActLo = exitLo
-	// Entries.
-	if global >= 0 {
-		if leftRegions {
+	return nil
+}
+
+// enterStates is the recommendation's: it enters the states the
+// transitions of sel lead to, outermost first, in document order (a
+// history resumed where it was recorded), running entry actions.
+func (m *Machine) enterStates(e *evalEnv, x *microState) error {
+	sel, steps, r := x.sel, x.steps, e.r
+	c := e.c
+	if x.global >= 0 {
+		if x.leftRegions {
 			// Leaving a parallel state abandons its regions: they are
 			// dropped only now, so that its exit actions and the
 			// transition's own (a join saying how many failed) still read
 			// their outcome.
 			c.clearFork()
 		}
-		tr := &m.trans[steps[global].Trans]
-		leaf := tr.leaf
+		tr := &m.trans[steps[x.global].Trans]
+		enter, leaf := x.enter, tr.leaf
 		var resume []StateID
 		if tr.history != histNone {
 			enter, resume, leaf = m.resume(c, tr)
 		}
-		if err := m.enterMain(e, enter, r); err != nil {
+		if err := m.enterMain(e, enter, tr.regionPaths, r); err != nil {
 			return err
 		}
-		if err := m.enterMain(e, resume, r); err != nil {
-			return err
+		if resume != nil {
+			if err := m.enterMain(e, resume, nil, r); err != nil {
+				return err
+			}
 		}
 		c.State = leaf
 		c.Final = m.states[leaf].final && m.states[leaf].parent == NoID
-		steps[global].To = leaf
-	} else {
-		for k := 0; k < sel.n; k++ {
-			ch := &sel.s[k]
-			if ch.scope != scopeRegion {
-				continue
-			}
-			re := e
-			re.br = ch.br
-			tr := &m.trans[ch.t]
-			enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
-			if tr.history != histNone {
-				enter, resume, leaf = m.resume(c, tr)
-			}
-			if err := m.enterRegion(re, enter, r); err != nil {
-				return err
-			}
-			if err := m.enterRegion(re, resume, r); err != nil {
-				return err
-			}
-			steps[k].To = leaf
-		}
+		steps[x.global].To = leaf
+		return nil
 	}
-	steps[sel.n-1].ActHi = uint32(len(r.Actions))
-	m.regionsEnded(c, r)
+	for k := 0; k < sel.n; k++ {
+		ch := &sel.s[k]
+		if ch.scope != scopeRegion {
+			continue
+		}
+		re := *e
+		re.br = ch.br
+		tr := &m.trans[ch.t]
+		enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
+		if tr.history != histNone {
+			enter, resume, leaf = m.resume(c, tr)
+		}
+		if err := m.enterRegion(re, enter, r); err != nil {
+			return err
+		}
+		if err := m.enterRegion(re, resume, r); err != nil {
+			return err
+		}
+		steps[k].To = leaf
+	}
 	return nil
 }
 
@@ -538,9 +643,9 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 		// raises the nested state's done.state too, as SCXML's
 		// enterStates does (the outermost one's is regionsEnded's).
 		if p := st.parent; st.final && m.states[p].fork == nil {
-			m.raise(p, r)
+			m.raiseDone(re, p, s, r)
 			if q := m.states[p].parent; q != NoID && m.states[q].fork != nil && m.states[q].par && m.regionsFinal(c, q) {
-				m.raise(q, r)
+				m.raiseDone(re, q, NoID, r)
 			}
 		}
 	}
@@ -601,20 +706,20 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 // enterMain enters the states of path in the main machine, outermost
 // first: a parallel state starts its regions once its own entry actions
 // ran, and a final state raises its parent's done.state event.
-func (m *Machine) enterMain(e evalEnv, path []StateID, r *Result) error {
+func (m *Machine) enterMain(e *evalEnv, path []StateID, into [][]StateID, r *Result) error {
 	c := e.c
 	for _, s := range path {
 		c.State = s
-		if err := m.run(e, m.states[s].entry, r); err != nil {
+		if err := m.run(*e, m.states[s].entry, r); err != nil {
 			return err
 		}
 		if m.states[s].fork != nil {
-			if err := m.startRegions(e, s, r); err != nil {
+			if err := m.startRegions(*e, s, into, r); err != nil {
 				return err
 			}
 		}
 		if m.states[s].final {
-			m.raise(m.states[s].parent, r)
+			m.raiseDone(*e, m.states[s].parent, s, r)
 		}
 	}
 	return nil
@@ -664,7 +769,7 @@ func (m *Machine) exitBelow(e evalEnv, top StateID, lo, hi uint8, r *Result) err
 // parallel: true state, or, for a fork, one per fixed count or per
 // "|"-separated part of the inputs slot, each entering its initial path
 // with its own context, in region order.
-func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
+func (m *Machine) startRegions(e evalEnv, s StateID, into [][]StateID, r *Result) error {
 	c, fi := e.c, m.states[s].fork
 	c.clearFork()
 	n := fi.fixed
@@ -708,6 +813,9 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 		path := fi.start
 		if fi.parallel {
 			path = fi.regions[i]
+			if i < len(into) && into[i] != nil {
+				path = into[i]
+			}
 		}
 		re := e
 		re.br = uint8(p + 1)
@@ -718,10 +826,10 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 	if n == 0 {
 		// A fork with no input has no region to wait for: it is done as
 		// soon as it is entered.
-		m.raise(s, r)
+		m.raiseDone(e, s, NoID, r)
 		return nil
 	}
-	m.regionsEnded(c, r)
+	m.regionsEnded(e, r)
 	return nil
 }
 
@@ -729,7 +837,8 @@ func (m *Machine) startRegions(e evalEnv, s StateID, r *Result) error {
 // whose leaf ends it is done (or failed) in the order regions finished,
 // one that left its final state runs again, and once every region is
 // final the parallel state's done.state event is raised.
-func (m *Machine) regionsEnded(c *Config, r *Result) {
+func (m *Machine) regionsEnded(e evalEnv, r *Result) {
+	c := e.c
 	if c.NBranch == 0 {
 		return
 	}
@@ -756,7 +865,7 @@ func (m *Machine) regionsEnded(c *Config, r *Result) {
 		}
 	}
 	if c.Finished == m.regionCount(c) && before != c.Finished {
-		m.raise(c.State, r)
+		m.raiseDone(e, c.State, NoID, r)
 	}
 }
 
@@ -773,12 +882,12 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	r.Handled = true
 	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
 	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
-	if err := m.enterMain(e, m.initPath, r); err != nil {
+	if err := m.enterMain(&e, m.initPath, nil, r); err != nil {
 		return err
 	}
 	c.State = m.initial
 	c.Final = m.states[m.initial].final && m.states[m.initial].parent == NoID
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
-	return m.settle(e, r)
+	return m.macrostep(e, r)
 }

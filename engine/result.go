@@ -14,9 +14,11 @@ const (
 	EffCancelTimer
 	// EffEscalate: hand over to a human; Text holds the reason.
 	EffEscalate
+	// EffLog: a log action's output, in Text ("label: value").
+	EffLog
 )
 
-var effectKindNames = [...]string{"say", "invoke", "start_timer", "cancel_timer", "escalate"}
+var effectKindNames = [...]string{"say", "invoke", "start_timer", "cancel_timer", "escalate", "log"}
 
 func (k EffectKind) String() string { return effectKindNames[k] }
 
@@ -84,11 +86,17 @@ type Result struct {
 	// is false, the same event with any other payload steps alike: an
 	// explorer need not try the others.
 	ReadEvent bool
-	// internal is the internal event queue of the step: the states whose
-	// done.state event was raised, in order; nextInternal is the next to
-	// process.
-	internal     []StateID
+	// internal is the internal event queue of the step (done.state
+	// events, raised events, error.execution), in order; nextInternal is
+	// the next to process.
+	internal     []queued
 	nextInternal int
+	// iev is the internal event being processed, as expressions see it.
+	iev Event
+	// data is the conversation's data model data (StepWith), or nil.
+	data Data
+	// abort: a data model error stops the rest of the block being run.
+	abort bool
 	// sel is the transition set of the microstep being taken: scratch
 	// space kept here so that a step does not clear a new one each time.
 	sel selection
@@ -96,6 +104,24 @@ type Result struct {
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
 }
+
+// queued is one event of the internal queue: done.state of state id
+// (with the value of its final state's donedata), or the raised event
+// (intent) id.
+type queued struct {
+	kind uint8
+	id   uint16
+	val  Value
+	// key names the data a raise gave the event (0: none; Data.Take).
+	key uint32
+}
+
+const (
+	queuedDone uint8 = iota
+	queuedRaise
+	// queuedError is error.execution, raised by the engine.
+	queuedError
+)
 
 func (r *Result) reset() {
 	r.Handled, r.ReadEvent, r.exprErr = false, false, nil

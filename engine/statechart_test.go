@@ -395,17 +395,24 @@ states:
     states:
       r1: {initial: x, states: {x: {waits: true}}}
 `, `parallel state "p" starts all its regions, so it cannot have an initial state`),
-		Entry("a target inside a region from outside it", `machine: h
+		Entry("a target from outside inside a parallel state nested in a region", `machine: h
 initial: a
 intents: [go]
 states:
-  a: {on: {go: p.r1.x}}
+  a: {on: {go: p.r1.q.s1.x}}
   p:
     parallel: true
     states:
-      r1: {initial: x, states: {x: {waits: true}}}
+      r1:
+        initial: q
+        states:
+          q:
+            parallel: true
+            states:
+              s1: {initial: x, states: {x: {waits: true}}}
+              s2: {initial: z, states: {z: {waits: true}}}
       r2: {initial: y, states: {y: {waits: true}}}
-`, `bad.yaml:5:16: state "p.r1.x" is inside a region of parallel state "p"`),
+`, `bad.yaml:5:16: target "p.r1.q.s1.x" is inside parallel state "p.r1.q" within a region: not supported yet`),
 		Entry("done.state of an atomic state", `machine: h
 initial: a
 states:

@@ -50,7 +50,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		// deadline consumes it, as in any other state, or a caller firing
 		// due timers would be handed the same one for ever.
 		if ev.Kind == TimerEvent {
-			if i := c.timerIndex(ev.Timer); i >= 0 && c.Timers[i].Deadline == ev.At {
+			if i := c.timerAt(ev.Timer, ev.At); i >= 0 && c.Timers[i].Deadline == ev.At {
 				c.Timers[i] = Timer{}
 			}
 		}
@@ -76,7 +76,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		if int(ev.Timer) >= len(m.timers) {
 			return m.rtErr(c, Pos{}, "unknown timer id %d", ev.Timer)
 		}
-		i := c.timerIndex(ev.Timer)
+		i := c.timerAt(ev.Timer, ev.At)
 		if i < 0 {
 			c.Now = ev.At
 			return nil
@@ -84,8 +84,20 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		if c.Timers[i].Deadline != ev.At {
 			return m.rtErr(c, Pos{}, "timer %s fired at %dms, but its deadline is %dms", m.timers[ev.Timer].name, ev.At, c.Timers[i].Deadline)
 		}
+		seq := c.Timers[i].Seq
 		c.Timers[i] = Timer{}
 		tab, stride, col = m.timerTab, len(m.timers), int(ev.Timer)
+		if t := &m.timers[ev.Timer]; t.send {
+			// A delayed send fell due: the machine takes its event from
+			// the external queue, with the data it was sent with.
+			r.iev = Event{Kind: UserEvent, Intent: t.event, Timer: ev.Timer, Ext: NoID, At: ev.At, Confidence: 1, Source: SourceSend}
+			if t.data && r.data != nil {
+				r.data.Take(seq)
+				r.iev.Payload = seq
+			}
+			ev = &r.iev
+			tab, stride, col = m.userTab, len(m.intents), int(t.event)
+		}
 	case DoneEvent, FailedEvent:
 		if int(ev.Ext) >= len(m.exts) {
 			return m.rtErr(c, Pos{}, "unknown action id %d", ev.Ext)
@@ -133,7 +145,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	e := evalEnv{m: m, c: c, ev: ev, r: r}
 	r.internal, r.nextInternal = r.internal[:0], 0
 	sel := &r.sel
-	m.selectTrans(e, tab, stride, col, NoID, int(ev.Branch), sel, r)
+	m.selectTransitions(&e, tab, stride, col, NoID, int(ev.Branch), sel, r)
 	if sel.n == 0 {
 		// No transition takes the event. As SCXML's event loop does after
 		// every external event, matched or not, the eventless transitions
@@ -142,15 +154,15 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		// event.* by a guard) may enable one. Handled then reports whether
 		// the configuration moved.
 		n := len(r.Steps)
-		err := m.settle(e, r)
+		err := m.macrostep(e, r)
 		r.Handled = len(r.Steps) > n
 		return err
 	}
 	r.Handled = true
-	if err := m.microstep(e, sel, r); err != nil {
+	if err := m.microstep(&e, sel, r); err != nil {
 		return err
 	}
-	return m.settle(e, r)
+	return m.macrostep(e, r)
 }
 
 // pick returns the first candidate whose guard holds, recording each guard
@@ -237,6 +249,23 @@ func (m *Machine) domainOf(leaf, target StateID) StateID {
 	return NoID
 }
 
+// timerAt returns the pending instance of timer id due at at, or, when
+// none is, the first pending one (a send's timer may have several), or -1.
+func (c *Config) timerAt(id TimerID, at int64) int {
+	first := -1
+	for i := range c.Timers {
+		if c.Timers[i].Active && c.Timers[i].ID == id {
+			if c.Timers[i].Deadline == at {
+				return i
+			}
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	return first
+}
+
 func (c *Config) timerIndex(id TimerID) int {
 	for i := range c.Timers {
 		if c.Timers[i].Active && c.Timers[i].ID == id {
@@ -250,8 +279,24 @@ func (c *Config) timerIndex(id TimerID) int {
 // that the deadline cannot overflow.
 const maxDurationMS = 1e15
 
-// run performs actions in order, appending their ids and effects to r.
+// run performs a block of actions (entry, exit, a transition's) in order,
+// appending their ids and effects to r. A data model error stops the
+// block, as the recommendation says (runBlock); the next block runs.
+// Most states have no entry or exit actions: run is small enough to be
+// inlined, so an empty block costs its callers no call.
 func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
+	if len(acts) == 0 {
+		return nil
+	}
+	r.abort = false
+	return m.runBlock(e, acts, r)
+}
+
+// runBlock runs actions until one raises an error (Result.abort), also
+// inside an if's or a foreach's actions. Only the actions that evaluate
+// a data model's expressions can raise one, so only they are checked:
+// the expression language's actions pay nothing for it.
+func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 	c := e.c
 	for _, ai := range acts {
 		a := &m.acts[ai]
@@ -367,6 +412,80 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 				c.Timers[i] = Timer{}
 				r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: a.timer, Ext: NoID})
 			}
+		case ActRaise:
+			q := queued{kind: queuedRaise, id: uint16(a.intent)}
+			if a.hold != nil {
+				// The data is held under a fresh sequence number until
+				// the event is taken.
+				c.TimerSeq++
+				q.key = c.TimerSeq
+				if a.hold(e, q.key); r.abort {
+					return nil
+				}
+			}
+			r.internal = append(r.internal, q)
+		case ActSend:
+			if err := m.send(e, ai, a, r); err != nil || r.abort {
+				return err
+			}
+		case ActCancelSend:
+			for _, t := range a.timers {
+				for i := range c.Timers {
+					if c.Timers[i].Active && c.Timers[i].ID == t {
+						if m.timers[t].data && r.data != nil {
+							r.data.Drop(c.Timers[i].Seq)
+						}
+						c.Timers[i] = Timer{}
+						r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: t, Ext: NoID})
+					}
+				}
+			}
+		case ActIf:
+			for i, cond := range a.conds {
+				if cond == nil || cond(e) {
+					if err := m.runBlock(e, a.blocks[i], r); err != nil {
+						return err
+					}
+					break
+				}
+				if r.abort {
+					break
+				}
+			}
+			if r.abort {
+				return nil
+			}
+		case ActForeach:
+			if err := a.each(e, func() error {
+				if err := m.runBlock(e, a.body, r); err != nil || r.abort {
+					return errAbort(err)
+				}
+				return nil
+			}); (err != nil && err != errAborted) || r.abort {
+				return errOrNil(err)
+			}
+		case ActLog:
+			lo := uint32(len(r.Text))
+			r.Text = append(r.Text, a.text...)
+			if a.val != nil {
+				if a.text != "" {
+					r.Text = append(r.Text, ": "...)
+				}
+				r.Text = a.val(e).AppendTo(r.Text)
+			}
+			r.Effects = append(r.Effects, Effect{Kind: EffLog, Action: ai, TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
+			if r.abort {
+				return nil
+			}
+		case ActAssign, ActScript:
+			if a.do(e); r.abort {
+				return nil
+			}
+		case ActBlock:
+			if err := m.runBlock(e, a.body, r); err != nil {
+				return err
+			}
+			r.abort = false
 		case ActResetContext:
 			c.keepSlots(len(m.slots), func(i SlotID) bool { return m.slots[i].persist })
 			c.Counters = [MaxCounters]int32{}
@@ -377,6 +496,66 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 			c.FlowDepth = 0
 		}
 	}
+	return nil
+}
+
+// errAborted stops a foreach whose body raised an error: the rest of the
+// block is skipped.
+var errAborted = fmt.Errorf("block aborted")
+
+// errOrNil is err, except errAborted, which is no error of the step.
+func errOrNil(err error) error {
+	if err == errAborted {
+		return nil
+	}
+	return err
+}
+
+func errAbort(err error) error {
+	if err != nil {
+		return err
+	}
+	return errAborted
+}
+
+// send puts the event of send action a on the external queue after its
+// delay: a pending instance of the send's timer, which the caller fires
+// at its deadline like any timer (a delay of 0 makes the event the next
+// one due). Unlike start, a send does not replace the event an earlier
+// send left pending: both are delivered.
+func (m *Machine) send(e evalEnv, ai uint32, a *action, r *Result) error {
+	c := e.c
+	var after int64
+	if a.val != nil {
+		v := a.val(e)
+		d := v.Num
+		if v.Kind == Text {
+			var ok bool
+			if d, ok = parseNumber(v.Str); !ok {
+				d = math.NaN()
+			}
+		}
+		if !(d >= 0 && d < maxDurationMS) {
+			return m.rtErr(c, a.pos, "send %s: %v is not a delay in milliseconds", m.intents[m.timers[a.timer].event], v)
+		}
+		after = int64(d)
+	}
+	i := -1
+	for j := range c.Timers {
+		if !c.Timers[j].Active {
+			i = j
+			break
+		}
+	}
+	if i < 0 {
+		return m.rtErr(c, a.pos, "send %s: more than %d timers and sends pending", m.intents[m.timers[a.timer].event], MaxTimers)
+	}
+	c.TimerSeq++
+	c.Timers[i] = Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true}
+	if a.hold != nil {
+		a.hold(e, c.TimerSeq)
+	}
+	r.Effects = append(r.Effects, Effect{Kind: EffStartTimer, Action: ai, Timer: a.timer, Deadline: c.Now + after, Ext: NoID})
 	return nil
 }
 

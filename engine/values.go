@@ -495,6 +495,11 @@ func (b *builder) deadSlots(vc *valueClasses, keep, extReads uint64, resolve fun
 			}
 		case ActInvoke:
 			reads |= extReads
+		case ActRaise, ActSend, ActIf, ActForeach, ActLog, ActAssign, ActScript, ActBlock:
+			// Executable content reads through closures (and a raised
+			// event's transitions run in the same step): every slot may
+			// be read.
+			reads = all
 		}
 		return reads, writes
 	}

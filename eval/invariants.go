@@ -380,15 +380,24 @@ func (k *Checker) unhandledFailure(st *Step, ev *engine.Event) {
 // timerLaw: a timer event that the machine took must have been pending in
 // the configuration before, with exactly this deadline.
 func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
+	// A send's timer may have several instances pending: the one due
+	// at the event's time is the one fired.
+	pending, deadline := false, int64(0)
 	for _, t := range st.Before.Timers {
 		if t.Active && t.ID == ev.Timer {
-			if t.Deadline != ev.At {
-				if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
-					k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, t.Deadline))
-				}
+			if t.Deadline == ev.At {
+				return
 			}
-			return
+			if !pending {
+				pending, deadline = true, t.Deadline
+			}
 		}
+	}
+	if pending {
+		if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
+			k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms, its deadline is %dms", k.m.TimerName(ev.Timer), ev.At, deadline))
+		}
+		return
 	}
 	if w := k.in(st.After.State, engine.NoID); k.fresh(TimerLaw, w) {
 		k.report(st, TimerLaw, engine.Pos{}, engine.NoID, w, fmt.Sprintf("timer %s fired at %dms but was not pending (cancelled, or fired already)", k.m.TimerName(ev.Timer), ev.At))
@@ -407,9 +416,18 @@ func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
 	if s.Overrode != engine.NoID {
 		tr = s.Overrode
 	}
+	if tr == engine.NoID {
+		return false
+	}
+	if ev := k.m.SendEvent(t); ev != engine.NoID {
+		// A send's timer delivers its event: taken by a transition on it
+		// (or the catch-all "*"), in any region.
+		trig := k.m.Transition(tr).Trigger
+		return trig == k.m.Intents()[ev] || trig == "*"
+	}
 	// Only a timer event triggers a timer: transition ("timer:NAME" or the
 	// catch-all "timer:*").
-	return tr != engine.NoID && s.Branch == 0 && strings.HasPrefix(k.m.Transition(tr).Trigger, "timer:")
+	return s.Branch == 0 && strings.HasPrefix(k.m.Transition(tr).Trigger, "timer:")
 }
 
 // leakedTimer: a timer that was pending and fell due at its deadline, but

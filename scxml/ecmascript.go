@@ -47,40 +47,51 @@ const ScriptTimeout = time.Second
 const maxExprLen = 64 << 10
 
 func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) {
-	p := &ecmaProgram{progs: make([]*goja.Program, len(ch.Exprs)), errs: make([]error, len(ch.Exprs)), idents: make([]string, len(ch.Exprs))}
-	for i, e := range ch.Exprs {
-		var src string
-		switch e.Kind {
-		case statechart.ValueExpr, statechart.CondExpr, statechart.LogExpr:
-			// A trailing ";" (expr="new f();") is tolerated, as browsers'
-			// SCXML engines do.
-			src = "(" + strings.TrimSuffix(strings.TrimSpace(e.Src), ";") + "\n)"
-		case statechart.LocationExpr:
-			src = "\"use strict\";(" + e.Src + "\n) = __simctl_value;"
-			if s := strings.TrimSpace(e.Src); identRE.MatchString(s) {
-				p.idents[i] = s
-			}
-		case statechart.ScriptExpr:
-			src = e.Src
-			if lexicalRE.MatchString(src) {
-				p.lexical = true
-			}
-		}
-		var err error
-		if len(e.Src) > maxExprLen {
-			err = fmt.Errorf("expression longer than %d bytes", maxExprLen)
-		} else if strings.TrimSpace(e.Src) == "" && e.Kind != statechart.ScriptExpr {
-			err = errors.New("empty expression")
-		} else {
-			p.progs[i], err = compileJS(src)
-		}
-		if err != nil {
-			msg := fmt.Sprintf("expression %q does not compile: %s", clip(e.Src), firstLine(err.Error()))
-			p.errs[i] = errors.New(msg)
-			p.warnings = append(p.warnings, &statechart.Error{Pos: e.Pos, Msg: msg + " (it raises error.execution when evaluated)"})
-		}
+	p := &ecmaProgram{}
+	for _, e := range ch.Exprs {
+		p.add(e)
 	}
 	return p, nil
+}
+
+// add compiles one expression and returns its index. One that does not
+// compile keeps its error (and a warning) for when it is evaluated.
+func (p *ecmaProgram) add(e statechart.ExprDef) statechart.Expr {
+	i := len(p.progs)
+	p.progs = append(p.progs, nil)
+	p.errs = append(p.errs, nil)
+	p.idents = append(p.idents, "")
+	var src string
+	switch e.Kind {
+	case statechart.ValueExpr, statechart.CondExpr, statechart.LogExpr:
+		// A trailing ";" (expr="new f();") is tolerated, as browsers'
+		// SCXML engines do.
+		src = "(" + strings.TrimSuffix(strings.TrimSpace(e.Src), ";") + "\n)"
+	case statechart.LocationExpr:
+		src = "\"use strict\";(" + e.Src + "\n) = __simctl_value;"
+		if s := strings.TrimSpace(e.Src); identRE.MatchString(s) {
+			p.idents[i] = s
+		}
+	case statechart.ScriptExpr:
+		src = e.Src
+		if lexicalRE.MatchString(src) {
+			p.lexical = true
+		}
+	}
+	var err error
+	if len(e.Src) > maxExprLen {
+		err = fmt.Errorf("expression longer than %d bytes", maxExprLen)
+	} else if strings.TrimSpace(e.Src) == "" && e.Kind != statechart.ScriptExpr {
+		err = errors.New("empty expression")
+	} else {
+		p.progs[i], err = compileJS(src)
+	}
+	if err != nil {
+		msg := fmt.Sprintf("expression %q does not compile: %s", clip(e.Src), firstLine(err.Error()))
+		p.errs[i] = errors.New(msg)
+		p.warnings = append(p.warnings, &statechart.Error{Pos: e.Pos, Msg: msg + " (it raises error.execution when evaluated)"})
+	}
+	return statechart.Expr(i)
 }
 
 // compileJS compiles a program, turning a parser panic into an error: a
@@ -117,11 +128,10 @@ func firstLine(s string) string {
 // virtual clock and Math.random a fixed-seed generator, so that a run does
 // not depend on when or where it happens.
 type ecma struct {
-	p       *ecmaProgram
-	vars    []string // declared <data> ids, in document order
-	rt      *goja.Runtime
-	session *statechart.Session
-	parse   goja.Callable
+	p     *ecmaProgram
+	vars  []string // declared <data> ids, in document order
+	rt    *goja.Runtime
+	parse goja.Callable
 	// stringify is JSON.stringify as goja has it, before the bounds
 	// wrap it: Snapshot checks a value's size itself.
 	stringify goja.Callable
@@ -135,9 +145,15 @@ type ecma struct {
 }
 
 func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) statechart.Datamodel {
+	return p.newEcma(s.Now, s.ID(), s.Chart().Name, in)
+}
+
+// newEcma makes a session's runtime: now is its virtual clock, id and name
+// its _sessionid and _name, in its In().
+func (p *ecmaProgram) newEcma(now func() int64, id, name string, in func(string) bool) *ecma {
 	rt := goja.New()
-	rt.SetTimeSource(func() time.Time { return time.UnixMilli(s.Now()).UTC() })
-	d := &ecma{p: p, rt: rt, session: s, watch: &watchdog{rt: rt}, rand: 0x9e3779b97f4a7c15}
+	rt.SetTimeSource(func() time.Time { return time.UnixMilli(now()).UTC() })
+	d := &ecma{p: p, rt: rt, watch: &watchdog{rt: rt}, rand: 0x9e3779b97f4a7c15}
 	rt.SetRandSource(func() float64 {
 		d.rand += 0x9e3779b97f4a7c15
 		z := d.rand
@@ -164,11 +180,11 @@ func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) 
 	_ = g.DefineDataProperty("globalThis", g, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	rt.SetGlobalObject(g)
 	_ = g.Set("In", func(id string) bool { return in(id) })
-	d.readonly("_sessionid", rt.ToValue(s.ID()))
-	d.readonly("_name", rt.ToValue(s.Chart().Name))
+	d.readonly("_sessionid", rt.ToValue(id))
+	d.readonly("_name", rt.ToValue(name))
 	io := rt.NewObject()
 	loc := rt.NewObject()
-	_ = loc.Set("location", "#_scxml_"+s.ID())
+	_ = loc.Set("location", "#_scxml_"+id)
 	_ = io.Set(statechart.SCXMLProcessor, loc)
 	_ = io.Set("scxml", loc)
 	d.readonly("_ioprocessors", io)

@@ -360,5 +360,18 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 			return err
 		}
 	}
+	if d.M.HasSends() {
+		// A send without delay is due at once: as SCXML's external queue
+		// delivers it before any later event, it is taken in the same
+		// turn, at the same virtual time, like an action's result.
+		if t, ok := d.M.NextTimer(&d.Cfg); ok && t.Deadline <= d.Cfg.Now && d.M.IsSend(t.ID) {
+			if depth >= maxInvokeDepth {
+				return fmt.Errorf("sends without delay kept following each other past %d levels", maxInvokeDepth)
+			}
+			ev := &d.invEv[depth]
+			*ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Intent: engine.NoID, Ext: engine.NoID}
+			return d.step(ev, depth+1)
+		}
+	}
 	return nil
 }

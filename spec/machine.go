@@ -310,7 +310,8 @@ func (l *transList) decodeYAML(d *decoder, n *yaml.Node) error {
 
 // actionNames lists the action kinds in the order the docs give them.
 var actionNames = []string{"set", "clear", "fill", "ask", "incr", "reset", "push", "pop",
-	"say", "invoke", "start", "cancel", "escalate", "reset_context", "contract"}
+	"say", "invoke", "start", "cancel", "escalate", "reset_context", "contract",
+	"raise", "send", "cancel_send"}
 
 // actionList decodes a list of actions; each item is a bare keyword (pop,
 // reset_context) or a one-key mapping such as {say: "Hello {name}"}.
@@ -350,6 +351,7 @@ func (l *actionList) item(d *decoder, n *yaml.Node) error {
 	simple := map[string]engine.ActionKind{
 		"ask": engine.ActAsk, "incr": engine.ActIncr, "reset": engine.ActReset, "push": engine.ActPush,
 		"say": engine.ActSay, "invoke": engine.ActInvoke, "cancel": engine.ActCancel, "escalate": engine.ActEscalate,
+		"raise": engine.ActRaise, "cancel_send": engine.ActCancelSend,
 	}
 	if kind, ok := simple[k.Value]; ok {
 		s, err := name()
@@ -401,6 +403,28 @@ func (l *actionList) item(d *decoder, n *yaml.Node) error {
 		for _, s := range names {
 			*l = append(*l, engine.ActionDef{Pos: s.Pos, Kind: engine.ActClear, Name: s.Value})
 		}
+	case "send":
+		if v.Kind == yaml.ScalarNode {
+			s, err := name()
+			if err != nil {
+				return err
+			}
+			*l = append(*l, engine.ActionDef{Pos: d.pos(v), Kind: engine.ActSend, Name: s})
+			return nil
+		}
+		var st struct {
+			Event Str      `yaml:"event,required"`
+			After Duration `yaml:"after"`
+			ID    Str      `yaml:"id"`
+		}
+		if err := d.decodeStruct(v, refl(&st), 1); err != nil {
+			return err
+		}
+		a := engine.ActionDef{Pos: st.Event.Pos, Kind: engine.ActSend, Name: st.Event.Value, ID: st.ID.Value}
+		if st.After > 0 {
+			a.Expr = engine.Expr{Src: strconv.FormatInt(int64(st.After), 10), Pos: st.Event.Pos}
+		}
+		*l = append(*l, a)
 	case "start":
 		if v.Kind == yaml.ScalarNode {
 			s, err := name()

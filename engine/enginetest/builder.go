@@ -335,3 +335,65 @@ func (b *Builder) Assign(name, value string) *Builder {
 	b.d.Assign[name] = value
 	return b
 }
+
+// DataModel sets the machine's data model (nil: the expression language).
+func (b *Builder) DataModel(dm engine.DataModel) *Builder {
+	b.d.DataModel = dm
+	return b
+}
+
+// Raise puts an event on the internal queue.
+func Raise(event string) engine.ActionDef { return act(engine.ActRaise, event) }
+
+// Send sends an event to the machine's external queue after the delay
+// (milliseconds) an expression gives ("": none), with a sendid ("": none).
+func Send(event, id, delay string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActSend, Name: event, ID: id, Expr: engine.Expr{Src: delay}}
+}
+
+// CancelSend cancels the pending sends with a sendid.
+func CancelSend(id string) engine.ActionDef { return act(engine.ActCancelSend, id) }
+
+// If runs the first block whose condition holds; Then and Else make them.
+func If(blocks ...engine.CondDef) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActIf, Branches: blocks}
+}
+
+// Then is an if (or elseif) block.
+func Then(cond string, acts ...engine.ActionDef) engine.CondDef {
+	return engine.CondDef{Cond: engine.Expr{Src: cond}, Actions: acts}
+}
+
+// Else is an if's last block.
+func Else(acts ...engine.ActionDef) engine.CondDef { return engine.CondDef{Actions: acts} }
+
+// Foreach runs body once per item of an array, item and index bound.
+func Foreach(array, item, index string, body ...engine.ActionDef) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActForeach, Expr: engine.Expr{Src: array}, Item: item, Index: index, Body: body}
+}
+
+// Log logs a value under a label.
+func Log(label, expr string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActLog, Name: label, Expr: engine.Expr{Src: expr}}
+}
+
+// Assign assigns a value to a location.
+func Assign(location, expr string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActAssign, Slot: location, Expr: engine.Expr{Src: expr}}
+}
+
+// Script runs a script in the data model.
+func Script(src string) engine.ActionDef {
+	return engine.ActionDef{Kind: engine.ActScript, Expr: engine.Expr{Src: src}}
+}
+
+// DoneData gives a final state's done.state event a value.
+func DoneData(expr string) Part {
+	return func(s *engine.StateDef) { s.DoneData = engine.Expr{Src: expr} }
+}
+
+// WithData gives a raise or send the data its event carries.
+func WithData(a engine.ActionDef, expr string) engine.ActionDef {
+	a.Data = engine.Expr{Src: expr}
+	return a
+}

@@ -185,10 +185,15 @@ func Format(m *engine.Machine, r *engine.Result) string {
 }
 
 // Says returns the texts of a Result's say effects, in order.
-func Says(r *engine.Result) []string {
+func Says(r *engine.Result) []string { return texts(r, engine.EffSay) }
+
+// Logs returns the texts of a Result's log effects, in order.
+func Logs(r *engine.Result) []string { return texts(r, engine.EffLog) }
+
+func texts(r *engine.Result, kind engine.EffectKind) []string {
 	var out []string
 	for i := range r.Effects {
-		if r.Effects[i].Kind == engine.EffSay {
+		if r.Effects[i].Kind == kind {
 			out = append(out, string(r.EffectText(&r.Effects[i])))
 		}
 	}

@@ -185,6 +185,8 @@ func actionSource(a engine.ActionDef) string {
 		if a.Expr.Src != "" {
 			return fmt.Sprintf("et.StartAfter(%s, %s)", quote(a.Name), quote(a.Expr.Src))
 		}
+	case engine.ActSend:
+		return fmt.Sprintf("et.Send(%s, %s, %s)", quote(a.Name), quote(a.ID), quote(a.Expr.Src))
 	case engine.ActPop:
 		return "et.Pop()"
 	case engine.ActResetContext:
@@ -192,7 +194,8 @@ func actionSource(a engine.ActionDef) string {
 	}
 	fn := map[engine.ActionKind]string{engine.ActClear: "Clear", engine.ActAsk: "Ask", engine.ActIncr: "Incr",
 		engine.ActReset: "Reset", engine.ActPush: "Push", engine.ActSay: "Say", engine.ActInvoke: "Invoke",
-		engine.ActStart: "Start", engine.ActCancel: "Cancel", engine.ActEscalate: "Escalate"}[a.Kind]
+		engine.ActStart: "Start", engine.ActCancel: "Cancel", engine.ActEscalate: "Escalate",
+		engine.ActRaise: "Raise", engine.ActCancelSend: "CancelSend"}[a.Kind]
 	if fn == "" {
 		return fmt.Sprintf("/* %s */", a.Kind)
 	}

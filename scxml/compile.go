@@ -1,0 +1,495 @@
+package scxml
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/statechart"
+)
+
+// Definition compiles the loaded chart onto the engine: an
+// engine.Definition whose states, transitions and executable content are
+// the chart's, with the ECMAScript data model (the null data model's
+// In() conditions are ECMAScript too). The chart's events are the
+// machine's intents. It is the SCXML loader's path onto the one
+// interpreter (issue #25); what the engine cannot run yet is an error
+// naming the element.
+func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
+	c := &compiler{ch: m.Chart, dm: NewECMAScript(), names: map[string]bool{}, ids: map[string]bool{}}
+	d, err := c.definition()
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, c.dm, nil
+}
+
+type compiler struct {
+	ch    *statechart.Chart
+	dm    *ECMAScript
+	paths []string
+	names map[string]bool // the alphabet: every event name the chart names
+	ids   map[string]bool // every sendid
+	err   error
+}
+
+func (c *compiler) fail(pos statechart.Pos, format string, args ...any) {
+	if c.err == nil {
+		c.err = &statechart.Error{Pos: pos, Msg: fmt.Sprintf(format, args...) + " (not supported on the engine yet)", Unsupported: true}
+	}
+}
+
+func epos(p statechart.Pos) engine.Pos { return engine.Pos(p) }
+
+func (c *compiler) src(x statechart.Expr) string {
+	if x == statechart.NoExpr {
+		return ""
+	}
+	return c.ch.Exprs[x].Src
+}
+
+func (c *compiler) expr(x statechart.Expr) engine.Expr {
+	if x == statechart.NoExpr {
+		return engine.Expr{}
+	}
+	return engine.Expr{Src: c.ch.Exprs[x].Src, Pos: epos(c.ch.Exprs[x].Pos)}
+}
+
+// name makes an SCXML id an engine state name (letters, digits,
+// underscores), keeping it when it is one.
+func name(id string, i int) string {
+	ok := id != ""
+	for j, r := range id {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || j > 0 && r >= '0' && r <= '9') {
+			ok = false
+		}
+	}
+	if ok {
+		return id
+	}
+	return "s_" + strconv.Itoa(i)
+}
+
+func (c *compiler) definition() (*engine.Definition, error) {
+	ch := c.ch
+	d := &engine.Definition{Name: ch.Name, DataModel: c.dm, MaxChain: engine.MaxChainLimit}
+	c.paths = make([]string, len(ch.States))
+	at := make([]int, len(ch.States)) // chart state index -> d.States index
+	for i := 1; i < len(ch.States); i++ {
+		st := &ch.States[i]
+		n := name(st.ID, i)
+		if st.Parent > 0 {
+			c.paths[i] = c.paths[st.Parent] + "." + n
+		} else {
+			c.paths[i] = n
+		}
+	}
+	for _, e := range []string{"error.execution", "error.communication", "error.platform"} {
+		c.names[e] = true
+	}
+	c.scan()
+	for i := 1; i < len(ch.States); i++ {
+		st := &ch.States[i]
+		if st.Kind == statechart.HistoryShallow || st.Kind == statechart.HistoryDeep {
+			c.fail(st.Pos, "<history>")
+			continue
+		}
+		sd := engine.StateDef{Name: name(st.ID, i), Pos: epos(st.Pos), Final: st.Kind == statechart.Final,
+			Parallel: st.Kind == statechart.Parallel, Waits: true}
+		if st.Parent > 0 {
+			sd.Parent = c.paths[st.Parent]
+		}
+		if st.Kind == statechart.Compound {
+			sd.Initial = c.initial(st)
+		}
+		sd.Entry, sd.Exit = c.blocks(st.OnEntry), c.blocks(st.OnExit)
+		if dd := st.DoneData; dd != nil {
+			sd.DoneData = c.data(st.Pos, dd.Params, dd.Content, dd.ContentStr)
+		}
+		for _, t := range st.Trans {
+			td, always := c.transition(t)
+			if always {
+				sd.Always = append(sd.Always, td)
+			} else {
+				sd.On = append(sd.On, td)
+			}
+		}
+		at[i] = len(d.States)
+		d.States = append(d.States, sd)
+	}
+	d.Initial = c.initial(&ch.States[0])
+	// The document's data (every state's, when bound early) and script
+	// run before anything else: as scripts of the initial state's first
+	// entry actions.
+	d.States = c.prelude(d.States, at)
+	names := make([]string, 0, len(c.names))
+	for n := range c.names {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d.Intents = append(d.Intents, engine.NameDef{Name: n})
+	}
+	return d, c.err
+}
+
+// prelude declares the document's <data> and runs its <script> on entering
+// the initial state, before its own entry actions. Bound late, a state's
+// <data> is declared there and assigned when the state is first entered.
+func (c *compiler) prelude(states []engine.StateDef, at []int) []engine.StateDef {
+	late := c.ch.Binding == "late"
+	// One script per <data>, so that one that fails (error.execution)
+	// leaves its variable undefined and the others bound.
+	var pre []engine.ActionDef
+	script := func(x statechart.Data, src string) engine.ActionDef {
+		return engine.ActionDef{Kind: engine.ActScript, Pos: epos(x.Pos), Expr: engine.Expr{Src: src, Pos: epos(x.Pos)}}
+	}
+	for i, data := range c.ch.Data {
+		var first []engine.ActionDef
+		for k, x := range data {
+			if !late || i == 0 {
+				pre = append(pre, script(x, "var "+x.ID+" = "+c.dataValue(x)+";"))
+				continue
+			}
+			pre = append(pre, script(x, "var "+x.ID+";"))
+			flag := fmt.Sprintf("__simctl_bound_%d_%d", i, k)
+			first = append(first, script(x, "if (typeof "+flag+" === 'undefined') { "+flag+" = true; "+x.ID+" = "+c.dataValue(x)+"; }"))
+		}
+		if len(first) > 0 {
+			states[at[i]].Entry = append(first, states[at[i]].Entry...)
+		}
+	}
+	if c.ch.Script != statechart.NoExpr {
+		pre = append(pre, engine.ActionDef{Kind: engine.ActScript, Expr: c.expr(c.ch.Script)})
+	}
+	if len(pre) == 0 {
+		return states
+	}
+	top := strings.SplitN(c.initial(&c.ch.States[0]), ".", 2)[0]
+	for i := range states {
+		if states[i].Parent == "" && states[i].Name == top {
+			states[i].Entry = append(pre, states[i].Entry...)
+		}
+	}
+	return states
+}
+
+// dataValue is the value of a <data>: its expression, its content (JSON,
+// or else text), or undefined.
+func (c *compiler) dataValue(x statechart.Data) string {
+	switch {
+	case x.Expr != statechart.NoExpr:
+		return "(" + c.src(x.Expr) + ")"
+	case x.Text != nil:
+		return "(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*x.Text)) + ")"
+	}
+	return "undefined"
+}
+
+// initial names a compound state's initial child; an <initial> with
+// content or a deeper target is not supported yet.
+func (c *compiler) initial(st *statechart.State) string {
+	t := st.Initial
+	if t == nil || len(t.Targets) != 1 {
+		c.fail(st.Pos, "an initial transition with several targets")
+		return ""
+	}
+	if len(t.Actions) > 0 {
+		c.fail(t.Pos, "an <initial> transition with executable content")
+	}
+	target := t.Targets[0]
+	if c.ch.States[target].Parent != indexOf(c.ch, st) {
+		c.fail(t.Pos, "an initial state that is not a child")
+	}
+	return name(c.ch.States[target].ID, target)
+}
+
+func indexOf(ch *statechart.Chart, st *statechart.State) int {
+	for i := range ch.States {
+		if &ch.States[i] == st {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, bool) {
+	td := engine.TransitionDef{Pos: epos(t.Pos), Guard: c.expr(t.Cond), Actions: c.actionList(t.Actions)}
+	var targets []string
+	for _, x := range t.Targets {
+		targets = append(targets, c.paths[x])
+	}
+	td.Target = strings.Join(targets, " ")
+	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.inside(t.Targets, t.Source) {
+		// An internal transition whose targets are not all proper
+		// descendants of its source is external, as the recommendation's
+		// getTransitionDomain says.
+		td.Type = "internal"
+	}
+	var on []string
+	for _, e := range t.Events {
+		switch {
+		case e == "*":
+			on = append(on, "*")
+		case strings.HasPrefix(e, "done.state."):
+			id := strings.TrimPrefix(e, "done.state.")
+			x, ok := c.ch.Lookup(id)
+			if !ok || len(t.Events) > 1 {
+				c.fail(t.Pos, "event descriptor %q", e)
+				continue
+			}
+			on = append(on, "done.state."+c.paths[x])
+		default:
+			c.names[e] = true
+			on = append(on, e)
+		}
+	}
+	td.On = strings.Join(on, " ")
+	return td, len(t.Events) == 0
+}
+
+// inside reports whether every target is a proper descendant of state s.
+func (c *compiler) inside(targets []int, s int) bool {
+	for _, x := range targets {
+		p := c.ch.States[x].Parent
+		for p >= 0 && p != s {
+			p = c.ch.States[p].Parent
+		}
+		if x == s || p != s {
+			return false
+		}
+	}
+	return true
+}
+
+// blocks compiles a state's <onentry> (or <onexit>) elements: each is a
+// block of its own, which an error stops without stopping the next.
+func (c *compiler) blocks(bs [][]statechart.Action) []engine.ActionDef {
+	if len(bs) == 1 {
+		return c.actionList(bs[0])
+	}
+	var out []engine.ActionDef
+	for _, b := range bs {
+		out = append(out, engine.ActionDef{Kind: engine.ActBlock, Body: c.actionList(b)})
+	}
+	return out
+}
+
+func (c *compiler) actionList(as []statechart.Action) []engine.ActionDef {
+	var out []engine.ActionDef
+	for i := range as {
+		if a, ok := c.action(&as[i]); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
+	ad := engine.ActionDef{Pos: epos(a.Pos)}
+	switch a.Kind {
+	case statechart.ActRaise:
+		if a.EventExpr != statechart.NoExpr {
+			c.fail(a.Pos, "<raise> with a computed event")
+			return ad, false
+		}
+		c.names[a.Event] = true
+		ad.Kind, ad.Name = engine.ActRaise, a.Event
+	case statechart.ActSend:
+		switch {
+		case a.Type != "" && a.Type != statechart.SCXMLProcessor && a.Type != "scxml",
+			a.Target != "" && a.Target != "#_internal" && !strings.HasPrefix(a.Target, "#_"):
+			// A type or target no processor here has: the send fails
+			// (error.execution) and the rest of its block is skipped.
+			ad.Kind, ad.Expr = engine.ActScript, engine.Expr{Src: "throw new Error(" + strconv.Quote("send: cannot deliver to "+a.Target+a.Type) + ")", Pos: epos(a.Pos)}
+			return ad, true
+		case strings.HasPrefix(a.Target, "#_scxml_") || a.Target == "#_parent" || strings.HasPrefix(a.Target, "#_") && a.Target != "#_internal":
+			// A session that does not exist: error.communication.
+			c.names["error.communication"] = true
+			ad.Kind, ad.Name = engine.ActRaise, "error.communication"
+			return ad, true
+		}
+		return c.send(a), true
+	case statechart.ActCancel:
+		if a.IDExpr != statechart.NoExpr {
+			// The sendids are the chart's own: the cancel is the one
+			// whose id the expression gives.
+			ad.Kind = engine.ActIf
+			for _, id := range sortedKeys(c.ids) {
+				ad.Branches = append(ad.Branches, engine.CondDef{Pos: epos(a.Pos), Cond: c.is(a.IDExpr, id),
+					Actions: []engine.ActionDef{{Kind: engine.ActCancelSend, Pos: epos(a.Pos), Name: id}}})
+			}
+			return ad, true
+		}
+		ad.Kind, ad.Name = engine.ActCancelSend, a.ID
+	case statechart.ActAssign:
+		ad.Kind, ad.Slot, ad.Expr = engine.ActAssign, c.src(a.Location), c.expr(a.Expr)
+	case statechart.ActScript:
+		ad.Kind, ad.Expr = engine.ActScript, c.expr(a.Expr)
+	case statechart.ActLog:
+		ad.Kind, ad.Name, ad.Expr = engine.ActLog, a.Label, c.expr(a.Expr)
+	case statechart.ActIf:
+		ad.Kind = engine.ActIf
+		for i, cond := range a.Conds {
+			ad.Branches = append(ad.Branches, engine.CondDef{Pos: epos(a.Pos), Cond: c.expr(cond), Actions: c.actionList(a.Branches[i])})
+		}
+	case statechart.ActForeach:
+		ad.Kind, ad.Expr, ad.Item, ad.Index, ad.Body = engine.ActForeach, c.expr(a.Expr), c.src(a.Location), c.src(a.Index), c.actionList(a.Body)
+	default:
+		c.fail(a.Pos, "executable content kind %d", a.Kind)
+		return ad, false
+	}
+	return ad, true
+}
+
+// send compiles a <send> to this session. What is computed (eventexpr,
+// targetexpr, typeexpr) becomes an if over what it can be: the chart's
+// event names, this session's targets, the SCXML processor's types;
+// idlocation is given the send's id, which is the chart's own.
+func (c *compiler) send(a *statechart.Action) engine.ActionDef {
+	pos := epos(a.Pos)
+	id := c.sendID(a)
+	core := func(event string, internal bool) engine.ActionDef {
+		ad := engine.ActionDef{Pos: pos, Kind: engine.ActSend, Name: event, ID: id, Data: c.data(a.Pos, a.Params, a.Content, a.ContentStr)}
+		switch {
+		case internal:
+			ad.Kind = engine.ActRaise
+		case a.DelayExpr != statechart.NoExpr:
+			ad.Expr = engine.Expr{Src: "(function(d){var m=/^\\s*(\\d*\\.?\\d+)(ms|s)\\s*$/.exec(String(d));return m?Number(m[1])*(m[2]=='s'?1000:1):NaN})(" + c.src(a.DelayExpr) + ")", Pos: pos}
+		case a.DelayMS > 0:
+			ad.Expr = engine.Expr{Src: strconv.FormatInt(a.DelayMS, 10), Pos: pos}
+		}
+		return ad
+	}
+	build := func(internal bool) engine.ActionDef {
+		if a.EventExpr == statechart.NoExpr {
+			return core(a.Event, internal)
+		}
+		ad := engine.ActionDef{Pos: pos, Kind: engine.ActIf}
+		for _, n := range sortedKeys(c.names) {
+			ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Cond: c.is(a.EventExpr, n), Actions: []engine.ActionDef{core(n, internal)}})
+		}
+		return ad
+	}
+	fail := func(msg string) engine.ActionDef {
+		return engine.ActionDef{Pos: pos, Kind: engine.ActScript, Expr: engine.Expr{Src: "throw new Error(" + strconv.Quote(msg) + ")", Pos: pos}}
+	}
+	var out engine.ActionDef
+	if a.TargetExpr != statechart.NoExpr {
+		t := "(" + c.src(a.TargetExpr) + ")"
+		c.names["error.communication"] = true
+		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
+			{Pos: pos, Cond: engine.Expr{Src: t + ` === "#_internal"`, Pos: pos}, Actions: []engine.ActionDef{build(true)}},
+			{Pos: pos, Cond: engine.Expr{Src: t + ` === "#_scxml_" + _sessionid`, Pos: pos}, Actions: []engine.ActionDef{build(false)}},
+			{Pos: pos, Cond: engine.Expr{Src: `/^#_/.test(` + t + `)`, Pos: pos}, Actions: []engine.ActionDef{{Pos: pos, Kind: engine.ActRaise, Name: "error.communication"}}},
+			{Pos: pos, Actions: []engine.ActionDef{fail("send: cannot deliver to this target")}},
+		}}
+	} else {
+		out = build(a.Target == "#_internal")
+	}
+	if a.TypeExpr != statechart.NoExpr {
+		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
+			{Pos: pos, Cond: engine.Expr{Src: "[" + strconv.Quote(statechart.SCXMLProcessor) + `, "scxml"].indexOf(` + c.src(a.TypeExpr) + ") >= 0", Pos: pos}, Actions: []engine.ActionDef{out}},
+			{Pos: pos, Actions: []engine.ActionDef{fail("send: no processor of this type")}},
+		}}
+	}
+	if a.IDLocation != statechart.NoExpr {
+		// Two actions in one: an if with an else alone, whose error
+		// stops the enclosing block as the send's own would.
+		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{{Pos: pos, Actions: []engine.ActionDef{
+			{Pos: pos, Kind: engine.ActAssign, Slot: c.src(a.IDLocation), Expr: engine.Expr{Src: strconv.Quote(id), Pos: pos}}, out}}}}
+	}
+	return out
+}
+
+// sendID is a send's id: its own, or, for one with idlocation, one made
+// from its position.
+func (c *compiler) sendID(a *statechart.Action) string {
+	if a.ID == "" && a.IDLocation != statechart.NoExpr {
+		return fmt.Sprintf("send_%d_%d", a.Pos.Line, a.Pos.Col)
+	}
+	return a.ID
+}
+
+// is is the condition that expression x has the value v.
+func (c *compiler) is(x statechart.Expr, v string) engine.Expr {
+	return engine.Expr{Src: "(" + c.src(x) + ") === " + strconv.Quote(v), Pos: epos(c.ch.Exprs[x].Pos)}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scan collects, before compiling, every event name the chart names
+// (raised, sent, taken by a transition) and every sendid, so that a
+// computed event or sendid can be compiled over them.
+func (c *compiler) scan() {
+	var acts func([]statechart.Action)
+	acts = func(as []statechart.Action) {
+		for i := range as {
+			a := &as[i]
+			switch a.Kind {
+			case statechart.ActRaise, statechart.ActSend:
+				if a.EventExpr == statechart.NoExpr && a.Event != "" {
+					c.names[a.Event] = true
+				}
+				if id := c.sendID(a); a.Kind == statechart.ActSend && id != "" {
+					c.ids[id] = true
+				}
+			case statechart.ActIf:
+				for _, b := range a.Branches {
+					acts(b)
+				}
+			case statechart.ActForeach:
+				acts(a.Body)
+			}
+		}
+	}
+	for i := range c.ch.States {
+		st := &c.ch.States[i]
+		for _, b := range append(append([][]statechart.Action(nil), st.OnEntry...), st.OnExit...) {
+			acts(b)
+		}
+		if st.Initial != nil {
+			acts(st.Initial.Actions)
+		}
+		for _, t := range st.Trans {
+			acts(t.Actions)
+			for _, e := range t.Events {
+				if e != "*" && !strings.HasPrefix(e, "done.state.") {
+					c.names[e] = true
+				}
+			}
+		}
+	}
+}
+
+// data builds the value of an event's data: an object of the params, or
+// the content.
+func (c *compiler) data(pos statechart.Pos, params []statechart.Param, content statechart.Expr, text *string) engine.Expr {
+	switch {
+	case len(params) > 0:
+		var b strings.Builder
+		b.WriteString("({")
+		for i, p := range params {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Quote(p.Name) + ":(" + c.src(p.Expr) + ")")
+		}
+		b.WriteString("})")
+		return engine.Expr{Src: b.String(), Pos: epos(pos)}
+	case content != statechart.NoExpr:
+		return c.expr(content)
+	case text != nil:
+		return engine.Expr{Src: "(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*text)) + ")", Pos: epos(pos)}
+	}
+	return engine.Expr{}
+}

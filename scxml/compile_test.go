@@ -1,0 +1,127 @@
+package scxml_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/scxml"
+)
+
+// runToEnd compiles a chart onto the engine, starts it and delivers its
+// delayed events until it ends, and returns the final state's name.
+func runToEnd(src string) string {
+	GinkgoHelper()
+	m, err := scxml.Load("t.scxml", []byte(src), scxml.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	def, dm, err := m.Definition()
+	Expect(err).NotTo(HaveOccurred())
+	mach, diags := engine.Build(def)
+	Expect(diags.Err()).NotTo(HaveOccurred())
+	d := dm.NewData(mach, "s1")
+	var c engine.Config
+	var r engine.Result
+	Expect(mach.StartWith(&c, d, 0, &r)).To(Succeed())
+	for n := 0; !c.Final && n < 100; n++ {
+		t, ok := mach.NextTimer(&c)
+		if !ok {
+			break
+		}
+		ev := engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Intent: engine.NoID, Ext: engine.NoID}
+		Expect(mach.StepWith(&c, d, &ev, &r)).To(Succeed())
+	}
+	Expect(c.Final).To(BeTrue())
+	return mach.StateName(c.State)
+}
+
+const chartHead = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0">`
+
+var _ = Describe("charts compiled onto the engine", func() {
+	DescribeTable("run to their pass state",
+		func(body string) {
+			Expect(runToEnd(chartHead + body + `<final id="pass"/><final id="fail"/></scxml>`)).To(Equal("pass"))
+		},
+		Entry("data, assign, raise with params, _event.type internal", `
+<datamodel><data id="n" expr="1"/></datamodel>
+<state id="s0">
+  <onentry><assign location="n" expr="n + 1"/><raise event="go"/></onentry>
+  <transition event="go" cond="n === 2 &amp;&amp; _event.type === 'internal'" target="s1"/>
+  <transition event="*" target="fail"/>
+</state>
+<state id="s1">
+  <onentry><send event="later" delay="1s"><param name="k" expr="n * 10"/></send></onentry>
+  <transition event="later" cond="_event.data.k === 20 &amp;&amp; _event.type === 'external'" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>`),
+		Entry("an error stops its block and raises error.execution, a platform event", `
+<datamodel><data id="x" expr="0"/></datamodel>
+<state id="s0">
+  <onentry><assign location="x" expr="undefined.y"/><assign location="x" expr="5"/></onentry>
+  <transition event="error.execution" cond="x === 0 &amp;&amp; _event.type === 'platform'" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>`),
+		Entry("foreach, cancel and donedata", `
+<datamodel><data id="sum" expr="0"/><data id="arr" expr="[1,2,3]"/></datamodel>
+<state id="s0" initial="a">
+  <onentry><send event="never" id="t" delay="1s"/><cancel sendid="t"/><send event="tick" delay="2s"/></onentry>
+  <state id="a">
+    <onentry><foreach array="arr" item="v" index="i"><assign location="sum" expr="sum + v * i"/></foreach></onentry>
+    <transition target="b"/>
+  </state>
+  <final id="b"><donedata><param name="s" expr="sum"/></donedata></final>
+  <transition event="done.state.s0" cond="_event.data.s === 8" target="s1"/>
+  <transition event="done.state.s0" target="fail"/>
+</state>
+<state id="s1">
+  <transition event="tick" target="pass"/>
+  <transition event="never" target="fail"/>
+</state>`),
+		Entry("each onentry a block of its own; a descriptor matching its dotted events", `
+<datamodel><data id="x" expr="0"/></datamodel>
+<state id="s0">
+  <onentry><send target="nowhere" event="e"/><assign location="x" expr="1"/></onentry>
+  <onentry><assign location="x" expr="x + 2"/><raise event="foo.zoo"/></onentry>
+  <transition event="error.execution"/>
+  <transition event="foo" cond="x === 2" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>`),
+		Entry("computed event, target, type and sendid; idlocation", `
+<datamodel><data id="ev" expr="'ping'"/><data id="id"/></datamodel>
+<state id="s0">
+  <onentry>
+    <send eventexpr="ev" targetexpr="'#_internal'" typeexpr="'scxml'"/>
+    <send event="never" delay="1s" idlocation="id"/>
+    <cancel sendidexpr="id"/>
+    <send event="tick" delay="2s"/>
+  </onentry>
+  <transition event="ping" cond="typeof id === 'string'" target="s1"/>
+  <transition event="*" target="fail"/>
+</state>
+<state id="s1">
+  <transition event="tick" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>`),
+	)
+
+	It("binds a state's data late, on its first entry, when the document says so", func() {
+		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0" binding="late">
+<state id="s0">
+  <transition cond="typeof x === 'undefined'" target="s1"/>
+  <transition target="fail"/>
+</state>
+<state id="s1">
+  <datamodel><data id="x" expr="7"/></datamodel>
+  <transition cond="x === 7" target="pass"/>
+  <transition target="fail"/>
+</state>
+<final id="pass"/><final id="fail"/></scxml>`
+		Expect(runToEnd(src)).To(Equal("pass"))
+	})
+
+	It("names what the engine cannot run yet", func() {
+		m, err := scxml.Load("t.scxml", []byte(chartHead+`<state id="s0"><history id="h"><transition target="a"/></history><state id="a"/></state></scxml>`), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		_, _, err = m.Definition()
+		Expect(err).To(MatchError(ContainSubstring("<history> (not supported on the engine yet)")))
+	})
+})
