@@ -139,6 +139,18 @@ var _ = Describe("Runner", func() {
 		Expect(all.Killed).To(Equal(13))
 	})
 
+	It("runs the original no sooner than a mutant needs it", func() {
+		// Stop is asked between scenarios and inside generated runs and
+		// searches: a runner that has judged nothing has asked nothing.
+		asked := 0
+		o := opts
+		o.Stop = func() bool { asked++; return false }
+		r := mutate.NewRunner(load(lamp), o)
+		Expect(asked).To(BeZero())
+		Expect(r.Judge(mutate.Enumerate(load(lamp).Def, 1)[0]).Status).NotTo(BeEmpty())
+		Expect(asked).NotTo(BeZero())
+	})
+
 	It("counts a mutant that does not build as invalid, with the build error", func() {
 		s := load(lamp)
 		r := mutate.NewRunner(s, opts)

@@ -92,7 +92,7 @@ type Result struct {
 type Runner struct {
 	s    *spec.Suite
 	o    Options
-	base map[Source]map[string]bool
+	base map[Source]*baseline
 
 	once     sync.Once
 	digests  []uint64 // per variant; nil: some search was incomplete
@@ -100,23 +100,41 @@ type Runner struct {
 	covs     []*eval.Coverage // per variant, of the complete searches
 }
 
-// NewRunner runs suite s on its original machine, whose verdict every
-// mutant is compared with.
+// baseline is what one source finds wrong with the original machine,
+// found the first time a mutant needs it.
+type baseline struct {
+	once  sync.Once
+	fails map[string]bool
+}
+
+// NewRunner prepares to judge the mutants of suite s against its original
+// machine. The original is run by each source only when a mutant first
+// reaches that source: a suite whose scenarios kill every mutant is never
+// explored.
 func NewRunner(s *spec.Suite, o Options) *Runner {
-	r := &Runner{s: s, o: o, base: map[Source]map[string]bool{}}
+	r := &Runner{s: s, o: o, base: map[Source]*baseline{}}
 	for _, src := range Sources {
-		r.base[src] = map[string]bool{}
-		fails, sp := failures(s, o, src)
+		r.base[src] = &baseline{}
+	}
+	return r
+}
+
+// baseFails returns what source src finds wrong with the original.
+func (r *Runner) baseFails(src Source) map[string]bool {
+	b := r.base[src]
+	b.once.Do(func() {
+		fails, sp := failures(r.s, r.o, src)
+		b.fails = map[string]bool{}
 		for _, k := range fails {
-			r.base[src][k] = true
+			b.fails[k] = true
 		}
 		if sp.known() {
 			// The exploration was the original's complete search (or
 			// showed that none completes): it is not made again.
 			r.once.Do(func() { r.digests, r.covs, r.digestOK = sp.digests, sp.covs, sp.complete })
 		}
-	}
-	return r
+	})
+	return b.fails
 }
 
 // Judge builds mutant m of the runner's suite and runs the suite against
@@ -143,8 +161,9 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 		if src == Explored {
 			sp = ssp
 		}
+		base := r.baseFails(src)
 		for _, k := range fails {
-			if r.base[src][k] {
+			if base[k] {
 				continue
 			}
 			if strings.HasPrefix(k, pinnedScenario) {
