@@ -88,7 +88,7 @@ var _ = Describe("simctl run --bot, deeper", func() {
 	var out string
 	BeforeEach(func() { out = GinkgoT().TempDir() })
 
-	It("plays all 39 scripted scenarios of formfill, both variants, events and waits, and the clean bot passes, searching each variant once", Label("race"), func(ctx SpecContext) {
+	It("plays all 40 scripted scenarios of formfill, both variants, events and waits, and the clean bot passes, searching each variant once", Label("race"), func(ctx SpecContext) {
 		suite := formfillWith(deepBotYAML)
 		searches, restore := cli.CountSearches()
 		defer restore()
@@ -101,7 +101,7 @@ var _ = Describe("simctl run --bot, deeper", func() {
 		for _, m := range regexp.MustCompile(`(?m)^  PASS  (\S+)`).FindAllStringSubmatch(stdout, -1) {
 			names[m[1]] = true
 		}
-		Expect(names).To(HaveLen(39), stdout)
+		Expect(names).To(HaveLen(40), stdout)
 		Expect(stdout).To(ContainSubstring("variant ejemplo"))
 		Expect(stdout).To(MatchRegexp(`PASS  escalation_timeout_silent_ejemplo`))
 		Expect(stdout).To(MatchRegexp(`PASS  mutant-formfill-153-drop-cancel`))

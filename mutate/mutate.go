@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -216,11 +217,15 @@ func (e *enumerator) transition(si, li, ti int) {
 	e.guard(t.Guard, name, func(d *engine.Definition) *engine.Expr { return &at(d).Guard })
 	e.actions(t.Actions, name, func(d *engine.Definition) *[]engine.ActionDef { return &at(d).Actions })
 	// The next transition of the list the same event may take: swapping
-	// the two changes which is tried first.
+	// the two changes which is tried first. Two whose guards cannot both
+	// hold are tried in either order alike: that swap is no mutant.
 	ts := *transList(e.def, si, li)
 	for tj := ti + 1; tj < len(ts); tj++ {
 		u := &ts[tj]
-		if li != listOn || u.On == t.On || u.On == "*" || t.On == "*" {
+		if li != listOn || shareEvent(t.On, u.On) {
+			if exclusive(t.Guard.Src, u.Guard.Src) {
+				break
+			}
 			e.add(Swap, t.Pos, fmt.Sprintf("%s swapped with the next, %s (line %d)", name, strings.TrimPrefix(e.label(si, li, u), "state "+e.paths[si]+": "), u.Pos.Line),
 				func(d *engine.Definition) {
 					l := *transList(d, si, li)
@@ -369,4 +374,35 @@ func short(s string) string {
 		return string(r[:37]) + "..."
 	}
 	return s
+}
+
+// shareEvent reports whether one event can take transitions triggered by
+// a and by b: the same trigger, "*" (any user event) and an intent, or a
+// kind's wildcard ("timer:*") and a trigger of that kind. "*" takes no
+// timer, action result or other event that is not the user's.
+func shareEvent(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ka, na, ta := strings.Cut(a, ":")
+	kb, nb, tb := strings.Cut(b, ":")
+	switch {
+	case !ta && !tb:
+		return a == "*" || b == "*"
+	case ta && tb:
+		return ka == kb && (na == "*" || nb == "*")
+	}
+	return false
+}
+
+// equalsConst matches a guard that compares one name with a string
+// constant.
+var equalsConst = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_.]*)\s*==\s*"([^"\\]*)"\s*$`)
+
+// exclusive reports whether guards a and b cannot both hold: each compares
+// the same name with a different constant. Both are evaluated on the same
+// configuration and event (SCXML selects before it acts).
+func exclusive(a, b string) bool {
+	ma, mb := equalsConst.FindStringSubmatch(a), equalsConst.FindStringSubmatch(b)
+	return ma != nil && mb != nil && ma[1] == mb[1] && ma[2] != mb[2]
 }

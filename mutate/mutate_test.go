@@ -78,6 +78,22 @@ var _ = Describe("Enumerate", func() {
 	})
 })
 
+var _ = Describe("swap", func() {
+	It("swaps only transitions one event can take and whose guards can both hold", func() {
+		var swaps []string
+		for _, m := range mutate.Enumerate(load("testdata/switchboard").Def, 1) {
+			if m.Op == mutate.Swap {
+				swaps = append(swaps, m.Desc)
+			}
+		}
+		// line == "a" and line == "b" cannot both hold; "*" takes no timer.
+		Expect(swaps).To(Equal([]string{
+			`state idle: on call if line == "b" -> busy swapped with the next, on call if line != "" -> idle (line 19)`,
+			`state idle: on call if line != "" -> idle swapped with the next, on * -> busy (line 20)`,
+		}))
+	})
+})
+
 var _ = Describe("Runner", func() {
 	It("kills, lets survive, proves equivalent, and says which source killed", func() {
 		s := load(lamp)
@@ -113,6 +129,26 @@ var _ = Describe("Runner", func() {
 				Expect(r.Detail).To(Equal("a generated conversation breaks leaked_timer"))
 			}
 		}
+	})
+
+	It("proves equivalence from the exploration's own complete searches, whatever the equivalence cap", func() {
+		o := opts
+		o.EquivStates = 2
+		all := mutate.Summarize(judgeAll(load(lamp), o))[0].All
+		Expect(all.Equivalent).To(Equal(1))
+		Expect(all.Killed).To(Equal(13))
+	})
+
+	It("runs the original no sooner than a mutant needs it", func() {
+		// Stop is asked between scenarios and inside generated runs and
+		// searches: a runner that has judged nothing has asked nothing.
+		asked := 0
+		o := opts
+		o.Stop = func() bool { asked++; return false }
+		r := mutate.NewRunner(load(lamp), o)
+		Expect(asked).To(BeZero())
+		Expect(r.Judge(mutate.Enumerate(load(lamp).Def, 1)[0]).Status).NotTo(BeEmpty())
+		Expect(asked).NotTo(BeZero())
 	})
 
 	It("counts a mutant that does not build as invalid, with the build error", func() {

@@ -92,7 +92,7 @@ type Result struct {
 type Runner struct {
 	s    *spec.Suite
 	o    Options
-	base map[Source]map[string]bool
+	base map[Source]*baseline
 
 	once     sync.Once
 	digests  []uint64 // per variant; nil: some search was incomplete
@@ -100,17 +100,41 @@ type Runner struct {
 	covs     []*eval.Coverage // per variant, of the complete searches
 }
 
-// NewRunner runs suite s on its original machine, whose verdict every
-// mutant is compared with.
+// baseline is what one source finds wrong with the original machine,
+// found the first time a mutant needs it.
+type baseline struct {
+	once  sync.Once
+	fails map[string]bool
+}
+
+// NewRunner prepares to judge the mutants of suite s against its original
+// machine. The original is run by each source only when a mutant first
+// reaches that source: a suite whose scenarios kill every mutant is never
+// explored.
 func NewRunner(s *spec.Suite, o Options) *Runner {
-	r := &Runner{s: s, o: o, base: map[Source]map[string]bool{}}
+	r := &Runner{s: s, o: o, base: map[Source]*baseline{}}
 	for _, src := range Sources {
-		r.base[src] = map[string]bool{}
-		for _, k := range failures(s, o, src) {
-			r.base[src][k] = true
-		}
+		r.base[src] = &baseline{}
 	}
 	return r
+}
+
+// baseFails returns what source src finds wrong with the original.
+func (r *Runner) baseFails(src Source) map[string]bool {
+	b := r.base[src]
+	b.once.Do(func() {
+		fails, sp := failures(r.s, r.o, src)
+		b.fails = map[string]bool{}
+		for _, k := range fails {
+			b.fails[k] = true
+		}
+		if sp.known() {
+			// The exploration was the original's complete search (or
+			// showed that none completes): it is not made again.
+			r.once.Do(func() { r.digests, r.covs, r.digestOK = sp.digests, sp.covs, sp.complete })
+		}
+	})
+	return b.fails
 }
 
 // Judge builds mutant m of the runner's suite and runs the suite against
@@ -131,9 +155,15 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 		return res
 	}
 	pinned := ""
+	var sp space
 	for _, src := range Sources {
-		for _, k := range failures(ms, r.o, src) {
-			if r.base[src][k] {
+		fails, ssp := failures(ms, r.o, src)
+		if src == Explored {
+			sp = ssp
+		}
+		base := r.baseFails(src)
+		for _, k := range fails {
+			if base[k] {
 				continue
 			}
 			if strings.HasPrefix(k, pinnedScenario) {
@@ -157,7 +187,7 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 		res.Detail = "the original's complete search never took the changed transition nor saw its guard both ways"
 		return res
 	}
-	if ok, why := r.equivalent(ms); ok {
+	if ok, why := r.equivalent(ms, sp); ok {
 		res.Status = Equivalent
 	} else {
 		res.Detail = why
@@ -192,11 +222,31 @@ func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 // pinnedScenario begins the failure of a pin: true scenario.
 const pinnedScenario = "pinned scenario"
 
+// space is what the explored source learnt of the reachable graph of
+// every variant: the equivalence test's searches, when it made them.
+type space struct {
+	digests []uint64
+	covs    []*eval.Coverage
+	// complete: every variant's search completed, and digests and covs
+	// are those of the complete searches.
+	complete bool
+	// tooBig: a variant's search saw more than EquivStates
+	// configurations without completing, so no equivalence search
+	// completes.
+	tooBig bool
+}
+
+// known reports whether sp settles the equivalence test's searches.
+func (sp space) known() bool { return sp.complete || sp.tooBig }
+
 // failures lists, sorted, what the source finds wrong with suite s that
 // fails a run: scenarios that fail, invariants generated conversations
-// break (not known ones), exploration findings (not known ones).
-func failures(s *spec.Suite, o Options, src Source) []string {
+// break (not known ones), exploration findings (not known ones). The
+// explored source's searches hash the reachable graph as they go, so that
+// a complete one serves the equivalence test as well (space).
+func failures(s *spec.Suite, o Options, src Source) ([]string, space) {
 	var out []string
+	var sp space
 	switch src {
 	case Scripted:
 		for _, sc := range s.Scenarios {
@@ -216,7 +266,7 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 		}
 	case Generated:
 		if o.Generate <= 0 {
-			return nil
+			return nil, sp
 		}
 		for _, v := range s.Variants {
 			_, fails, err := generate.Run(s, v, generate.Options{Seed: o.Seed, To: o.Generate, MaxShrinks: 1, Stop: o.Stop})
@@ -236,15 +286,25 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 			depth = s.ExploreDepth
 		}
 		if depth == 0 {
-			return nil
+			return nil, sp
 		}
 		limit := o.MaxStates
 		if o.SuiteCap && s.ExploreMaxStates > 0 {
 			limit = s.ExploreMaxStates
 		}
+		sp.complete = true
 		for _, v := range s.Variants {
-			opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.Stop}
+			opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.Stop, Digest: true}
 			res, err := explore.Explore(s, v, opts)
+			if err == nil && res.Complete {
+				sp.digests = append(sp.digests, res.Digest)
+				sp.covs = append(sp.covs, res.Coverage)
+			} else {
+				sp.complete = false
+				if err == nil && res.Stopped != explore.Interrupted && o.EquivStates > 0 && res.Distinct > o.EquivStates {
+					sp.tooBig = true
+				}
+			}
 			if err == nil && res.Stopped != "" && res.Depth > 0 {
 				// As simctl run does: the cap cut a level short, so the
 				// search is judged whole at the deepest level it
@@ -264,17 +324,23 @@ func failures(s *spec.Suite, o Options, src Source) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	if !sp.complete {
+		sp.digests, sp.covs = nil, nil
+	}
+	return out, sp
 }
 
 // equivalent searches every variant of ms completely and compares the
 // digests of the reachable labelled graphs with the original's.
-func (r *Runner) equivalent(ms *spec.Suite) (bool, string) {
+func (r *Runner) equivalent(ms *spec.Suite, sp space) (bool, string) {
 	r.once.Do(r.search)
 	if !r.digestOK {
 		return false, fmt.Sprintf("not proved equivalent: the original's search does not complete within %d configurations", r.o.EquivStates)
 	}
-	d, _, ok := digests(ms, r.o.EquivStates, r.o.Stop)
+	d, ok := sp.digests, sp.complete
+	if !sp.known() {
+		d, _, ok = digests(ms, r.o.EquivStates, r.o.Stop)
+	}
 	if !ok {
 		return false, fmt.Sprintf("not proved equivalent: the mutant's search does not complete within %d configurations", r.o.EquivStates)
 	}
