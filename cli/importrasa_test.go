@@ -334,6 +334,21 @@ turns:
 			status = cli.Main([]string{"run", out, "--out", "", "--explore-depth", "0", "--nlu-fallback", "stub"}, &runOut, &runErr)
 			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
 		})
+
+		It("sends what generated users say beyond the recordings to the stub rules (nlu.yaml's cassette_fallback), unless --nlu-fallback none", func() {
+			nlu, err := os.ReadFile(filepath.Join(out, "nlu.yaml"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(nlu)).To(ContainSubstring("\ncassette_fallback: generated\n"))
+			var runOut, runErr bytes.Buffer
+			args := []string{"run", out, "--out", "", "--explore-depth", "0", "--generate", "20", "--only", "generated"}
+			status := cli.Main(args, &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitOK), runOut.String()+runErr.String())
+			Expect(runOut.String()).To(ContainSubstring(", 0 violating\n"))
+			runOut.Reset()
+			status = cli.Main(append(args, "--nlu-fallback", "none"), &runOut, &runErr)
+			Expect(status).To(Equal(cli.ExitFailed))
+			Expect(runOut.String()).To(ContainSubstring("no cassette record for"))
+		})
 	})
 
 	It("gives the same bytes on a second import, and keeps an edited nlu.yaml", func() {

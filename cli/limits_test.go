@@ -111,6 +111,10 @@ var _ = Describe("limits on input", func() {
 			files: suite(map[string]string{"nlu.yaml": "entities:\n  who: {values: {Ana: [ana, ' ']}}\n"}),
 			want:  `simctl: SUITE/nlu.yaml:2:18: entity "who": a value or synonym must not be empty`,
 		}),
+		Entry("an unknown cassette_fallback", badCase{
+			files: suite(map[string]string{"nlu.yaml": "cassette_fallback: always\n"}),
+			want:  `simctl: SUITE/nlu.yaml:1:20: cassette_fallback: unknown value "always" (want generated)`,
+		}),
 		Entry("a probability that is not a number (nan was accepted)", badCase{
 			files: suite(map[string]string{"users.yaml": "behaviour:\n  cancel: nan\n"}),
 			want:  `simctl: SUITE/users.yaml:2:11: expected a number, got "nan"`,

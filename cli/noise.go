@@ -71,12 +71,12 @@ func (f *nluFlags) check(generate int) error {
 // noise: their expectations name the intents and slots a correct parse
 // gives, so noise would fail them for the NLU's sake, not the machine's.
 func (f *nluFlags) scripted() sim.NLUOptions {
-	return sim.NLUOptions{Fallback: f.fallback == "stub"}
+	return sim.NLUOptions{Fallback: f.fallback == "stub", Strict: f.fallback == "none"}
 }
 
 // generated is the NLU of the generated conversations of simctl run.
 func (f *nluFlags) generated() sim.NLUOptions {
-	return sim.NLUOptions{Fallback: f.fallback == "stub", Noise: f.noise}
+	return sim.NLUOptions{Fallback: f.fallback == "stub", Strict: f.fallback == "none", Generated: true, Noise: f.noise}
 }
 
 // noiseSweep plays the generated conversations of every variant of s at

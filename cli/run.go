@@ -318,6 +318,10 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 				opts := sim.Options{Trace: o.verbose, Observers: []sim.Observer{rs.Coverage},
 					Variant: v, Seed: o.seed, Latency: rs.Latency[v.Name], Wall: o.wall}
 				opts.NLU = o.nlu.scripted()
+				// A generated conversation's failure file replays with the
+				// NLU generated conversations had (nlu.yaml's
+				// cassette_fallback applies to it).
+				opts.NLU.Generated = sc.HasTag("generated")
 				r := sim.RunScenario(s, sc, opts)
 				keepTrace(s, sc, opts, r) // reporthooks.go: failing scenarios carry their trace
 				rs.Scenarios = append(rs.Scenarios, r)

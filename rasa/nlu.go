@@ -241,6 +241,12 @@ func (t *translator) nlu() []byte {
 	root.Content[1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: "1"}
 	yamltree.Add(root, "markers", yamltree.FlowSeq(r.markers...))
 	yamltree.Add(root, "fallback", yamltree.Map("intent", "cannot_handle", "confidence", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: "0.3"}))
+	if len(t.recorded) > 0 {
+		// The recorded LLM replies cover the recorded tests' messages, not
+		// what generated users say: those go to these rules (the stand-in
+		// for the LLM), while the recorded scenarios replay strictly.
+		yamltree.Add(root, "cassette_fallback", "generated")
+	}
 	intents := yamltree.Map()
 	rule := func(intent string, keywords []string) {
 		m := yamltree.Map()

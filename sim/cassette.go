@@ -16,6 +16,12 @@ type NLUOptions struct {
 	// Fallback sends utterances the cassette has no record of to the stub
 	// rules (--nlu-fallback stub) instead of failing the conversation.
 	Fallback bool
+	// Strict keeps replay strict whatever nlu.yaml's cassette_fallback
+	// says (--nlu-fallback none).
+	Strict bool
+	// Generated marks the options of generated conversations, which
+	// nlu.yaml's cassette_fallback: generated sends to the stub on a miss.
+	Generated bool
 	// Noise is the NLU error rate (--nlu-noise), 0 to 1; 0: no noise.
 	Noise float64
 	// Custom, when set, replaces the cassette and the stub (simctl record
@@ -34,7 +40,7 @@ func (o NLUOptions) For(s *spec.Suite, m *engine.Machine, stub *Stub, seed uint6
 		nlu = o.Custom(m, stub)
 	case s.Cassette != nil:
 		r := NewReplay(s.Cassette, s.NLU, m)
-		if o.Fallback {
+		if o.Fallback || (o.Generated && !o.Strict && s.NLU != nil && s.NLU.CassetteFallback.Value == "generated") {
 			r.Fallback = stub
 		}
 		nlu = r

@@ -20,7 +20,12 @@ type NLU struct {
 	Entities   Entries[EntityRule] `yaml:"entities"`
 	// Noise describes how this NLU goes wrong under --nlu-noise (noise.go).
 	Noise *Noise `yaml:"noise"`
-	Pos   engine.Pos
+	// CassetteFallback "generated": utterances of generated conversations
+	// that the suite's cassette has no record of go to these rules, while
+	// scripted scenarios replay strictly. An importer sets it when its
+	// cassette comes from recordings that cannot cover generated texts.
+	CassetteFallback Str `yaml:"cassette_fallback"`
+	Pos              engine.Pos
 }
 
 // Fallback is the intent given to text no rule matches; the event's value
@@ -110,6 +115,9 @@ func LoadNLU(file string, data []byte, m *engine.Machine) (*NLU, error) {
 		if err := checkConfidence(f.Pos, f.Confidence); err != nil {
 			return nil, err
 		}
+	}
+	if v := n.CassetteFallback; v.Value != "" && v.Value != "generated" {
+		return nil, &Error{Pos: v.Pos, Msg: fmt.Sprintf("cassette_fallback: unknown value %q (want generated)", v.Value)}
 	}
 	if err := checkNoise(n.Noise, m); err != nil {
 		return nil, err

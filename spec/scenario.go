@@ -64,6 +64,16 @@ func (s *Scenario) TagNames() []string {
 	return out
 }
 
+// HasTag reports whether the scenario has tag t.
+func (s *Scenario) HasTag(t string) bool {
+	for _, x := range s.Tags {
+		if x.Value == t {
+			return true
+		}
+	}
+	return false
+}
+
 // Turn is one step of a scenario: a user utterance, a parsed event, or a
 // wait that advances the virtual clock.
 type Turn struct {
