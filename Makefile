@@ -138,7 +138,14 @@ fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz: $$name ($$pkg) for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg || exit 1; \
+		out=$$($(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZETIME) $$pkg 2>&1); rc=$$?; \
+		printf '%s\n' "$$out"; \
+		if [ $$rc -ne 0 ]; then \
+			if printf '%s' "$$out" | grep -q '^    context deadline exceeded$$' && \
+				[ -z "$$(git status --porcelain --untracked-files=all -- $$pkg/testdata/fuzz 2>/dev/null)" ]; then \
+				echo "fuzz: $$name: Go's fuzz coordinator reported its own -fuzztime deadline and wrote no failing input (golang/go#75804, fixed in Go 1.27): not a failure"; \
+			else exit 1; fi; \
+		fi; \
 	done
 	@echo "fuzz: the reductions against the unreduced search, several goroutines against one, and split searches against one, on $(REDUCE_CASES) random machines"
 	SIMCTL_REDUCE_CASES=$(REDUCE_CASES) SIMCTL_WORKERS_CASES=$(REDUCE_CASES) SIMCTL_SPLIT_CASES=$(SPLIT_CASES) SIMCTL_REDUCE_FORMFILL_DEPTH=$(REDUCE_FORMFILL_DEPTH) $(GO) test -count=1 -run TestExplore ./explore -args -ginkgo.focus='reductions|on several goroutines|one configuration per shard'
