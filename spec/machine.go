@@ -420,11 +420,8 @@ func (l *actionList) item(d *decoder, n *yaml.Node) error {
 		if err := d.decodeStruct(v, refl(&st), 1); err != nil {
 			return err
 		}
-		a := engine.ActionDef{Pos: st.Event.Pos, Kind: engine.ActSend, Name: st.Event.Value, ID: st.ID.Value}
-		if st.After > 0 {
-			a.Expr = engine.Expr{Src: strconv.FormatInt(int64(st.After), 10), Pos: st.Event.Pos}
-		}
-		*l = append(*l, a)
+		*l = append(*l, engine.ActionDef{Pos: st.Event.Pos, Kind: engine.ActSend, Name: st.Event.Value, ID: st.ID.Value,
+			Expr: afterExpr(st.After, st.Event.Pos)})
 	case "start":
 		if v.Kind == yaml.ScalarNode {
 			s, err := name()
@@ -441,15 +438,21 @@ func (l *actionList) item(d *decoder, n *yaml.Node) error {
 		if err := d.decodeStruct(v, refl(&st), 1); err != nil {
 			return err
 		}
-		a := engine.ActionDef{Pos: st.Timer.Pos, Kind: engine.ActStart, Name: st.Timer.Value}
-		if st.After > 0 {
-			a.Expr = engine.Expr{Src: strconv.FormatInt(int64(st.After), 10), Pos: st.Timer.Pos}
-		}
-		*l = append(*l, a)
+		*l = append(*l, engine.ActionDef{Pos: st.Timer.Pos, Kind: engine.ActStart, Name: st.Timer.Value,
+			Expr: afterExpr(st.After, st.Timer.Pos)})
 	default:
 		return d.errf(k, "unknown action %q (expected one of: %s)", k.Value, strings.Join(actionNames, ", "))
 	}
 	return nil
+}
+
+// afterExpr is the delay of a start or send action (after:, in ms) as the
+// expression the engine compiles; none when the action gives no delay.
+func afterExpr(after Duration, pos engine.Pos) engine.Expr {
+	if after <= 0 {
+		return engine.Expr{}
+	}
+	return engine.Expr{Src: strconv.FormatInt(int64(after), 10), Pos: pos}
 }
 
 // definition converts a decoded machine.yaml into an engine.Definition.
