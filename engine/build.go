@@ -55,6 +55,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		extIDs:     map[string]ExtID{},
 		entityIDs:  map[string]EntityID{},
 		maxChain:   d.MaxChain,
+		dm:         d.DataModel,
 	}}
 	if b.m.maxChain <= 0 {
 		b.m.maxChain = DefaultMaxChain

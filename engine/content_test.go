@@ -306,6 +306,8 @@ func (t *toyModel) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, er
 	return engine.Code(len(t.codes) - 1), nil
 }
 
+func (t *toyModel) NewData(*engine.Machine, string) engine.Data { return newToyData(t) }
+
 type toyData struct {
 	vars map[string]int
 	dm   *toyModel

@@ -40,6 +40,9 @@ const NoCode Code = -1
 // warning.
 type DataModel interface {
 	Compile(kind CodeKind, x Expr) (Code, error)
+	// NewData returns a fresh Data for one conversation of m (a machine
+	// built with this data model); session names it (_sessionid).
+	NewData(m *Machine, session string) Data
 }
 
 // Data is one conversation's data when it lives outside the Config (an

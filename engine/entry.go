@@ -8,6 +8,17 @@ func (m *Machine) Start(c *Config, at int64, r *Result) error {
 	return m.StartWith(c, nil, at, r)
 }
 
+// NewData returns a fresh Data for one conversation, to hand to StartWith
+// and StepWith, or nil when the machine's data lives in the Config (the
+// expression language of machine.yaml): every caller can then take the
+// same path, StartWith and StepWith with a nil Data being Start and Step.
+func (m *Machine) NewData(session string) Data {
+	if m.dm == nil {
+		return nil
+	}
+	return m.dm.NewData(m, session)
+}
+
 // StartWith is Start for a machine whose data model keeps its data
 // outside the Config (Definition.DataModel): d is the conversation's,
 // initialised by the data model.

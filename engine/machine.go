@@ -216,6 +216,9 @@ type extOutput struct {
 type Machine struct {
 	name string
 	pos  Pos
+	// dm is the definition's data model; nil: the expression language,
+	// whose data lives in the Config.
+	dm DataModel
 
 	states   []state
 	stateIDs map[string]StateID // by path, and by short name where unique
