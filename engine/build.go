@@ -148,7 +148,13 @@ func (b *builder) checkName(kind, name string, pos Pos, seen map[string]Pos) boo
 	case name == "":
 		b.errf(pos, "%s needs a name", kind)
 		return false
-	case kind == "intent" && !validEventName(name):
+	case kind == "intent" && b.d.DataModel != nil && strings.ContainsAny(name, " \t\r\n"):
+		// A data model's events are named as its documents name them
+		// (SCXML's NMTOKENs: "In-s1", "a:b"); no expression of the
+		// expression language reads them.
+		b.errf(pos, "intent name %q must not contain white space", name)
+		return false
+	case kind == "intent" && b.d.DataModel == nil && !validEventName(name):
 		b.errf(pos, "intent name %q must be letters, digits and underscores, not starting with a digit, in parts joined by dots", name)
 		return false
 	case kind != "intent" && !validIdent(name):
@@ -797,6 +803,20 @@ func (b *builder) history(t *transition, td TransitionDef) {
 			t.histCut = uint8(i + 1)
 		}
 	}
+	if td.HistoryDefault != "" || len(td.HistoryActions) > 0 {
+		def := m.states[x].initial
+		if td.HistoryDefault != "" {
+			def = b.resolveState(td.HistoryDefault, td.HistoryPos, "history default")
+		}
+		if def == NoID || def == x || !m.InState(def, x) {
+			if def != NoID {
+				b.errf(td.HistoryPos, "history default %q is not inside %q", m.states[def].path, s.path)
+			}
+			return
+		}
+		t.histDef = b.enterPath(x, def)
+		t.histActs = b.actions(td.HistoryActions)
+	}
 	if *slot < 0 {
 		if b.nHist >= MaxHistory {
 			b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
@@ -1040,7 +1060,10 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 			t.leaf = t.enter[len(t.enter)-1]
 			b.history(&t, td)
 		}
-	} else if always {
+	} else if always && b.d.DataModel == nil {
+		// A targetless eventless transition is taken again for as long
+		// as its guard holds: a data model's script (an SCXML chart's)
+		// is what ends that; machine.yaml asks for a target.
 		b.errf(td.Pos, "eventless transition in state %q needs a target", m.states[src].path)
 	}
 	if td.History != "" && td.Target == "" {
@@ -1077,7 +1100,14 @@ func (b *builder) intoRegions(src StateID, td TransitionDef) bool {
 	if root == NoID || m.states[root].fork == nil || !m.states[root].fork.parallel {
 		return false
 	}
-	return m.states[src].forkRoot != root || !m.InState(src, m.regionOf(id))
+	if m.states[src].forkRoot != root || !m.InState(src, m.regionOf(id)) {
+		return true
+	}
+	// In the same region: an external transition to or from the region's
+	// root state would have the parallel state as its domain, which the
+	// recommendation's never is (findLCCA skips parallel states).
+	dom := b.domain(src, id)
+	return td.Type != "internal" && dom != NoID && m.states[dom].fork != nil && m.states[dom].fork.parallel
 }
 
 // regionTargets compiles a transition into the regions of a parallel

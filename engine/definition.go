@@ -179,6 +179,12 @@ type TransitionDef struct {
 	// state that was. "" enters Target afresh.
 	History    string
 	HistoryPos Pos
+	// HistoryDefault and HistoryActions are the history's default
+	// transition (SCXML's <history><transition>) when it is not Target's
+	// initial state: the state inside Target entered while nothing is
+	// recorded, and the actions run, once Target is entered, before it.
+	HistoryDefault string
+	HistoryActions []ActionDef
 	// Type is "external" (the default: the source state is exited and
 	// re-entered when Target is inside it) or "internal", which keeps the
 	// source state active and exits and enters only its descendants

@@ -108,6 +108,12 @@ type transition struct {
 	// prefix of enter that ends with the target.
 	history uint8
 	histCut uint8
+	// histDef and histActs are the history's default transition when it
+	// is not the target's initial states: the states below the target it
+	// enters while nothing is recorded, and its actions, run once the
+	// target is entered (SCXML's default history content).
+	histDef  []StateID
+	histActs []uint32
 	// scope is the extent of its exit set (scopeNone, scopeRegion,
 	// scopeAll; see micro.go); exLo and exHi the regions a scopeRegion
 	// transition inside a parallel: true state exits.

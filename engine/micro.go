@@ -571,11 +571,17 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		tr := &m.trans[steps[x.global].Trans]
 		enter, leaf := x.enter, tr.leaf
 		var resume []StateID
+		var dflt bool
 		if tr.history != histNone {
-			enter, resume, leaf = m.resume(c, tr)
+			enter, resume, leaf, dflt = m.resume(c, tr)
 		}
 		if err := m.enterMain(e, enter, tr.regionPaths, r); err != nil {
 			return err
+		}
+		if dflt {
+			if err := m.run(*e, tr.histActs, r); err != nil {
+				return err
+			}
 		}
 		if resume != nil {
 			if err := m.enterMain(e, resume, nil, r); err != nil {
@@ -595,12 +601,17 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		re := *e
 		re.br = ch.br
 		tr := &m.trans[ch.t]
-		enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
+		enter, resume, leaf, dflt := tr.enter, []StateID(nil), tr.leaf, false
 		if tr.history != histNone {
-			enter, resume, leaf = m.resume(c, tr)
+			enter, resume, leaf, dflt = m.resume(c, tr)
 		}
 		if err := m.enterRegion(re, enter, r); err != nil {
 			return err
+		}
+		if dflt {
+			if err := m.run(re, tr.histActs, r); err != nil {
+				return err
+			}
 		}
 		if err := m.enterRegion(re, resume, r); err != nil {
 			return err
@@ -682,10 +693,10 @@ func (m *Machine) record(c *Config, x, child, leaf StateID) {
 // resume returns the states transition tr enters when it resumes its
 // target's history, in two parts (down to the target, then the recorded
 // states and, for a shallow history, the initial children below them),
-// and the leaf it ends in. A history with nothing recorded enters the
-// target's initial states, as SCXML's default history transition to the
-// initial child would.
-func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf StateID) {
+// and the leaf it ends in. A history with nothing recorded takes its
+// default transition (dflt): to the target's initial states, or to
+// histDef, whose actions the caller runs between the two parts.
+func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf StateID, dflt bool) {
 	s := &m.states[tr.target]
 	var rec StateID
 	if tr.history == histShallow {
@@ -694,13 +705,16 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 		rec = c.Hist[s.histDeep]
 	}
 	if rec == 0 {
-		return tr.enter, nil, tr.leaf
+		if tr.histDef != nil {
+			return tr.enter[:tr.histCut], tr.histDef, tr.histDef[len(tr.histDef)-1], true
+		}
+		return tr.enter, nil, tr.leaf, false
 	}
 	leaf = rec - 1
 	if tr.history == histShallow {
 		leaf = m.states[leaf].initLeaf
 	}
-	return tr.enter[:tr.histCut], m.states[leaf].rootPath[s.depth+1:], leaf
+	return tr.enter[:tr.histCut], m.states[leaf].rootPath[s.depth+1:], leaf, false
 }
 
 // enterMain enters the states of path in the main machine, outermost

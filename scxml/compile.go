@@ -30,9 +30,12 @@ type compiler struct {
 	ch    *statechart.Chart
 	dm    *ECMAScript
 	paths []string
-	names map[string]bool // the alphabet: every event name the chart names
-	ids   map[string]bool // every sendid
-	err   error
+	// synthetic are the transient states of <initial> transitions the
+	// engine's initial children cannot express (see initial).
+	synthetic []engine.StateDef
+	names     map[string]bool // the alphabet: every event name the chart names
+	ids       map[string]bool // every sendid
+	err       error
 }
 
 func (c *compiler) fail(pos statechart.Pos, format string, args ...any) {
@@ -72,28 +75,82 @@ func name(id string, i int) string {
 	return "s_" + strconv.Itoa(i)
 }
 
-func (c *compiler) definition() (*engine.Definition, error) {
-	ch := c.ch
-	d := &engine.Definition{Name: ch.Name, DataModel: c.dm, MaxChain: engine.MaxChainLimit}
-	c.paths = make([]string, len(ch.States))
-	at := make([]int, len(ch.States)) // chart state index -> d.States index
+// statePaths gives each state of the chart its engine path (index 0, the
+// document, has none).
+func statePaths(ch *statechart.Chart) []string {
+	paths := make([]string, len(ch.States))
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
 		n := name(st.ID, i)
 		if st.Parent > 0 {
-			c.paths[i] = c.paths[st.Parent] + "." + n
+			paths[i] = paths[st.Parent] + "." + n
 		} else {
-			c.paths[i] = n
+			paths[i] = n
 		}
 	}
-	for _, e := range []string{"error.execution", "error.communication", "error.platform"} {
+	return paths
+}
+
+// OtherEvent is the intent of the events a chart names nowhere, not even
+// by a prefix: only its "*" transitions take them.
+const OtherEvent = "__simctl_other"
+
+// Event is the external event name at virtual time at, for mach (built
+// from m.Definition). A name the chart does not know is delivered as the
+// longest one it knows that is a prefix of it by whole dot-separated
+// parts (its column holds every transition whose descriptors match the
+// name: a descriptor longer than that prefix would be a known name
+// too), or as OtherEvent; the event's Text then holds the name, which
+// _event.name gives.
+func (m *Machine) Event(mach *engine.Machine, name string, at int64) (engine.Event, error) {
+	ev := engine.Event{Kind: engine.UserEvent, At: at, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
+	id, ok := mach.IntentID(name)
+	for p := name; !ok || name == OtherEvent; {
+		ev.Text = name
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			if id, ok = mach.IntentID(OtherEvent); !ok {
+				return ev, fmt.Errorf("event %q: not one of the chart's", name)
+			}
+			break
+		}
+		p = p[:i]
+		id, ok = mach.IntentID(p)
+	}
+	ev.Intent = id
+	return ev, nil
+}
+
+// Active returns the ids the document gives the atomic states active in
+// c, a configuration of mach (built from m.Definition), in document
+// order: the recommendation's configuration as a test script states it.
+func (m *Machine) Active(mach *engine.Machine, c *engine.Config) []string {
+	var out []string
+	for i, p := range statePaths(m.Chart) {
+		if i == 0 {
+			continue
+		}
+		if s, ok := mach.StateID(p); ok && mach.IsLeaf(s) && mach.IsActive(c, s) {
+			out = append(out, m.Chart.States[i].ID)
+		}
+	}
+	return out
+}
+
+func (c *compiler) definition() (*engine.Definition, error) {
+	ch := c.ch
+	d := &engine.Definition{Name: ch.Name, DataModel: c.dm, MaxChain: engine.MaxChainLimit}
+	c.paths = statePaths(ch)
+	at := make([]int, len(ch.States)) // chart state index -> d.States index
+	for _, e := range []string{"error.execution", "error.communication", "error.platform", OtherEvent} {
 		c.names[e] = true
 	}
 	c.scan()
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
-		if st.Kind == statechart.HistoryShallow || st.Kind == statechart.HistoryDeep {
-			c.fail(st.Pos, "<history>")
+		if c.ch.States[i].Kind == statechart.HistoryShallow || c.ch.States[i].Kind == statechart.HistoryDeep {
+			// Not a state of the engine: a transition to it resumes its
+			// parent (see transition).
 			continue
 		}
 		sd := engine.StateDef{Name: name(st.ID, i), Pos: epos(st.Pos), Final: st.Kind == statechart.Final,
@@ -102,7 +159,7 @@ func (c *compiler) definition() (*engine.Definition, error) {
 			sd.Parent = c.paths[st.Parent]
 		}
 		if st.Kind == statechart.Compound {
-			sd.Initial = c.initial(st)
+			sd.Initial = c.initial(i)
 		}
 		sd.Entry, sd.Exit = c.blocks(st.OnEntry), c.blocks(st.OnExit)
 		if dd := st.DoneData; dd != nil {
@@ -119,11 +176,12 @@ func (c *compiler) definition() (*engine.Definition, error) {
 		at[i] = len(d.States)
 		d.States = append(d.States, sd)
 	}
-	d.Initial = c.initial(&ch.States[0])
+	d.Initial = c.initial(0)
+	d.States = append(d.States, c.synthetic...)
 	// The document's data (every state's, when bound early) and script
 	// run before anything else: as scripts of the initial state's first
 	// entry actions.
-	d.States = c.prelude(d.States, at)
+	d.States = c.prelude(d.States, at, d.Initial)
 	names := make([]string, 0, len(c.names))
 	for n := range c.names {
 		names = append(names, n)
@@ -138,7 +196,7 @@ func (c *compiler) definition() (*engine.Definition, error) {
 // prelude declares the document's <data> and runs its <script> on entering
 // the initial state, before its own entry actions. Bound late, a state's
 // <data> is declared there and assigned when the state is first entered.
-func (c *compiler) prelude(states []engine.StateDef, at []int) []engine.StateDef {
+func (c *compiler) prelude(states []engine.StateDef, at []int, initial string) []engine.StateDef {
 	late := c.ch.Binding == "late"
 	// One script per <data>, so that one that fails (error.execution)
 	// leaves its variable undefined and the others bound.
@@ -167,7 +225,7 @@ func (c *compiler) prelude(states []engine.StateDef, at []int) []engine.StateDef
 	if len(pre) == 0 {
 		return states
 	}
-	top := strings.SplitN(c.initial(&c.ch.States[0]), ".", 2)[0]
+	top := strings.SplitN(initial, ".", 2)[0]
 	for i := range states {
 		if states[i].Parent == "" && states[i].Name == top {
 			states[i].Entry = append(pre, states[i].Entry...)
@@ -188,31 +246,41 @@ func (c *compiler) dataValue(x statechart.Data) string {
 	return "undefined"
 }
 
-// initial names a compound state's initial child; an <initial> with
-// content or a deeper target is not supported yet.
-func (c *compiler) initial(st *statechart.State) string {
+// initial names the state entering st (the document, index 0, or a
+// compound state) by default enters: its initial child, or, for the
+// document, the state its initial attribute names at any depth. An
+// <initial> whose transition has content, several targets or a target
+// deeper down becomes a transient child of its own (synthetic: none of
+// the chart's states), left at once by an eventless transition with that
+// content to those targets, as the recommendation's enterStates runs the
+// content after st's onentry and before entering the targets.
+func (c *compiler) initial(i int) string {
+	st := &c.ch.States[i]
 	t := st.Initial
-	if t == nil || len(t.Targets) != 1 {
-		c.fail(st.Pos, "an initial transition with several targets")
+	if t == nil || len(t.Targets) == 0 {
+		c.fail(st.Pos, "a state without an initial state")
 		return ""
 	}
-	if len(t.Actions) > 0 {
-		c.fail(t.Pos, "an <initial> transition with executable content")
-	}
-	target := t.Targets[0]
-	if c.ch.States[target].Parent != indexOf(c.ch, st) {
-		c.fail(t.Pos, "an initial state that is not a child")
-	}
-	return name(c.ch.States[target].ID, target)
-}
-
-func indexOf(ch *statechart.Chart, st *statechart.State) int {
-	for i := range ch.States {
-		if &ch.States[i] == st {
-			return i
+	if len(t.Targets) == 1 && len(t.Actions) == 0 {
+		x := t.Targets[0]
+		if i == 0 {
+			return c.paths[x]
+		}
+		if c.ch.States[x].Parent == i {
+			return name(c.ch.States[x].ID, x)
 		}
 	}
-	return -1
+	sd := engine.StateDef{Name: "__initial_" + strconv.Itoa(i), Pos: epos(t.Pos)}
+	if i > 0 {
+		sd.Parent = c.paths[i]
+	}
+	var targets []string
+	for _, x := range t.Targets {
+		targets = append(targets, c.paths[x])
+	}
+	sd.Always = []engine.TransitionDef{{Pos: epos(t.Pos), Target: strings.Join(targets, " "), Actions: c.actionList(t.Actions)}}
+	c.synthetic = append(c.synthetic, sd)
+	return sd.Name
 }
 
 func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, bool) {
@@ -222,6 +290,11 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 		targets = append(targets, c.paths[x])
 	}
 	td.Target = strings.Join(targets, " ")
+	for _, x := range t.Targets {
+		if k := c.ch.States[x].Kind; k == statechart.HistoryShallow || k == statechart.HistoryDeep {
+			c.history(&td, x, len(t.Targets))
+		}
+	}
 	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.inside(t.Targets, t.Source) {
 		// An internal transition whose targets are not all proper
 		// descendants of its source is external, as the recommendation's
@@ -248,6 +321,29 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 	}
 	td.On = strings.Join(on, " ")
 	return td, len(t.Events) == 0
+}
+
+// history compiles a transition to history state h: it resumes h's
+// parent, and, while nothing is recorded, takes h's default transition.
+func (c *compiler) history(td *engine.TransitionDef, h, targets int) {
+	st := &c.ch.States[h]
+	if targets > 1 {
+		c.fail(statechart.Pos(td.Pos), "a transition to a history state and other targets")
+	}
+	td.Target, td.HistoryPos = c.paths[st.Parent], td.Pos
+	td.History = "shallow"
+	if st.Kind == statechart.HistoryDeep {
+		td.History = "deep"
+	}
+	d := st.Initial
+	if d == nil || len(d.Targets) != 1 {
+		c.fail(st.Pos, "a history whose default transition has several targets")
+		return
+	}
+	p := &c.ch.States[st.Parent]
+	if len(d.Actions) > 0 || p.Initial == nil || len(p.Initial.Targets) != 1 || p.Initial.Targets[0] != d.Targets[0] || len(p.Initial.Actions) > 0 {
+		td.HistoryDefault, td.HistoryActions = c.paths[d.Targets[0]], c.actionList(d.Actions)
+	}
 }
 
 // inside reports whether every target is a proper descendant of state s.

@@ -147,6 +147,10 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 		se.Name = "done.state." + path[strings.LastIndexByte(path, '.')+1:]
 	case ev.Kind == engine.UserEvent:
 		se.Name = x.m.Intents()[ev.Intent]
+		if se.Name == OtherEvent || strings.HasPrefix(ev.Text, se.Name+".") {
+			// A name the chart does not know (Machine.Event).
+			se.Name = ev.Text
+		}
 	case ev.Kind == engine.TimerEvent:
 		se.Name = x.m.TimerName(ev.Timer)
 	case ev.Kind == engine.DoneEvent || ev.Kind == engine.FailedEvent:
