@@ -702,6 +702,7 @@ func (b *builder) compileStates() {
 		return
 	}
 	m.initPath = b.enterPath(NoID, init)
+	m.startActs = b.actions(d.StartActions)
 	if len(m.initPath) > 0 {
 		m.initial = m.initPath[len(m.initPath)-1]
 	}
@@ -769,7 +770,7 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	}
 	x := t.target
 	s := &m.states[x]
-	var slot *int8
+	var slot *int16
 	switch td.History {
 	case "shallow":
 		t.history, slot = histShallow, &s.histShallow
@@ -823,7 +824,7 @@ func (b *builder) history(t *transition, td TransitionDef) {
 			t.history = histNone
 			return
 		}
-		*slot = int8(b.nHist)
+		*slot = int16(b.nHist)
 		b.nHist++
 	}
 }

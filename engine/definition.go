@@ -73,6 +73,10 @@ type Definition struct {
 	// MaxChain bounds the eventless transitions taken in one Step; zero
 	// means DefaultMaxChain.
 	MaxChain int
+	// StartActions run once as the machine starts, before it enters its
+	// initial states: SCXML's document <datamodel> and <script>, which a
+	// later entry of the initial state must not run again.
+	StartActions []ActionDef
 	// DataModel compiles the conditions, values and scripts of the
 	// executable content (if, foreach, log, assign, script, transition
 	// guards); nil means the expression language, whose data (slots,

@@ -50,7 +50,7 @@ type state struct {
 	// histShallow and histDeep are the Config.Hist entries recording this
 	// state's shallow and deep history, or -1 when no transition resumes
 	// it so.
-	histShallow, histDeep int8
+	histShallow, histDeep int16
 	// rootPath lists the state's ancestors from the top, then the state.
 	rootPath []StateID
 	// initLeaf is where entering the state by its initial children stops:
@@ -261,6 +261,8 @@ type Machine struct {
 
 	initial  StateID
 	initPath []StateID
+	// startActs run once, as the machine starts (Definition.StartActions).
+	startActs []uint32
 	maxChain int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
@@ -923,8 +925,8 @@ func (m *Machine) Describe(c *Config) string {
 		}
 		b.WriteByte(']')
 	}
-	for _, t := range c.Timers {
-		if t.Active && int(t.ID) < len(m.timers) {
+	for i, n := 0, c.TimerSlots(); i < n; i++ {
+		if t := c.TimerAt(i); t.Active && int(t.ID) < len(m.timers) {
 			fmt.Fprintf(&b, " timer{%s@%dms}", m.timers[t.ID].name, t.Deadline)
 		}
 	}

@@ -683,10 +683,10 @@ func (m *Machine) regionsFinal(c *Config, q StateID) bool {
 func (m *Machine) record(c *Config, x, child, leaf StateID) {
 	s := &m.states[x]
 	if s.histShallow >= 0 {
-		c.Hist[s.histShallow] = child + 1
+		c.SetHist(int(s.histShallow), child+1)
 	}
 	if s.histDeep >= 0 {
-		c.Hist[s.histDeep] = leaf + 1
+		c.SetHist(int(s.histDeep), leaf+1)
 	}
 }
 
@@ -700,9 +700,9 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 	s := &m.states[tr.target]
 	var rec StateID
 	if tr.history == histShallow {
-		rec = c.Hist[s.histShallow]
+		rec = c.HistAt(int(s.histShallow))
 	} else {
-		rec = c.Hist[s.histDeep]
+		rec = c.HistAt(int(s.histDeep))
 	}
 	if rec == 0 {
 		if tr.histDef != nil {
@@ -896,6 +896,9 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	r.Handled = true
 	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
 	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
+	if err := m.run(e, m.startActs, r); err != nil {
+		return err
+	}
 	if err := m.enterMain(&e, m.initPath, nil, r); err != nil {
 		return err
 	}

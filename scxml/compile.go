@@ -181,7 +181,7 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	// The document's data (every state's, when bound early) and script
 	// run before anything else: as scripts of the initial state's first
 	// entry actions.
-	d.States = c.prelude(d.States, at, d.Initial)
+	c.prelude(d, at)
 	names := make([]string, 0, len(c.names))
 	for n := range c.names {
 		names = append(names, n)
@@ -193,45 +193,38 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	return d, c.err
 }
 
-// prelude declares the document's <data> and runs its <script> on entering
-// the initial state, before its own entry actions. Bound late, a state's
-// <data> is declared there and assigned when the state is first entered.
-func (c *compiler) prelude(states []engine.StateDef, at []int, initial string) []engine.StateDef {
+// prelude declares the document's <data> and runs its <script> as the
+// machine starts (Definition.StartActions). Bound late, a state's <data>
+// is declared there and assigned when the state is first entered.
+func (c *compiler) prelude(d *engine.Definition, at []int) {
 	late := c.ch.Binding == "late"
 	// One script per <data>, so that one that fails (error.execution)
-	// leaves its variable undefined and the others bound.
-	var pre []engine.ActionDef
+	// leaves its variable undefined and the others bound; each its own
+	// block, as a failed one stops only its own.
 	script := func(x statechart.Data, src string) engine.ActionDef {
 		return engine.ActionDef{Kind: engine.ActScript, Pos: epos(x.Pos), Expr: engine.Expr{Src: src, Pos: epos(x.Pos)}}
+	}
+	block := func(a engine.ActionDef) engine.ActionDef {
+		return engine.ActionDef{Kind: engine.ActBlock, Pos: a.Pos, Body: []engine.ActionDef{a}}
 	}
 	for i, data := range c.ch.Data {
 		var first []engine.ActionDef
 		for k, x := range data {
 			if !late || i == 0 {
-				pre = append(pre, script(x, "var "+x.ID+" = "+c.dataValue(x)+";"))
+				d.StartActions = append(d.StartActions, block(script(x, "var "+x.ID+" = "+c.dataValue(x)+";")))
 				continue
 			}
-			pre = append(pre, script(x, "var "+x.ID+";"))
+			d.StartActions = append(d.StartActions, block(script(x, "var "+x.ID+";")))
 			flag := fmt.Sprintf("__simctl_bound_%d_%d", i, k)
 			first = append(first, script(x, "if (typeof "+flag+" === 'undefined') { "+flag+" = true; "+x.ID+" = "+c.dataValue(x)+"; }"))
 		}
 		if len(first) > 0 {
-			states[at[i]].Entry = append(first, states[at[i]].Entry...)
+			d.States[at[i]].Entry = append(first, d.States[at[i]].Entry...)
 		}
 	}
 	if c.ch.Script != statechart.NoExpr {
-		pre = append(pre, engine.ActionDef{Kind: engine.ActScript, Expr: c.expr(c.ch.Script)})
+		d.StartActions = append(d.StartActions, block(engine.ActionDef{Kind: engine.ActScript, Expr: c.expr(c.ch.Script)}))
 	}
-	if len(pre) == 0 {
-		return states
-	}
-	top := strings.SplitN(initial, ".", 2)[0]
-	for i := range states {
-		if states[i].Parent == "" && states[i].Name == top {
-			states[i].Entry = append(pre, states[i].Entry...)
-		}
-	}
-	return states
 }
 
 // dataValue is the value of a <data>: its expression, its content (JSON,
