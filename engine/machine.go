@@ -263,7 +263,7 @@ type Machine struct {
 	initPath []StateID
 	// startActs run once, as the machine starts (Definition.StartActions).
 	startActs []uint32
-	maxChain int
+	maxChain  int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
 
