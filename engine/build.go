@@ -1057,6 +1057,12 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 				}
 				t.domain = src
 			}
+			if td.History != "" && m.descends(src, t.target) {
+				// The recommendation's domain of a transition to a
+				// <history> child of an ancestor of its source is that
+				// ancestor: left below it, not exited.
+				t.domain = t.target
+			}
 			t.enter = b.enterPath(t.domain, t.target)
 			t.leaf = t.enter[len(t.enter)-1]
 			b.history(&t, td)
@@ -1094,7 +1100,7 @@ func (b *builder) intoRegions(src StateID, td TransitionDef) bool {
 	}
 	m := b.m
 	id, _ := b.lookupState(td.Target)
-	if id == NoID || src == NoID {
+	if id == NoID || src == NoID || td.History != "" && m.descends(src, id) {
 		return false
 	}
 	root := m.states[id].forkRoot

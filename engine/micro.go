@@ -403,14 +403,18 @@ func (m *Machine) merge(c *Config, x StateID) Join {
 // listens for it; final, when not NoID, is the final state whose entry
 // raised it, and its donedata the event's value.
 func (m *Machine) raiseDone(e evalEnv, x, final StateID, r *Result) {
-	if x == NoID || !m.states[x].heard {
+	if x == NoID {
 		return
 	}
 	q := queued{kind: queuedDone, id: uint16(x)}
 	if final != NoID && m.states[final].doneData != nil {
+		// Evaluated even when no transition listens: an error in it
+		// raises error.execution all the same.
 		q.val = m.states[final].doneData(e)
 	}
-	r.internal = append(r.internal, q)
+	if m.states[x].heard {
+		r.internal = append(r.internal, q)
+	}
 }
 
 // microstep takes the transitions of sel together, as SCXML does: every
@@ -517,7 +521,7 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 			x.enter = x.enter[m.states[x.domain].depth+1:]
 		}
 	}
-	prev := c.State
+	prev, leaf := c.State, c.State
 	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
 		if m.states[s].fork != nil {
 			x.leftRegions = true
@@ -526,13 +530,19 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 			}
 		}
 		if m.nHist > 0 {
-			m.record(c, s, prev, c.State)
+			m.record(c, s, prev, leaf)
 		}
+		// The recommendation takes each state out of the configuration
+		// once its onexit ran: an ancestor's onexit sees it gone (In()).
+		// The transition's content still sees the source's leaf, as
+		// machine.yaml's actions read it.
+		c.State = s
 		if err := m.run(*e, m.states[s].exit, r); err != nil {
 			return err
 		}
 		prev = s
 	}
+	c.State = leaf
 	return nil
 }
 

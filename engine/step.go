@@ -543,10 +543,14 @@ func (m *Machine) send(e evalEnv, ai uint32, a *action, r *Result) error {
 		return m.rtErr(c, a.pos, "send %s: more than %d timers and sends pending", m.intents[m.timers[a.timer].event], MaxTimers)
 	}
 	c.TimerSeq++
-	c.setTimer(i, Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true})
 	if a.hold != nil {
-		a.hold(e, c.TimerSeq)
+		// Its data first: a send whose data fails (error.execution) is
+		// not sent.
+		if a.hold(e, c.TimerSeq); r.abort {
+			return nil
+		}
 	}
+	c.setTimer(i, Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true})
 	r.Effects = append(r.Effects, Effect{Kind: EffStartTimer, Action: ai, Timer: a.timer, Deadline: c.Now + after, Ext: NoID})
 	return nil
 }

@@ -1,6 +1,7 @@
 package scxml
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -211,7 +212,9 @@ func (c *compiler) prelude(d *engine.Definition, at []int) {
 		var first []engine.ActionDef
 		for k, x := range data {
 			if !late || i == 0 {
-				d.StartActions = append(d.StartActions, block(script(x, "var "+x.ID+" = "+c.dataValue(x)+";")))
+				// Declared apart: a value that does not compile leaves
+				// the variable declared, undefined, for later assigns.
+				d.StartActions = append(d.StartActions, script(x, "var "+x.ID+";"), block(script(x, x.ID+" = "+c.dataValue(x)+";")))
 				continue
 			}
 			d.StartActions = append(d.StartActions, block(script(x, "var "+x.ID+";")))
@@ -227,6 +230,15 @@ func (c *compiler) prelude(d *engine.Definition, at []int) {
 	}
 }
 
+// textValue is the value of inline content: JSON, or else the text with
+// its white space normalized (the recommendation's B.2.2 and 5.6).
+func textValue(text string) string {
+	if t := strings.TrimSpace(text); json.Valid([]byte(t)) {
+		return "JSON.parse(" + strconv.Quote(t) + ")"
+	}
+	return strconv.Quote(strings.Join(strings.Fields(text), " "))
+}
+
 // dataValue is the value of a <data>: its expression, its content (JSON,
 // or else text), or undefined.
 func (c *compiler) dataValue(x statechart.Data) string {
@@ -234,7 +246,7 @@ func (c *compiler) dataValue(x statechart.Data) string {
 	case x.Expr != statechart.NoExpr:
 		return "(" + c.src(x.Expr) + ")"
 	case x.Text != nil:
-		return "(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*x.Text)) + ")"
+		return textValue(*x.Text)
 	}
 	return "undefined"
 }
@@ -259,7 +271,7 @@ func (c *compiler) initial(i int) string {
 		if i == 0 {
 			return c.paths[x]
 		}
-		if c.ch.States[x].Parent == i {
+		if k := c.ch.States[x].Kind; c.ch.States[x].Parent == i && k != statechart.HistoryShallow && k != statechart.HistoryDeep {
 			return name(c.ch.States[x].ID, x)
 		}
 	}
@@ -271,7 +283,13 @@ func (c *compiler) initial(i int) string {
 	for _, x := range t.Targets {
 		targets = append(targets, c.paths[x])
 	}
-	sd.Always = []engine.TransitionDef{{Pos: epos(t.Pos), Target: strings.Join(targets, " "), Actions: c.actionList(t.Actions)}}
+	td := engine.TransitionDef{Pos: epos(t.Pos), Target: strings.Join(targets, " "), Actions: c.actionList(t.Actions)}
+	for _, x := range t.Targets {
+		if k := c.ch.States[x].Kind; k == statechart.HistoryShallow || k == statechart.HistoryDeep {
+			c.history(&td, x, len(t.Targets))
+		}
+	}
+	sd.Always = []engine.TransitionDef{td}
 	c.synthetic = append(c.synthetic, sd)
 	return sd.Name
 }
@@ -288,10 +306,10 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 			c.history(&td, x, len(t.Targets))
 		}
 	}
-	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.inside(t.Targets, t.Source) {
-		// An internal transition whose targets are not all proper
-		// descendants of its source is external, as the recommendation's
-		// getTransitionDomain says.
+	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.ch.States[t.Source].Kind == statechart.Compound && c.inside(t.Targets, t.Source) {
+		// An internal transition whose source is not a compound state,
+		// or whose targets are not all proper descendants of it, is
+		// external, as the recommendation's getTransitionDomain says.
 		td.Type = "internal"
 	}
 	var on []string
@@ -578,7 +596,7 @@ func (c *compiler) data(pos statechart.Pos, params []statechart.Param, content s
 	case content != statechart.NoExpr:
 		return c.expr(content)
 	case text != nil:
-		return engine.Expr{Src: "(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*text)) + ")", Pos: epos(pos)}
+		return engine.Expr{Src: textValue(*text), Pos: epos(pos)}
 	}
 	return engine.Expr{}
 }
