@@ -394,7 +394,36 @@ func (c *compiler) actionList(as []statechart.Action) []engine.ActionDef {
 	return out
 }
 
+// tagNames names action kinds as their elements, for error data.
+var tagNames = [...]string{statechart.ActRaise: "raise", statechart.ActSend: "send", statechart.ActCancel: "cancel",
+	statechart.ActAssign: "assign", statechart.ActScript: "script", statechart.ActLog: "log", statechart.ActIf: "if",
+	statechart.ActForeach: "foreach"}
+
 func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
+	ad, ok := c.action1(a)
+	if ok && int(a.Kind) < len(tagNames) {
+		// Where an error can be raised: the element, its expressions
+		// and those it was compiled into.
+		tag := tagNames[a.Kind]
+		var mark func(ad *engine.ActionDef)
+		mark = func(ad *engine.ActionDef) {
+			for _, p := range []engine.Pos{ad.Pos, ad.Expr.Pos, ad.Data.Pos} {
+				if _, ok := c.dm.tags[p]; !ok && p != (engine.Pos{}) {
+					c.dm.tags[p] = tag
+				}
+			}
+		}
+		mark(&ad)
+		for _, b := range ad.Branches {
+			if _, ok := c.dm.tags[b.Cond.Pos]; !ok && b.Cond.Pos != (engine.Pos{}) {
+				c.dm.tags[b.Cond.Pos] = tag
+			}
+		}
+	}
+	return ad, ok
+}
+
+func (c *compiler) action1(a *statechart.Action) (engine.ActionDef, bool) {
 	ad := engine.ActionDef{Pos: epos(a.Pos)}
 	switch a.Kind {
 	case statechart.ActRaise:

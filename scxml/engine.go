@@ -18,10 +18,17 @@ import (
 // the statechart sessions' (bounded in time and memory, Date on the
 // virtual clock, Math.random seeded), so a chart behaves alike on both
 // while the loader moves onto the engine (issue #25).
-type ECMAScript struct{ p *ecmaProgram }
+type ECMAScript struct {
+	p *ecmaProgram
+	// tags names the element at each position of executable content,
+	// for the data of the error.execution events it raises.
+	tags map[engine.Pos]string
+}
 
 // NewECMAScript returns a data model with nothing compiled yet.
-func NewECMAScript() *ECMAScript { return &ECMAScript{p: &ecmaProgram{}} }
+func NewECMAScript() *ECMAScript {
+	return &ECMAScript{p: &ecmaProgram{}, tags: map[engine.Pos]string{}}
+}
 
 var codeKinds = [...]statechart.ExprKind{
 	engine.CondCode:     statechart.CondExpr,
@@ -41,7 +48,7 @@ func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, 
 // NewData returns a fresh heap for one conversation of m (built with this
 // data model), its _sessionid id.
 func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
-	x := &ecmaData{m: m, id: id}
+	x := &ecmaData{m: m, id: id, tags: e.tags}
 	now := func() int64 {
 		if x.cur == nil {
 			return 0
@@ -61,6 +68,7 @@ func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
 // bound to.
 type ecmaData struct {
 	id    string
+	tags  map[engine.Pos]string
 	d     *ecma
 	m     *engine.Machine
 	cur   *engine.Config
@@ -96,6 +104,17 @@ func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engi
 		return err
 	}
 	return x.held(true).Set(strconv.FormatUint(uint64(key), 10), v)
+}
+
+// HoldError keeps the data of an error.execution event: the element
+// (its tag, from the chart), where it is and the reason.
+func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
+	o := x.d.rt.NewObject()
+	_ = o.Set("tagname", x.tags[pos])
+	_ = o.Set("line", pos.Line)
+	_ = o.Set("column", pos.Col)
+	_ = o.Set("reason", err.Error())
+	_ = x.held(true).Set(strconv.FormatUint(uint64(key), 10), o)
 }
 
 func (x *ecmaData) Take(key uint32) {
