@@ -784,6 +784,14 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	case len(s.children) == 0:
 		b.errf(td.HistoryPos, "history: state %q has no child states, so it has no history to resume", s.path)
 		return
+	case s.fork != nil && s.fork.parallel && s.forkRoot == NoID && t.history == histShallow:
+		// Its active children are all its regions: resuming them is
+		// entering it.
+		t.history = histNone
+		return
+	case s.fork != nil && s.fork.parallel && s.forkRoot == NoID:
+		b.parallelHistory(t, x, td)
+		return
 	case s.fork != nil:
 		b.errf(td.HistoryPos, "history: %q is a parallel state, whose regions all start again when it is entered; resume a state inside a region instead", s.path)
 		return
@@ -826,6 +834,42 @@ func (b *builder) history(t *transition, td TransitionDef) {
 		}
 		*slot = int16(b.nHist)
 		b.nHist++
+	}
+}
+
+// parallelHistory compiles the deep history of parallel: true state x,
+// in the main machine: x records that it was exited, and each region's
+// root where its region was, in deep histories of their own.
+func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
+	m := b.m
+	t.histPar = true
+	for _, y := range m.subtree(x)[1:] {
+		if m.states[y].fork != nil {
+			b.errf(td.HistoryPos, "deep history: parallel state %q holds parallel state %q, whose regions' states are not recorded; use shallow history", m.states[x].path, m.states[y].path)
+			return
+		}
+	}
+	for i, y := range t.enter {
+		if y == x {
+			t.histCut = uint8(i + 1)
+		}
+	}
+	if td.HistoryDefault != "" || len(td.HistoryActions) > 0 {
+		if def := b.resolveState(td.HistoryDefault, td.HistoryPos, "history default"); def != NoID && m.InState(def, x) && def != x {
+			t.histDef = b.enterPath(x, def)
+		}
+		t.histActs = b.actions(td.HistoryActions)
+	}
+	for _, y := range append([]StateID{x}, m.states[x].children...) {
+		if m.states[y].histDeep < 0 {
+			if b.nHist >= MaxHistory {
+				b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
+				t.history = histNone
+				return
+			}
+			m.states[y].histDeep = int16(b.nHist)
+			b.nHist++
+		}
 	}
 }
 

@@ -114,6 +114,10 @@ type transition struct {
 	// target is entered (SCXML's default history content).
 	histDef  []StateID
 	histActs []uint32
+	// histPar marks the deep history of a parallel: true state, which
+	// resumes each region where it was (the deep history of each region's
+	// root, recorded as the region is exited).
+	histPar bool
 	// scope is the extent of its exit set (scopeNone, scopeRegion,
 	// scopeAll; see micro.go); exLo and exHi the regions a scopeRegion
 	// transition inside a parallel: true state exits.

@@ -579,13 +579,16 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 			c.clearFork()
 		}
 		tr := &m.trans[steps[x.global].Trans]
-		enter, leaf := x.enter, tr.leaf
+		enter, leaf, into := x.enter, tr.leaf, tr.regionPaths
 		var resume []StateID
 		var dflt bool
-		if tr.history != histNone {
+		switch {
+		case tr.histPar:
+			enter, into, leaf, dflt = m.resumeRegions(c, tr)
+		case tr.history != histNone:
 			enter, resume, leaf, dflt = m.resume(c, tr)
 		}
-		if err := m.enterMain(e, enter, tr.regionPaths, r); err != nil {
+		if err := m.enterMain(e, enter, into, r); err != nil {
 			return err
 		}
 		if dflt {
@@ -725,6 +728,31 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 		leaf = m.states[leaf].initLeaf
 	}
 	return tr.enter[:tr.histCut], m.states[leaf].rootPath[s.depth+1:], leaf, false
+}
+
+// resumeRegions is resume for the deep history of a parallel state:
+// the states down to it, and, per region, the path down to the atomic
+// state the region's root recorded. With nothing recorded, it takes the
+// default transition, which enters the regions that histDef is not in
+// by their initial states.
+func (m *Machine) resumeRegions(c *Config, tr *transition) (enter []StateID, into [][]StateID, leaf StateID, dflt bool) {
+	p := &m.states[tr.target]
+	enter = tr.enter[:tr.histCut]
+	into = make([][]StateID, len(p.children))
+	if c.HistAt(int(p.histDeep)) == 0 {
+		for k, ch := range p.children {
+			if len(tr.histDef) > 0 && tr.histDef[0] == ch {
+				into[k] = tr.histDef
+			}
+		}
+		return enter, into, tr.target, true
+	}
+	for k, ch := range p.children {
+		if rec := c.HistAt(int(m.states[ch].histDeep)); rec != 0 {
+			into[k] = m.states[rec-1].rootPath[p.depth+1:]
+		}
+	}
+	return enter, into, tr.target, false
 }
 
 // enterMain enters the states of path in the main machine, outermost
