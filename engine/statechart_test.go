@@ -347,17 +347,27 @@ states:
     initial: c
     states: {c: {waits: true}}
 `, `bad.yaml:5:37: history "deepest": expected shallow or deep`),
-		Entry("history of a parallel state", `machine: h
+		// The history of a parallel state in the main machine resumes
+		// each region (SCION history3, history4); one inside another's
+		// region is not recorded.
+		Entry("history of a parallel state in another's region", `machine: h
 initial: a
 intents: [go]
 states:
-  a: {on: {go: {target: p, history: shallow}}}
-  p:
+  a: {on: {go: {target: q.r0.p, history: deep}}}
+  q:
     parallel: true
     states:
-      r1: {initial: x, states: {x: {waits: true}}}
-      r2: {initial: y, states: {y: {waits: true}}}
-`, `history: "p" is a parallel state`),
+      r0:
+        initial: p
+        states:
+          p:
+            parallel: true
+            states:
+              r1: {initial: x, states: {x: {waits: true}}}
+              r2: {initial: y, states: {y: {waits: true}}}
+      r3: {initial: z, states: {z: {waits: true}}}
+`, `history: "q.r0.p" is a parallel state`),
 		Entry("deep history over a parallel state", `machine: h
 initial: a
 intents: [go]
