@@ -837,6 +837,46 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	}
 }
 
+// position is the index of x in targets.
+func position(targets []StateID, x StateID) int {
+	for j, y := range targets {
+		if y == x {
+			return j
+		}
+	}
+	return 0
+}
+
+// regionHistory gives state x, a target in a region, the history slot a
+// transition resumes.
+func (b *builder) regionHistory(x StateID, kind string, td TransitionDef) (regionHist, bool) {
+	m := b.m
+	s := &m.states[x]
+	rh := regionHist{x: x, shallow: kind == "shallow"}
+	if kind != "shallow" && kind != "deep" {
+		b.errf(td.HistoryPos, "history %q: expected shallow or deep", kind)
+		return rh, false
+	}
+	if len(s.children) == 0 || s.fork != nil {
+		b.errf(td.HistoryPos, "history: state %q has no history to resume in its region", s.path)
+		return rh, false
+	}
+	slot := &s.histDeep
+	if rh.shallow {
+		slot = &s.histShallow
+	}
+	if *slot < 0 {
+		if b.nHist >= MaxHistory {
+			b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
+			return rh, false
+		}
+		*slot = int16(b.nHist)
+		b.nHist++
+	}
+	rh.slot = int(*slot)
+	return rh, true
+}
+
 // parallelHistory compiles the deep history of parallel: true state x,
 // in the main machine: x records that it was exited, and each region's
 // root where its region was, in deep histories of their own.
@@ -1194,8 +1234,12 @@ func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 		fail("the targets %q are in a parallel state inside another's region: not supported yet", td.Target)
 		return
 	}
-	if td.History != "" || td.Type == "internal" {
-		fail("a transition into the regions of parallel state %q cannot resume a history or be internal", m.states[p].path)
+	if td.Type == "internal" {
+		fail("a transition into the regions of parallel state %q cannot be internal", m.states[p].path)
+		return
+	}
+	if len(td.HistoryActions) > 0 {
+		fail("a transition into the regions of parallel state %q cannot run a history's default actions", m.states[p].path)
 		return
 	}
 	fi := m.states[p].fork
@@ -1222,6 +1266,30 @@ func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 			}
 		}
 		paths[i] = b.enterPath(p, x)
+		kind, def := td.History, td.HistoryDefault
+		if len(targets) > 1 {
+			kind, def = "", ""
+			j := position(targets, x)
+			if j < len(td.Histories) {
+				kind = td.Histories[j]
+			}
+			if j < len(td.HistoryDefaults) {
+				def = td.HistoryDefaults[j]
+			}
+		}
+		if kind != "" {
+			rh, ok := b.regionHistory(x, kind, td)
+			if !ok {
+				return
+			}
+			rh.k = i
+			t.regionHist = append(t.regionHist, rh)
+			if def != "" {
+				if d := b.resolveState(def, td.HistoryPos, "history default"); d != NoID && m.descends(d, x) {
+					paths[i] = b.enterPath(p, d)
+				}
+			}
+		}
 	}
 	t.target = p
 	t.domain = b.domain(src, p)

@@ -189,6 +189,13 @@ type TransitionDef struct {
 	// recorded, and the actions run, once Target is entered, before it.
 	HistoryDefault string
 	HistoryActions []ActionDef
+	// Histories, for several targets (in the regions of one parallel
+	// state), is the history each resumes: "", "shallow" or "deep", by
+	// the target's position in Target; HistoryDefaults the state inside
+	// it that each enters while nothing is recorded ("": its initial
+	// state).
+	Histories       []string
+	HistoryDefaults []string
 	// Type is "external" (the default: the source state is exited and
 	// re-entered when Target is inside it) or "internal", which keeps the
 	// source state active and exits and enters only its descendants

@@ -127,6 +127,17 @@ type transition struct {
 	// target (several targets, or one in another region), are the states
 	// each region enters (by child index; nil: its initial states).
 	regionPaths [][]StateID
+	// regionHist are the targets among those that resume a history.
+	regionHist []regionHist
+}
+
+// regionHist is a target in region k of a parallel state that resumes its
+// history: state x's shallow or deep history (slot, in Config.Hist).
+type regionHist struct {
+	k       int
+	x       StateID
+	shallow bool
+	slot    int
 }
 
 const (

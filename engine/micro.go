@@ -583,6 +583,8 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		var resume []StateID
 		var dflt bool
 		switch {
+		case tr.regionHist != nil:
+			into = m.resumeInRegions(c, tr)
 		case tr.histPar:
 			enter, into, leaf, dflt = m.resumeRegions(c, tr)
 		case tr.history != histNone:
@@ -753,6 +755,26 @@ func (m *Machine) resumeRegions(c *Config, tr *transition) (enter []StateID, int
 		}
 	}
 	return enter, into, tr.target, false
+}
+
+// resumeInRegions returns the paths by which a transition into the
+// regions of a parallel state enters them when some of its targets
+// resume a history: where it was recorded, or the compiled default.
+func (m *Machine) resumeInRegions(c *Config, tr *transition) [][]StateID {
+	p := &m.states[tr.target]
+	into := append([][]StateID(nil), tr.regionPaths...)
+	for _, rh := range tr.regionHist {
+		rec := c.HistAt(rh.slot)
+		if rec == 0 {
+			continue
+		}
+		leaf := rec - 1
+		if rh.shallow {
+			leaf = m.states[leaf].initLeaf
+		}
+		into[rh.k] = m.states[leaf].rootPath[p.depth+1:]
+	}
+	return into
 }
 
 // enterMain enters the states of path in the main machine, outermost

@@ -284,11 +284,7 @@ func (c *compiler) initial(i int) string {
 		targets = append(targets, c.paths[x])
 	}
 	td := engine.TransitionDef{Pos: epos(t.Pos), Target: strings.Join(targets, " "), Actions: c.actionList(t.Actions)}
-	for _, x := range t.Targets {
-		if k := c.ch.States[x].Kind; k == statechart.HistoryShallow || k == statechart.HistoryDeep {
-			c.history(&td, x, len(t.Targets))
-		}
-	}
+	c.history(&td, t.Targets)
 	sd.Always = []engine.TransitionDef{td}
 	c.synthetic = append(c.synthetic, sd)
 	return sd.Name
@@ -301,11 +297,7 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 		targets = append(targets, c.paths[x])
 	}
 	td.Target = strings.Join(targets, " ")
-	for _, x := range t.Targets {
-		if k := c.ch.States[x].Kind; k == statechart.HistoryShallow || k == statechart.HistoryDeep {
-			c.history(&td, x, len(t.Targets))
-		}
-	}
+	c.history(&td, t.Targets)
 	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.ch.States[t.Source].Kind == statechart.Compound && c.inside(t.Targets, t.Source) {
 		// An internal transition whose source is not a compound state,
 		// or whose targets are not all proper descendants of it, is
@@ -334,27 +326,47 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 	return td, len(t.Events) == 0
 }
 
-// history compiles a transition to history state h: it resumes h's
-// parent, and, while nothing is recorded, takes h's default transition.
-func (c *compiler) history(td *engine.TransitionDef, h, targets int) {
-	st := &c.ch.States[h]
-	if targets > 1 {
-		c.fail(statechart.Pos(td.Pos), "a transition to a history state and other targets")
+// history compiles a transition's targets that are history states: each
+// resumes its parent and, while nothing is recorded, takes its default
+// transition (for one of several targets, one without content).
+func (c *compiler) history(td *engine.TransitionDef, t []int) {
+	targets := strings.Fields(td.Target)
+	for j, h := range t {
+		st := &c.ch.States[h]
+		if st.Kind != statechart.HistoryShallow && st.Kind != statechart.HistoryDeep {
+			continue
+		}
+		kind := "shallow"
+		if st.Kind == statechart.HistoryDeep {
+			kind = "deep"
+		}
+		targets[j], td.HistoryPos = c.paths[st.Parent], td.Pos
+		d := st.Initial
+		if d == nil || len(d.Targets) != 1 {
+			c.fail(st.Pos, "a history whose default transition has several targets")
+			return
+		}
+		p := &c.ch.States[st.Parent]
+		plain := len(d.Actions) == 0 && p.Initial != nil && len(p.Initial.Targets) == 1 && p.Initial.Targets[0] == d.Targets[0] && len(p.Initial.Actions) == 0
+		if len(t) == 1 {
+			td.History = kind
+			if !plain {
+				td.HistoryDefault, td.HistoryActions = c.paths[d.Targets[0]], c.actionList(d.Actions)
+			}
+			continue
+		}
+		if len(d.Actions) > 0 {
+			c.fail(st.Pos, "a history whose default transition has content, one of several targets")
+		}
+		if td.Histories == nil {
+			td.Histories, td.HistoryDefaults = make([]string, len(t)), make([]string, len(t))
+		}
+		td.Histories[j] = kind
+		if !plain {
+			td.HistoryDefaults[j] = c.paths[d.Targets[0]]
+		}
 	}
-	td.Target, td.HistoryPos = c.paths[st.Parent], td.Pos
-	td.History = "shallow"
-	if st.Kind == statechart.HistoryDeep {
-		td.History = "deep"
-	}
-	d := st.Initial
-	if d == nil || len(d.Targets) != 1 {
-		c.fail(st.Pos, "a history whose default transition has several targets")
-		return
-	}
-	p := &c.ch.States[st.Parent]
-	if len(d.Actions) > 0 || p.Initial == nil || len(p.Initial.Targets) != 1 || p.Initial.Targets[0] != d.Targets[0] || len(p.Initial.Actions) > 0 {
-		td.HistoryDefault, td.HistoryActions = c.paths[d.Targets[0]], c.actionList(d.Actions)
-	}
+	td.Target = strings.Join(targets, " ")
 }
 
 // inside reports whether every target is a proper descendant of state s.
