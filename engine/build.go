@@ -751,7 +751,7 @@ func (b *builder) statePaths() {
 	m := b.m
 	for i := range m.states {
 		s := &m.states[i]
-		s.histShallow, s.histDeep = -1, -1
+		s.histShallow, s.histDeep, s.histPos = -1, -1, -1
 		s.rootPath = b.enterPath(NoID, StateID(i))
 		s.initLeaf = s.rootPath[len(s.rootPath)-1]
 		s.rootPath = s.rootPath[:s.depth+1]
@@ -878,17 +878,11 @@ func (b *builder) regionHistory(x StateID, kind string, td TransitionDef) (regio
 }
 
 // parallelHistory compiles the deep history of parallel: true state x,
-// in the main machine: x records that it was exited, and each region's
-// root where its region was, in deep histories of their own.
+// in the main machine: x records that it was exited (its histDeep) and
+// the atomic state at each of its regions' positions (histPos on).
 func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
 	m := b.m
 	t.histPar = true
-	for _, y := range m.subtree(x)[1:] {
-		if m.states[y].fork != nil {
-			b.errf(td.HistoryPos, "deep history: parallel state %q holds parallel state %q, whose regions' states are not recorded; use shallow history", m.states[x].path, m.states[y].path)
-			return
-		}
-	}
 	for i, y := range t.enter {
 		if y == x {
 			t.histCut = uint8(i + 1)
@@ -900,17 +894,17 @@ func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
 		}
 		t.histActs = b.actions(td.HistoryActions)
 	}
-	for _, y := range append([]StateID{x}, m.states[x].children...) {
-		if m.states[y].histDeep < 0 {
-			if b.nHist >= MaxHistory {
-				b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
-				t.history = histNone
-				return
-			}
-			m.states[y].histDeep = int16(b.nHist)
-			b.nHist++
-		}
+	s := &m.states[x]
+	if s.histDeep >= 0 {
+		return
 	}
+	if b.nHist+1+int(s.width) > MaxHistory {
+		b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart, a parallel state's deep one once per region)", MaxHistory)
+		t.history, t.histPar = histNone, false
+		return
+	}
+	s.histDeep, s.histPos = int16(b.nHist), int16(b.nHist+1)
+	b.nHist += 1 + int(s.width)
 }
 
 // declareParallel checks a parallel: true state and records its regions:

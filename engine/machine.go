@@ -51,6 +51,11 @@ type state struct {
 	// state's shallow and deep history, or -1 when no transition resumes
 	// it so.
 	histShallow, histDeep int16
+	// histPos, for a parallel state whose deep history a transition
+	// resumes, is the first of the Config.Hist entries recording the
+	// atomic state of each of its regions' positions as it is exited
+	// (-1: none).
+	histPos int16
 	// rootPath lists the state's ancestors from the top, then the state.
 	rootPath []StateID
 	// initLeaf is where entering the state by its initial children stops:

@@ -525,6 +525,11 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
 		if m.states[s].fork != nil {
 			x.leftRegions = true
+			if b := int(m.states[s].histPos); b >= 0 {
+				for i := 0; i < int(c.NBranch); i++ {
+					c.SetHist(b+i, c.Branches[i].State+1) // NoID+1 is 0: none
+				}
+			}
 			if err := m.exitRegions(*e, s, r); err != nil {
 				return err
 			}
@@ -586,11 +591,13 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		case tr.regionHist != nil:
 			into = m.resumeInRegions(c, tr)
 		case tr.histPar:
-			enter, into, leaf, dflt = m.resumeRegions(c, tr)
+			enter, into, leaf, dflt = m.resumeRegions(c, tr, r)
 		case tr.history != histNone:
 			enter, resume, leaf, dflt = m.resume(c, tr)
 		}
-		if err := m.enterMain(e, enter, into, r); err != nil {
+		err := m.enterMain(e, enter, into, r)
+		r.resume = r.resume[:0]
+		if err != nil {
 			return err
 		}
 		if dflt {
@@ -654,8 +661,13 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 		}
 		if fi := st.fork; fi != nil {
 			for _, rp := range fi.regions {
-				if pos := m.states[rp[0]].off; pos != st.off {
+				pos := m.states[rp[0]].off
+				if pos != st.off {
 					c.Branches[pos] = Branch{State: NoID, Pending: NoID}
+				}
+				if int(pos) < len(r.resume) && r.resume[pos] != 0 && m.InState(r.resume[pos]-1, rp[0]) {
+					// A deep history resumed: where the region was.
+					rp = m.resumePath(r.resume[pos]-1, s)
 				}
 				if err := m.enterRegion(re, rp, r); err != nil {
 					return err
@@ -737,7 +749,7 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 // state the region's root recorded. With nothing recorded, it takes the
 // default transition, which enters the regions that histDef is not in
 // by their initial states.
-func (m *Machine) resumeRegions(c *Config, tr *transition) (enter []StateID, into [][]StateID, leaf StateID, dflt bool) {
+func (m *Machine) resumeRegions(c *Config, tr *transition, r *Result) (enter []StateID, into [][]StateID, leaf StateID, dflt bool) {
 	p := &m.states[tr.target]
 	enter = tr.enter[:tr.histCut]
 	into = make([][]StateID, len(p.children))
@@ -749,12 +761,30 @@ func (m *Machine) resumeRegions(c *Config, tr *transition) (enter []StateID, int
 		}
 		return enter, into, tr.target, true
 	}
+	r.resume = r.resume[:0]
+	for i := 0; i < int(p.width); i++ {
+		r.resume = append(r.resume, c.HistAt(int(p.histPos)+i))
+	}
 	for k, ch := range p.children {
-		if rec := c.HistAt(int(m.states[ch].histDeep)); rec != 0 {
-			into[k] = m.states[rec-1].rootPath[p.depth+1:]
+		if rec := r.resume[m.states[ch].off]; rec != 0 {
+			into[k] = m.resumePath(rec-1, tr.target)
 		}
 	}
 	return enter, into, tr.target, false
+}
+
+// resumePath is the path from below state above down to leaf, or to the
+// first parallel state on the way, whose regions are entered from
+// Result.resume in turn.
+func (m *Machine) resumePath(leaf, above StateID) []StateID {
+	rp := m.states[leaf].rootPath
+	start := int(m.states[above].depth) + 1
+	for j := start; j < len(rp); j++ {
+		if m.states[rp[j]].fork != nil {
+			return rp[start : j+1]
+		}
+	}
+	return rp[start:]
 }
 
 // resumeInRegions returns the paths by which a transition into the

@@ -347,9 +347,9 @@ states:
     initial: c
     states: {c: {waits: true}}
 `, `bad.yaml:5:37: history "deepest": expected shallow or deep`),
-		// The history of a parallel state in the main machine resumes
-		// each region (SCION history3, history4); one inside another's
-		// region is not recorded.
+		// The deep history of a parallel state in the main machine
+		// resumes each region (SCION history3 to history5); one inside
+		// another's region is not recorded.
 		Entry("history of a parallel state in another's region", `machine: h
 initial: a
 intents: [go]
@@ -367,7 +367,7 @@ states:
               r1: {initial: x, states: {x: {waits: true}}}
               r2: {initial: y, states: {y: {waits: true}}}
       r3: {initial: z, states: {z: {waits: true}}}
-`, `history: "q.r0.p" is a parallel state`),
+`, `history: state "q.r0.p" has no history to resume in its region`),
 		Entry("deep history over a parallel state", `machine: h
 initial: a
 intents: [go]
