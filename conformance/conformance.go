@@ -1,9 +1,16 @@
 // Package conformance runs the public SCXML conformance suite of
-// @scion-scxml/test-framework through simctl's SCXML loader and statechart
-// engine. A SCION test is a machine and a JSON script of events, each with
-// the configuration expected after it; a W3C test (group w3c-ecma) must stop
-// in its final state "pass". Time is virtual: an event's "after" advances
-// the session's clock, and a W3C test runs its delayed events to the end.
+// @scion-scxml/test-framework through simctl's one loader (spec.LoadChart,
+// as simctl run and lint load a machine.scxml) and its one interpreter:
+// the engine.Definition scxml.Machine.Definition compiles, stepped by
+// engine.StartWith and StepWith. A SCION test is a machine and a JSON
+// script of events, each with the configuration expected after it; a W3C
+// test (group w3c-ecma) must stop in its final state "pass". Time is
+// virtual: an event's "after" advances the clock, delivering the delayed
+// events due on the way, and a W3C test runs its delayed events to the
+// end. A document the loader rejects is unsupported when the loader says
+// so (<invoke>), a pass when nothing in it leads to "pass" (the test asks
+// for its rejection), and otherwise a failure, as is one the engine
+// rejects.
 package conformance
 
 import (
