@@ -7,13 +7,15 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/scxml"
 )
 
 // Each script below asked goja, before the bounds, for gigabytes at once
 // (a Go out-of-memory fatal that no recover catches) or ran a Go loop for
 // minutes past the one-second limit. Now each raises error.execution, or
-// halts the session, within a few seconds.
+// halts a statechart session, within a few seconds; on the engine, every
+// one is error.execution.
 var _ = Describe("Scripts are bounded in memory as in time", func() {
 	chart := func(content string) string {
 		return `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0">
@@ -39,6 +41,24 @@ var _ = Describe("Scripts are bounded in memory as in time", func() {
 			// The key renders the data model: it must not render a
 			// sparse array of four billion items either.
 			Expect(len(s.Key())).To(BeNumerically("<", 1<<20))
+
+			// The same chart on the one interpreter: the script's error
+			// (a bound passed included) is error.execution, which the
+			// chart takes, and the heap's fingerprint and saved copy do
+			// not render the array either.
+			def, _, err := m.Definition()
+			Expect(err).NotTo(HaveOccurred())
+			mach, diags := engine.Build(def)
+			Expect(diags.Err()).NotTo(HaveOccurred())
+			d := mach.NewData("s1")
+			var c engine.Config
+			var r engine.Result
+			start = time.Now()
+			Expect(mach.StartWith(&c, d, 0, &r)).To(Succeed())
+			Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second))
+			Expect(m.Active(mach, &c)).To(Equal([]string{"caught"}))
+			d.Fingerprint()
+			_, _ = d.Save()
 		},
 		Entry("a foreach over new Array(4294967295)", `<foreach array="new Array(4294967295)" item="i"/>`, "caught"),
 		Entry("fill of a huge array", `<script>new Array(4294967295).fill(0)</script>`, "caught"),
