@@ -599,12 +599,14 @@ func (m *Machine) coerce(c *Config, s SlotID, v *Value, pos Pos) error {
 // (deadline, sequence).
 func (m *Machine) NextTimer(c *Config) (Timer, bool) {
 	var best Timer
-	for i, n := 0, c.TimerSlots(); i < n; i++ {
-		t := c.TimerAt(i)
-		if !t.Active {
-			continue
+	for i := range c.Timers {
+		t := &c.Timers[i]
+		if t.Active && (!best.Active || t.Deadline < best.Deadline || (t.Deadline == best.Deadline && t.Seq < best.Seq)) {
+			best = *t
 		}
-		if !best.Active || t.Deadline < best.Deadline || (t.Deadline == best.Deadline && t.Seq < best.Seq) {
+	}
+	for i, n := InlineTimers, c.TimerSlots(); i < n; i++ {
+		if t := c.TimerAt(i); !best.Active || t.Deadline < best.Deadline || (t.Deadline == best.Deadline && t.Seq < best.Seq) {
 			best = t
 		}
 	}

@@ -13,9 +13,10 @@ import (
 
 // Definition compiles the loaded chart onto the engine: an
 // engine.Definition whose states, transitions and executable content are
-// the chart's, with the ECMAScript data model (the null data model's
-// In() conditions are ECMAScript too). The chart's events are the
-// machine's intents. It is the SCXML loader's path onto the one
+// the chart's, with its data model: ECMAScript (returned too), or, for
+// datamodel="null", Null (the ECMAScript returned is then unused;
+// engine.Machine.NewData makes either's data). The chart's events are
+// the machine's intents. It is the SCXML loader's path onto the one
 // interpreter (issue #25); what the engine cannot run yet is an error
 // naming the element.
 func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
@@ -23,6 +24,13 @@ func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
 	d, err := c.definition()
 	if err != nil {
 		return nil, nil, err
+	}
+	if m.Chart.Datamodel == "null" {
+		n := &Null{paths: map[string]string{}}
+		for i := 1; i < len(m.Chart.States); i++ {
+			n.paths[m.Chart.States[i].ID] = c.paths[i]
+		}
+		d.DataModel = n
 	}
 	return d, c.dm, nil
 }
