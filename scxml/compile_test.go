@@ -128,6 +128,35 @@ var _ = Describe("charts compiled onto the engine", func() {
   </state>
 </state>
 <state id="s1"><transition target="h"><assign location="n" expr="10"/></transition></state>`),
+		Entry("the document's data bound once, not again when the initial state is entered again", `
+<datamodel><data id="n" expr="0"/></datamodel>
+<state id="s0">
+  <onentry><assign location="n" expr="n + 1"/></onentry>
+  <transition cond="n === 1" target="s1"/>
+  <transition cond="n === 2" target="pass"/>
+  <transition target="fail"/>
+</state>
+<state id="s1"><transition target="s0"/></state>`),
+		Entry("more delayed sends pending than Config holds inline, delivered in order", `
+<datamodel><data id="n" expr="0"/></datamodel>
+<state id="s0">
+  <onentry><foreach array="[1,2,3,4,5,6,7,8,9,10,11,12]" item="i"><send event="tick" delayexpr="i + 's'"><param name="i" expr="i"/></send></foreach></onentry>
+  <transition event="tick" cond="_event.data.i === n + 1 &amp;&amp; n &lt; 11"><assign location="n" expr="n + 1"/></transition>
+  <transition event="tick" cond="_event.data.i === 12 &amp;&amp; n === 11" target="pass"/>
+  <transition event="tick" target="fail"/>
+</state>`),
+		Entry("a parallel state's deep history resumes every region", `
+<datamodel><data id="k" expr="0"/></datamodel>
+<state id="s0"><transition target="p"/></state>
+<parallel id="p">
+  <history id="h" type="deep"><transition target="a1"/></history>
+  <state id="ra"><state id="a1"><transition cond="k === 0" target="a2"/></state><state id="a2"/></state>
+  <state id="rb"><state id="b1"><transition cond="k === 0" target="b2"/></state><state id="b2"/></state>
+  <transition cond="k === 0 &amp;&amp; In('a2') &amp;&amp; In('b2')" target="out"><assign location="k" expr="1"/></transition>
+  <transition cond="k === 1 &amp;&amp; In('a2') &amp;&amp; In('b2')" target="pass"/>
+  <transition cond="k === 1" target="fail"/>
+</parallel>
+<state id="out"><transition target="h"/></state>`),
 	)
 
 	It("delivers an event the chart does not name to the descriptors that are prefixes of it, and to *", func() {
