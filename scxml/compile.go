@@ -299,7 +299,7 @@ func (c *compiler) initial(i int) string {
 }
 
 func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, bool) {
-	td := engine.TransitionDef{Pos: epos(t.Pos), Guard: c.expr(t.Cond), Actions: c.actionList(t.Actions)}
+	td := engine.TransitionDef{Pos: epos(t.Pos), TargetPos: epos(t.Pos), OnPos: epos(t.Pos), TypePos: epos(t.Pos), Guard: c.expr(t.Cond), Actions: c.actionList(t.Actions)}
 	var targets []string
 	for _, x := range t.Targets {
 		targets = append(targets, c.paths[x])
