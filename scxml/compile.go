@@ -104,6 +104,10 @@ func statePaths(ch *statechart.Chart) []string {
 // by a prefix: only its "*" transitions take them.
 const OtherEvent = "__simctl_other"
 
+// otherName is the key under which an OtherEvent a chart sends holds its
+// name, beside its data.
+const otherName = "__simctl_event"
+
 // Event is the external event name at virtual time at, for mach (built
 // from m.Definition). A name the chart does not know is delivered as the
 // longest one it knows that is a prefix of it by whole dot-separated
@@ -525,8 +529,19 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 		}
 		ad := engine.ActionDef{Pos: pos, Kind: engine.ActIf}
 		for _, n := range sortedKeys(c.names) {
-			ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Cond: c.is(a.EventExpr, n), Actions: []engine.ActionDef{core(n, internal)}})
+			if n != OtherEvent {
+				ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Cond: c.is(a.EventExpr, n), Actions: []engine.ActionDef{core(n, internal)}})
+			}
 		}
+		// A name the chart does not know: OtherEvent, which only "*"
+		// takes, its name held with its data (otherName).
+		other := core(OtherEvent, internal)
+		data := other.Data.Src
+		if data == "" {
+			data = "undefined"
+		}
+		other.Data = engine.Expr{Src: "({" + strconv.Quote(otherName) + ": String(" + c.src(a.EventExpr) + "), data: " + data + "})", Pos: pos}
+		ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Actions: []engine.ActionDef{other}})
 		return ad
 	}
 	fail := func(msg string) engine.ActionDef {

@@ -128,6 +128,14 @@ var _ = Describe("charts compiled onto the engine", func() {
   </state>
 </state>
 <state id="s1"><transition target="h"><assign location="n" expr="10"/></transition></state>`),
+		Entry("a computed event name the chart does not know, taken by * alone, with its name and data", `
+<datamodel><data id="ev" expr="'un' + 'known'"/></datamodel>
+<state id="s0">
+  <onentry><send eventexpr="ev" delay="1s"><param name="k" expr="7"/></send></onentry>
+  <transition event="unknowable" target="fail"/>
+  <transition event="*" cond="_event.name === 'unknown' &amp;&amp; _event.data.k === 7" target="pass"/>
+  <transition event="*" target="fail"/>
+</state>`),
 		Entry("the document's data bound once, not again when the initial state is entered again", `
 <datamodel><data id="n" expr="0"/></datamodel>
 <state id="s0">

@@ -166,7 +166,7 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 		se.Name = "done.state." + path[strings.LastIndexByte(path, '.')+1:]
 	case ev.Kind == engine.UserEvent:
 		se.Name = x.m.Intents()[ev.Intent]
-		if se.Name == OtherEvent || strings.HasPrefix(ev.Text, se.Name+".") {
+		if ev.Text != "" && (se.Name == OtherEvent || strings.HasPrefix(ev.Text, se.Name+".")) {
 			// A name the chart does not know (Machine.Event).
 			se.Name = ev.Text
 		}
@@ -178,6 +178,13 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	switch {
 	case ev.Payload != 0 && ev.Payload == x.key:
 		se.Data = x.payload
+		if o, ok := x.payload.(*goja.Object); ok && se.Name == OtherEvent {
+			// A sent event whose computed name the chart does not
+			// know: its name is held with its data.
+			if n := o.Get(otherName); n != nil {
+				se.Name, se.Data = n.String(), o.Get("data")
+			}
+		}
 	case ev.Value != "":
 		se.Data = x.d.literal(ev.Value)
 	}
