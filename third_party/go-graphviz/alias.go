@@ -324,12 +324,6 @@ const (
 	BoldEdgeStyle   = cgraph.BoldEdgeStyle
 )
 
-// functions from cgraph package.
-var (
-	ParseFile  = cgraph.ParseFile
-	ParseBytes = cgraph.ParseBytes
-)
-
 // functions from gvc package.
 var (
 	SetFontLoader   = gvc.SetFontLoader

@@ -13,10 +13,20 @@ var (
 	StrictUnDirected *Desc
 )
 
-func init() {
-	if err := setGlobalVars(context.Background()); err != nil {
-		panic(err)
+// Load sets the descriptors above; upstream did it in init (simctl's
+// patch, see SIMCTL.md). It needs the module wasm.Load makes.
+func Load(ctx context.Context) error {
+	if Directed != nil {
+		return nil
 	}
+	// The enumerations copied from package wasm at init held its
+	// defaults, not the module's values, which wasm.Load has just read.
+	GRAPH = ObjectTag(wasm.GRAPH)
+	NODE = ObjectTag(wasm.NODE)
+	OUTEDGE = ObjectTag(wasm.OUT_EDGE)
+	INEDGE = ObjectTag(wasm.IN_EDGE)
+	EDGE = ObjectTag(wasm.EDGE)
+	return setGlobalVars(ctx)
 }
 
 func setGlobalVars(ctx context.Context) error {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"unsafe"
@@ -392,10 +391,10 @@ func CreateCallbackFunc[T any](cb T, funcID uint64) *CallbackFunc[T] {
 	}
 }
 
-func init() {
+func load(cacheDir string) {
 	ctx := context.Background()
 	cfg := wazero.NewRuntimeConfig()
-	if cache := getCompilationCache(); cache != nil {
+	if cache := getCompilationCache(cacheDir); cache != nil {
 		cfg = cfg.WithCompilationCache(cache)
 	}
 
@@ -3004,16 +3003,9 @@ func WasmPtr(v wasmStruct) uint64 {
 	return v.getPtr()
 }
 
-func getCompilationCache() wazero.CompilationCache {
-	tmpDir := os.TempDir()
-	if tmpDir == "" {
+func getCompilationCache(cacheDir string) wazero.CompilationCache {
+	if cacheDir == "" {
 		return nil
-	}
-	cacheDir := filepath.Join(tmpDir, "go-graphviz")
-	if _, err := os.Stat(cacheDir); err != nil {
-		if err := os.Mkdir(cacheDir, 0o755); err != nil {
-			return nil
-		}
 	}
 	cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
 	if err != nil {
