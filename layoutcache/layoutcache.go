@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/goccy/go-graphviz"
 )
@@ -31,17 +32,26 @@ import (
 // compiles in memory: a second of CPU more, nothing fails. An error is
 // left only when Graphviz cannot be loaded at all, as one line.
 func Load(ctx context.Context) error {
-	var err error
-	if dir := dir(); dir != "" {
-		if err = graphviz.Load(ctx, dir); err == nil {
-			return nil
+	mu.Lock()
+	defer mu.Unlock()
+	if loaded {
+		return nil
+	}
+	if dir := dir(); dir == "" || graphviz.Load(ctx, dir) != nil {
+		if err := graphviz.Load(ctx, ""); err != nil {
+			return fmt.Errorf("loading Graphviz (WebAssembly): %s", strings.Join(strings.Fields(err.Error()), " "))
 		}
 	}
-	if err = graphviz.Load(ctx, ""); err != nil {
-		return fmt.Errorf("loading Graphviz (WebAssembly): %s", strings.Join(strings.Fields(err.Error()), " "))
-	}
+	loaded = true
 	return nil
 }
+
+// Whether Load has succeeded: a report lays out many graphs, and the
+// cache folder is checked once.
+var (
+	mu     sync.Mutex
+	loaded bool
+)
 
 // dir makes <user cache>/simctl/go-graphviz, mode 700, checks that a file
 // can be written in it and in each of its subfolders, and returns it; it
