@@ -287,6 +287,15 @@ var _ = Describe("statechart semantics (SCXML's microstep)", func() {
 				"exit b2", "exit b", "exit s", "enter s", "enter a"},
 			leaves: []string{"s.a"},
 		}),
+		Entry("a parallel state's deep history resumes every region where it was", chartCase{
+			yaml:   strings.Replace(parallelYAML, "  out: {waits: true}", "  out: {waits: true, on: {start: {target: p, history: deep}}}", 1),
+			events: []string{"start", "go", "leave", "start"},
+			says: []string{"enter p", "enter r1", "enter a1", "enter r2", "enter b1",
+				"exit b1", "exit a1", "go a", "go b", "enter a2", "enter deep", "enter b2",
+				"exit b2", "exit r2", "exit deep", "exit a2", "exit r1", "exit p", "leave",
+				"enter p", "enter r1", "enter a2", "enter deep", "enter r2", "enter b2"},
+			leaves: []string{"p.r1.a2.deep", "p.r2.b2"},
+		}),
 		Entry("a history inside a region resumes there, the other region untouched", chartCase{
 			yaml: regionHistoryYAML, events: []string{"next", "help", "back"},
 			says:   []string{"q2", "b2", "help", "q2"},
