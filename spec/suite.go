@@ -144,16 +144,29 @@ func Discover(paths []string) ([]string, error) {
 	return dirs, nil
 }
 
-// Load reads and validates a suite folder.
+// DefaultMaxTurns bounds a generated conversation of a suite that does
+// not say (machine.yaml and users.yaml max_turns).
+const DefaultMaxTurns = 50
+
+// Load reads and validates a suite folder: its machine (machine.yaml, or
+// machine.scxml compiled onto the same engine), then the files beside it,
+// read alike for either.
 func Load(dir string) (*Suite, error) {
-	mpath := filepath.Join(dir, MachineFile)
-	data, err := ReadFile(mpath, "machine file", MaxFileSize)
-	if err != nil {
-		return nil, err
-	}
-	s, err := LoadMachine(mpath, data)
-	if err != nil {
-		return nil, err
+	var s *Suite
+	var err error
+	if IsChartSuite(dir) {
+		if s, err = LoadChartMachine(filepath.Join(dir, ChartFile)); err != nil {
+			return nil, err
+		}
+	} else {
+		mpath := filepath.Join(dir, MachineFile)
+		data, err := ReadFile(mpath, "machine file", MaxFileSize)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = LoadMachine(mpath, data); err != nil {
+			return nil, err
+		}
 	}
 	s.Dir = dir
 	npath := filepath.Join(dir, NLUFile)
@@ -295,7 +308,7 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		return nil, err
 	}
 	if s.MaxTurns == 0 {
-		s.MaxTurns = 50
+		s.MaxTurns = DefaultMaxTurns
 	}
 	s.ExploreDepth = DefaultExploreDepth
 	if mf.ExploreDepth != nil {
@@ -421,8 +434,8 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 	dir := filepath.Dir(file)
 	if head.Suite.Value != "" {
 		dir = suiteDir(dir, head.Suite.Value)
-		if _, err := os.Stat(filepath.Join(dir, MachineFile)); err != nil {
-			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.yaml in %s", dir)}
+		if _, err := os.Stat(filepath.Join(dir, MachineFile)); err != nil && !IsChartSuite(dir) {
+			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.yaml or machine.scxml in %s", dir)}
 		}
 	}
 	s, err := Load(dir)
