@@ -5,6 +5,7 @@ package eval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
@@ -421,9 +422,10 @@ func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
 	}
 	if ev := k.m.SendEvent(t); ev != engine.NoID {
 		// A send's timer delivers its event: taken by a transition on it
-		// (or the catch-all "*"), in any region.
+		// (one of its descriptors: an SCXML transition's event="back
+		// help.timeout"), or the catch-all "*", in any region.
 		trig := k.m.Transition(tr).Trigger
-		return trig == k.m.Intents()[ev] || trig == "*"
+		return trig == "*" || slices.Contains(strings.Fields(trig), k.m.Intents()[ev])
 	}
 	// Only a timer event triggers a timer: transition ("timer:NAME" or the
 	// catch-all "timer:*").
