@@ -33,9 +33,9 @@ type Run struct {
 
 // Suite is one suite's results.
 type Suite struct {
-	Name    string
-	Dir     string
-	Machine *engine.Machine
+	Name      string
+	Dir       string
+	Machine   *engine.Machine
 	Scenarios []*sim.ScenarioResult // in scenario file order
 	// Partial marks a run of part of the suite (chosen scenario files,
 	// --only tags, or a run a signal stopped): what it did not reach says

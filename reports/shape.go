@@ -1,7 +1,6 @@
 package reports
 
 import (
-
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 )
