@@ -307,8 +307,16 @@ func checkEvent(e *EventSpec, m *engine.Machine) error {
 		// As an unknown intent: an event no transition listens for
 		// changes nothing, and is most likely a typo.
 		if _, ok := m.IntentID(e.Name.Value); !ok {
+			// Names beginning "__" are the compiler's own, no event a
+			// scenario sends.
+			var names []string
+			for _, n := range m.Intents() {
+				if !strings.HasPrefix(n, "__") {
+					names = append(names, n)
+				}
+			}
 			return &Error{Pos: e.Name.Pos, Msg: fmt.Sprintf("unknown event %q: no transition's event descriptor matches it (the machine's events: %s)",
-				e.Name.Value, joinNames(m.Intents()))}
+				e.Name.Value, joinNames(names))}
 		}
 		e.Intent = e.Name
 	default:
