@@ -290,9 +290,11 @@ func (k *Checker) within(st *Step, i int, inv *engine.Invariant) {
 	}
 }
 
-// EndOfTurn checks what can only be judged between turns: a dead end.
-func (k *Checker) EndOfTurn(turn int, c *engine.Config) {
-	if !k.m.DeadEnd(c) {
+// EndOfTurn checks what can only be judged between turns: a dead end. d
+// is the conversation's data when the machine keeps it outside the Config
+// (engine.Machine.NewData), else nil.
+func (k *Checker) EndOfTurn(turn int, c *engine.Config, d engine.Data) {
+	if !k.m.DeadEndWith(c, d) {
 		return
 	}
 	st := &Step{Turn: turn, Before: c, After: c, Result: &engine.Result{}}

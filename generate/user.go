@@ -264,7 +264,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		}
 		out.Turns++
 		if err == nil {
-			p.checker.EndOfTurn(d.Turn, &d.Cfg)
+			p.checker.EndOfTurn(d.Turn, &d.Cfg, d.Data)
 		}
 	}
 	for _, act := range conv.Acts {

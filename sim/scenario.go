@@ -213,7 +213,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		}
 		res.TurnLog = append(res.TurnLog, recordTurn(d, t))
 		if err == nil {
-			checker.EndOfTurn(d.Turn, &d.Cfg)
+			checker.EndOfTurn(d.Turn, &d.Cfg, d.Data)
 		}
 		states = append(states, d.Cfg.State)
 		if err == nil && t.Expect != nil {
