@@ -53,6 +53,13 @@ var _ = Describe("SCXML suites", func() {
 		Expect(string(files(out)["mutants.csv"])).To(ContainSubstring("1,research,3,retarget,../docs/examples/research/machine.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to synthesis,scenario both_branches fails\n"))
 	})
 
+	It("mutate --workers 2 on an SCXML suite judges its mutants one at a time, as --workers 1 does", func() {
+		_, one, _ := run(noOut, "mutate", "../docs/examples/research", "--out", "")
+		_, two, stderr := run(noOut, "mutate", "../docs/examples/research", "--out", "", "--workers", "2")
+		Expect(stderr).To(BeEmpty())
+		Expect(two).To(Equal(one))
+	})
+
 	It("run writes the reports a YAML suite gets, byte-identical in two output folders", func() {
 		base := GinkgoT().TempDir()
 		var dirs []string
