@@ -50,7 +50,8 @@ var _ = Describe("SCXML suites", func() {
 		Expect(code).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
 		golden("mutate-research-scxml.txt", []byte(stdout))
 		Expect(stdout).To(MatchRegexp(`research: mutation score \d+\.\d%`))
-		Expect(string(files(out)["mutants.csv"])).To(ContainSubstring("1,research,3,retarget,../docs/examples/research/machine.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to synthesis,scenario both_branches fails\n"))
+		// The retarget of the <transition> at 15:5, whatever its number.
+		Expect(string(files(out)["mutants.csv"])).To(MatchRegexp(`\n1,research,\d+,retarget,\.\./docs/examples/research/machine\.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to synthesis,scenario both_branches fails\n`))
 	})
 
 	It("mutate --workers 2 on an SCXML suite judges its mutants one at a time, as --workers 1 does", func() {
