@@ -93,7 +93,33 @@ func LoadChartMachine(file string) (*Suite, error) {
 	for _, t := range BuiltinTags {
 		s.Tags[t] = true
 	}
+	s.aliases = chartAliases(cm, m)
 	return s, nil
+}
+
+// chartAliases maps each SCXML id that does not name its state on the
+// engine (the compiler names a state whose id is no identifier, such as
+// "asking-city", otherwise) to the state's path, found by its position.
+func chartAliases(cm *scxml.Machine, m *engine.Machine) map[string]string {
+	at := map[engine.Pos]engine.StateID{}
+	for i := 0; i < m.NumStates(); i++ {
+		at[m.StatePos(engine.StateID(i))] = engine.StateID(i)
+	}
+	var out map[string]string
+	for _, st := range cm.Chart.States[1:] {
+		id, ok := at[engine.Pos(st.Pos)]
+		if !ok || st.ID == "" {
+			continue
+		}
+		if x, named := m.StateID(st.ID); named && x == id {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[st.ID] = m.StateName(id)
+	}
+	return out
 }
 
 // chartError is an error of loading or compiling machine.scxml as an

@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -50,5 +51,22 @@ var _ = Describe("an SCXML suite", func() {
 			{Key: "n", Value: spec.Str{Value: "3"}}, {Key: "b", Value: spec.Str{Value: "true"}},
 			{Key: "t", Value: spec.Str{Value: "Lisbon"}}, {Key: "hex", Value: spec.Str{Value: "0x10"}}}}
 		Expect(e.EventData()).To(Equal(`{"n":3,"b":true,"t":"Lisbon","hex":"0x10"}`))
+	})
+
+	It("names a state by its SCXML id where that is no engine name (asking-city)", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "machine.scxml"), []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="null">
+  <state id="asking-city"><transition event="go" target="done.here"/></state>
+  <final id="done.here"/>
+</scxml>
+`), 0o644)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "go.scenario.yaml"), []byte(
+			"turns:\n  - event: {name: go}\n    expect: {configuration: [done.here], done: true}\n"), 0o644)).To(Succeed())
+		s, err := spec.Load(dir)
+		Expect(err).NotTo(HaveOccurred())
+		name := (*s.Scenarios[0].Turns[0].Expect.Configuration)[0].Value
+		id, ok := s.Machine.StateID(name)
+		Expect(ok).To(BeTrue(), name)
+		Expect(s.Machine.StatePos(id).Line).To(Equal(3))
 	})
 })

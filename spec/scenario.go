@@ -142,9 +142,19 @@ type Expect struct {
 // the machine, so that a typo in an expectation is a load error rather than
 // a confusing failure.
 func LoadScenario(file string, data []byte, m *engine.Machine, tags map[string]bool, invariants map[string]bool) (*Scenario, error) {
+	return loadScenario(file, data, m, tags, invariants, nil)
+}
+
+// loadScenario is LoadScenario with the names states go by besides their
+// own (aliases: an SCXML id that is not an engine name, "asking-city",
+// to its state's path), renamed before anything is checked.
+func loadScenario(file string, data []byte, m *engine.Machine, tags map[string]bool, invariants map[string]bool, aliases map[string]string) (*Scenario, error) {
 	s := &Scenario{File: file}
 	if err := decodeFile(file, data, s); err != nil {
 		return nil, err
+	}
+	if len(aliases) > 0 {
+		s.rename(aliases)
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(file), ".scenario.yaml")
@@ -288,6 +298,35 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 		x.BotRe = re
 	}
 	return nil
+}
+
+// rename gives the states the scenario names by an alias their paths.
+func (s *Scenario) rename(aliases map[string]string) {
+	one := func(x *Str) {
+		if p, ok := aliases[x.Value]; ok {
+			x.Value = p
+		}
+	}
+	list := func(l StrList) {
+		for i := range l {
+			one(&l[i])
+		}
+	}
+	one(&s.FinalState)
+	for i := range s.Turns {
+		x := s.Turns[i].Expect
+		if x == nil {
+			continue
+		}
+		if x.State != nil {
+			one(x.State)
+		}
+		for _, l := range []*StrList{x.Path, x.Configuration, &x.Active} {
+			if l != nil {
+				list(*l)
+			}
+		}
+	}
 }
 
 // checkEvent checks an event: turn's intent, or its name (an SCXML

@@ -63,6 +63,9 @@ type Suite struct {
 	// SLOs the objectives judged on it after a run.
 	Latency *latency.Model
 	SLOs    []latency.SLO
+	// aliases name states by what machine.scxml calls them where that is
+	// not the engine's name (an id such as "asking-city"): id to path.
+	aliases map[string]string
 }
 
 // Variant is one assignment of the machine's parameters, built.
@@ -222,7 +225,7 @@ func Load(dir string) (*Suite, error) {
 			bad = append(bad, err)
 			continue
 		}
-		sc, err := LoadScenario(f, data, s.Machine, s.Tags, invs)
+		sc, err := loadScenario(f, data, s.Machine, s.Tags, invs, s.aliases)
 		if err != nil {
 			bad = append(bad, err)
 			continue
@@ -454,7 +457,7 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 	for _, inv := range s.Machine.Invariants() {
 		invs[inv.Name] = true
 	}
-	sc, err := LoadScenario(file, data, s.Machine, s.Tags, invs)
+	sc, err := loadScenario(file, data, s.Machine, s.Tags, invs, s.aliases)
 	if err != nil {
 		return nil, nil, err
 	}
