@@ -461,18 +461,18 @@ func check(d *Driver, x *spec.Expect) []Failure {
 			id, _ := m.StateID(s.Value)
 			want[id] = true
 		}
-		got := Configuration(m, c)
+		got := configuration(m, c)
 		same := len(got) == len(want)
 		for _, id := range got {
 			same = same && want[id]
 		}
 		if !same {
-			fail(x.Pos, "configuration", "["+strings.Join(ShortNames(m, got), " ")+"]", "["+strings.Join(sortedNames(*x.Configuration), " ")+"]")
+			fail(x.Pos, "configuration", "["+strings.Join(shortNames(m, got), " ")+"]", "["+strings.Join(sortedNames(*x.Configuration), " ")+"]")
 		}
 	}
 	for _, s := range x.Active {
 		if id, _ := m.StateID(s.Value); !m.IsActive(c, id) {
-			fail(s.Pos, "active", "["+strings.Join(ShortNames(m, Configuration(m, c)), " ")+"]", s.Value)
+			fail(s.Pos, "active", "["+strings.Join(shortNames(m, configuration(m, c)), " ")+"]", s.Value)
 		}
 	}
 	if x.Done != nil && c.Final != *x.Done {
@@ -481,9 +481,9 @@ func check(d *Driver, x *spec.Expect) []Failure {
 	return out
 }
 
-// Configuration returns the active atomic states of c, every region's,
+// configuration returns the active atomic states of c, every region's,
 // in id order.
-func Configuration(m *engine.Machine, c *engine.Config) []engine.StateID {
+func configuration(m *engine.Machine, c *engine.Config) []engine.StateID {
 	var out []engine.StateID
 	for s := 0; s < m.NumStates(); s++ {
 		if id := engine.StateID(s); m.IsLeaf(id) && m.IsActive(c, id) {
@@ -493,9 +493,9 @@ func Configuration(m *engine.Machine, c *engine.Config) []engine.StateID {
 	return out
 }
 
-// ShortNames names states by the last part of their paths where that
+// shortNames names states by the last part of their paths where that
 // names them alone (an SCXML chart's ids), else by their paths, sorted.
-func ShortNames(m *engine.Machine, ids []engine.StateID) []string {
+func shortNames(m *engine.Machine, ids []engine.StateID) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
 		out[i] = m.StateName(id)
