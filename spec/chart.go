@@ -50,12 +50,12 @@ func LoadChart(path string) (*scxml.Machine, error) {
 	}})
 }
 
-// LoadChartMachine loads machine.scxml as a suite's machine: the chart
+// loadChartMachine loads machine.scxml as a suite's machine: the chart
 // compiled onto the engine (scxml.Machine.Definition), one variant, the
 // document's warnings (an expression that does not compile, which raises
 // error.execution when evaluated) kept in Suite.Warnings. Every position
 // points into machine.scxml.
-func LoadChartMachine(file string) (*Suite, error) {
+func loadChartMachine(file string) (*Suite, error) {
 	cm, err := LoadChart(file)
 	if err != nil {
 		return nil, chartError(file, err)

@@ -158,7 +158,7 @@ func Load(dir string) (*Suite, error) {
 	var s *Suite
 	var err error
 	if IsChartSuite(dir) {
-		if s, err = LoadChartMachine(filepath.Join(dir, ChartFile)); err != nil {
+		if s, err = loadChartMachine(filepath.Join(dir, ChartFile)); err != nil {
 			return nil, err
 		}
 	} else {
