@@ -456,7 +456,11 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		return nil, mergeErr("the parts hold no start configuration")
 	}
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m),
-		userSlots: machinevalues.UserSlots(s.Def), startInv: startInvokes(m), Values: note}
+		userSlots: machinevalues.UserSlots(s.Def), Values: note}
+	var start engine.Config
+	var sr engine.Result
+	res.begin(&start, &sr)
+	res.startInv = startInvokes(sr.Effects)
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -637,16 +641,12 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 	return nil
 }
 
-// startInvokes lists the actions m's start invokes, as Explore keeps them.
-func startInvokes(m *engine.Machine) []pending {
-	var c engine.Config
-	var r engine.Result
-	if m.Start(&c, 0, &r) != nil {
-		return nil
-	}
+// startInvokes lists the actions the start invoked (its effects), as
+// Explore keeps them.
+func startInvokes(effects []engine.Effect) []pending {
 	var out []pending
-	for i := range r.Effects {
-		if e := &r.Effects[i]; e.Kind == engine.EffInvoke && e.Branch == 0 {
+	for i := range effects {
+		if e := &effects[i]; e.Kind == engine.EffInvoke && e.Branch == 0 {
 			out = append(out, pending{ext: e.Ext, branch: e.Branch, level: 1})
 		}
 	}
