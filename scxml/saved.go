@@ -28,6 +28,8 @@ type savedData struct {
 	nvars int
 	vals  []plainValue
 	rand  uint64
+	// hashes are the variables' fingerprints (ecmaData.hashVars), or nil.
+	hashes []uint64
 }
 
 // plainValue is a copy of a plain value, outside any runtime.
@@ -296,6 +298,24 @@ func (d *ecma) Restore(x any) bool {
 			continue // unchanged: most steps change one variable or none
 		}
 		if err := g.Set(n, p.value(d.rt)); err != nil {
+			return false
+		}
+	}
+	d.vars = append(d.vars[:0], s.names[:s.nvars]...)
+	d.rand = s.rand
+	return true
+}
+
+// restoreChanged is Restore for a heap that has s's globals and no
+// others, whose variables' fingerprints are cur: it sets only those that
+// differ from s's. It reports false when a set fails.
+func (d *ecma) restoreChanged(s *savedData, cur []uint64) bool {
+	g := d.rt.GlobalObject()
+	for i, n := range s.names {
+		if cur[i] == s.hashes[i] {
+			continue
+		}
+		if err := g.Set(n, s.vals[i].value(d.rt)); err != nil {
 			return false
 		}
 	}
