@@ -172,6 +172,9 @@ type Result struct {
 	// startInv are the actions the machine's start invoked, whose results
 	// node 0's expansion delivers.
 	startInv []pending
+	// par are the configurations with a parallel state active, in node
+	// order (regions.go).
+	par []parNode
 }
 
 // Machine returns the machine explored.
@@ -232,6 +235,7 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("%s: the machine fails at its start: more than %d external actions invoked in one step", s.Name, maxInvokes)
 	}
 	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: len(res.startInv) == 0 && x.isGood(&root.cfg)})
+	x.notePar(0, &root.cfg)
 	// The transitions of the start (entries, the first eventless chain)
 	// are taken by every path; node 0 stands for them.
 	for _, st := range r.Steps {
@@ -417,6 +421,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	}
 	if ni := x.commit(e, fp, j, seen); ni >= 0 {
 		x.res.nodes[ni].good = x.isGood(&st.cfg)
+		x.notePar(ni, &st.cfg)
 		x.store(st, ni, edge{}, -1)
 		x.push(x.next, st, ni)
 	}

@@ -131,6 +131,10 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 	res.addGraphFinding(known, livelock, func(i int) bool { return !seen[i] },
 		"from %s no final or idle state can be reached: the conversation can only go round")
 	res.stuck(open, at, rev, seen, known)
+	res.stuckRegions(at, rev, func(i int) bool {
+		nd := &res.nodes[i]
+		return nd.skipped || int(nd.depth) >= depthBound || !expanded[i]
+	}, known)
 }
 
 // stuck finds, like TLC's liveness under fairness, configurations from

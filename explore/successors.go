@@ -75,6 +75,8 @@ type explorer struct {
 	// marks the escape intents.
 	esc       bool
 	escIntent []bool
+	// finals caches, per region root, whether a final state lies in it.
+	finals map[engine.StateID]bool
 	// startInv are the actions the start invoked (node 0 delivers them).
 	startInv []pending
 

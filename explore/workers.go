@@ -63,8 +63,10 @@ type succ struct {
 	// chunk.taken[t0:t1].
 	off, end, f0, f1, t0, t1 uint32
 	stop, esc, good          bool
-	// data: its stored data, for a machine with Data (data.go).
+	// data: its stored data, for a machine with Data (data.go); par:
+	// its parallel state and regions, when one is active (regions.go).
 	data *dataSnap
+	par  parNode
 }
 
 // expansion of one node by a worker: its successors end at end in
@@ -228,6 +230,10 @@ func (x *explorer) record(st *searchState, e edge, stop bool) {
 			s.j = j
 		} else {
 			s.good = x.isGood(&st.cfg)
+			if c := &st.cfg; c.NBranch > 0 && !c.Final {
+				s.par.p = c.State
+				s.par.meant, s.par.done = x.regions(c)
+			}
 			x.store(st, -1, edge{}, -1)
 			s.data = st.data
 			s.off = uint32(len(o.buf))
@@ -275,6 +281,11 @@ func (x *explorer) merge(outs []*chunk, depth int) int {
 				}
 				if ni := x.commit(s.e, s.fp, j, seen); ni >= 0 {
 					res.nodes[ni].good = s.good
+					if s.par.meant != 0 {
+						p := s.par
+						p.node = ni
+						res.par = append(res.par, p)
+					}
 					if d := s.data; d != nil && d.saved == nil && d.node < 0 {
 						d.node = ni // rebuilt from its own path
 					}
