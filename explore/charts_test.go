@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/scxml"
 	"github.com/simctl/simctl/spec"
@@ -172,6 +173,40 @@ var _ = Describe("Explore on SCXML charts", func() {
 				Expect(c[0]).To(Equal(c[1]), name)
 			}
 		}
+	})
+
+	It("stores data holding undefined, and steps from it as replaying does", func() {
+		src, err := os.ReadFile(filepath.Join("testdata", "charts", "order.scxml"))
+		Expect(err).NotTo(HaveOccurred())
+		withUndefined := strings.Replace(string(src), "</datamodel>", `<data id="note" expr="{text: undefined, seen: [undefined]}"/></datamodel>`, 1)
+		s := chart(withUndefined)
+		m := s.Variants[0].Machine
+		d := m.NewData("spec")
+		var c engine.Config
+		var r engine.Result
+		Expect(m.StartWith(&c, d, 0, &r)).To(Succeed())
+		_, ok := d.Save()
+		Expect(ok).To(BeTrue())
+		replayed := strings.Replace(withUndefined, "<datamodel>", `<datamodel><data id="f" expr="function () { return 1 }"/>`, 1)
+		opts := explore.Options{Depth: 50, MaxStates: 300}
+		got, want := search(s, opts), search(chart(replayed), opts)
+		Expect(got.Distinct).To(Equal(want.Distinct))
+		Expect(got.Generated).To(Equal(want.Generated))
+		Expect(got.Coverage.Trans).To(Equal(want.Coverage.Trans))
+	})
+
+	It("does not store variables that share an object, which copies would part", func() {
+		s := chart(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="a">
+  <datamodel><data id="x" expr="{n: 1}"/><data id="y" expr="x"/></datamodel>
+  <state id="a"><transition event="go" target="a"><assign location="x.n" expr="x.n + 1"/></transition></state>
+</scxml>`)
+		m := s.Variants[0].Machine
+		d := m.NewData("spec")
+		var c engine.Config
+		var r engine.Result
+		Expect(m.StartWith(&c, d, 0, &r)).To(Succeed())
+		_, ok := d.Save()
+		Expect(ok).To(BeFalse())
 	})
 
 	It("gives the one goroutine's search on several", func() {

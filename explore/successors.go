@@ -296,7 +296,9 @@ func (x *explorer) applyFrom(cur *searchState, ev *engine.Event, e edge, bits ui
 	x.hold(cur)
 	x.findings, x.taken = x.findings[:0], x.taken[:0]
 	inv, ok, stop := x.step(st, &cur.cfg, ev, 0)
-	x.dirty = ok || stop
+	// A step that changed only the data (a condition with an effect)
+	// leaves st to be copied again too.
+	x.dirty = ok || stop || st.fresh
 	if !ok && !stop {
 		return len(x.r.Guards) > 0
 	}

@@ -302,6 +302,10 @@ func (x *ecmaData) Save() (any, bool) {
 	}
 	s := v.(*savedData)
 	x.hashVars()
+	if !x.walk.plain {
+		// An object two variables share, which copies would part.
+		return nil, false
+	}
 	if slices.Equal(x.hashNames, s.names) {
 		s.hashes = slices.Clone(x.hashes)
 	}

@@ -13,12 +13,11 @@ import (
 // The explorer steps a chart from stored configurations, so the ECMAScript
 // data model must be put back as it was. A goja heap cannot be copied, but
 // the variables of most charts hold plain data (numbers, strings, booleans,
-// null, and arrays and objects of them), which JSON renders exactly: Save
-// keeps each variable's JSON text, Restore parses back only those whose
-// text differs from what the runtime holds. A value JSON cannot hold
-// exactly (a function, undefined inside an array, NaN, an object two
-// variables share, a getter, a class instance) makes Save report false,
-// and the explorer replays that configuration's path instead.
+// null, undefined, and arrays and objects of them), which Save copies out
+// of the runtime and Restore copies back. Any other value (a function,
+// NaN, a hole in an array, a getter, a class instance, and, through
+// ecmaData, an object reached twice) makes Save report false, and the
+// explorer replays that configuration's path instead.
 
 // savedData is one Save: the declared variables and any global a script
 // made, each with its JSON text ("" for undefined), and Math.random's
@@ -216,7 +215,7 @@ const plainSource = `(function () {
     names = Object.getOwnPropertyNames, syms = Object.getOwnPropertySymbols, extensible = Object.isExtensible, isArray = Array.isArray;
   const plain = function (v, seen) {
     switch (typeof v) {
-    case 'boolean': case 'string': return true;
+    case 'boolean': case 'string': case 'undefined': return true;
     case 'number': return isFinite(v) && !(v === 0 && 1 / v < 0);
     case 'object': {
       if (v === null) return true;
@@ -229,7 +228,7 @@ const plainSource = `(function () {
       for (let i = 0; i < ks.length; i++) {
         if (arr && ks[i] === 'length') continue;
         const d = desc(v, ks[i]);
-        if (!('value' in d) || !d.writable || !d.enumerable || !d.configurable || d.value === undefined) return false;
+        if (!('value' in d) || !d.writable || !d.enumerable || !d.configurable) return false;
         if (!plain(d.value, seen)) return false;
       }
       return true;
