@@ -226,6 +226,14 @@ var _ = Describe("Explore on SCXML charts", func() {
 		Expect(sameSearch(one, merged)).To(Succeed())
 	})
 
+	It("digests a chart's reachable graph alike, search after search", func() {
+		s := chart("pizza.scxml")
+		a := search(s, explore.Options{Depth: 50, Digest: true})
+		b := search(chart("pizza.scxml"), explore.Options{Depth: 50, Digest: true})
+		Expect(a.Digest).NotTo(BeZero())
+		Expect(a.Digest).To(Equal(b.Digest))
+	})
+
 	It("writes each finding's path as a scenario of event turns", func() {
 		res := search(chart("pizza.scxml"), explore.Options{Depth: 50})
 		files := emit(res)
