@@ -144,6 +144,23 @@ var _ = Describe("Explore on SCXML charts", func() {
 			`- event: {intent: "docs.result"}`, `- event: {intent: "web.failed"}`, `- event: {intent: "web.result"}`}))
 	})
 
+	It("offers the events the suite's scenarios send, with their data", func() {
+		s := chart(`<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="a">
+  <state id="a">
+    <transition event="pick" cond="_event.data &amp;&amp; _event.data.size == 'l'" target="large"/>
+    <transition event="pick" target="small"/>
+  </state>
+  <final id="large"/><final id="small"/>
+</scxml>`)
+		// Without a scenario, pick comes bare: large is never reached.
+		res := search(s, explore.Options{Depth: 5})
+		Expect(res.Coverage.States[stateID(res, "large")]).To(BeZero())
+		s.Scenarios = []*spec.Scenario{{Name: "large", Turns: []spec.Turn{{Event: &spec.EventSpec{Intent: spec.Str{Value: "pick"}, Value: `{"size": "l"}`}}}}}
+		res = search(s, explore.Options{Depth: 5})
+		Expect(res.Coverage.States[stateID(res, "large")]).NotTo(BeZero())
+		Expect(res.AlphabetTurns()).To(ContainElement("  - event: {intent: \"pick\", value: \"{\\\"size\\\": \\\"l\\\"}\"}\n"))
+	})
+
 	It("reports no finding of a search the depth bound stopped", func() {
 		res := search(chart("stuck.scxml"), explore.Options{Depth: 1})
 		Expect(res.Complete).To(BeFalse())
@@ -243,3 +260,11 @@ var _ = Describe("Explore on SCXML charts", func() {
 		Expect(string(b)).To(ContainSubstring("turns:\n  - event: {intent: \"add.cheese\"}\n  - event: {intent: \"checkout\"}\n  - event: {intent: \"stock.unknown\"}\n"))
 	})
 })
+
+// stateID is the id of the state named name in res's machine.
+func stateID(res *explore.Result, name string) engine.StateID {
+	GinkgoHelper()
+	id, ok := res.Machine().StateID(name)
+	Expect(ok).To(BeTrue(), name)
+	return id
+}
