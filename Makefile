@@ -32,11 +32,14 @@ FUZZ_TARGETS := ./spec:FuzzMachine ./spec:FuzzScenario ./spec:FuzzNLU ./spec:Fuz
 all: build
 
 # The revision goes in by -ldflags as well as by Go's -buildvcs, so that
-# simctl --version names it when GOFLAGS has -buildvcs=false. A cold build
+# simctl --version names it when GOFLAGS has -buildvcs=false, and in a
+# git worktree, where Go stamps nothing (golang/go#58218): what -buildvcs
+# would embed, HEAD and "+modified" when git status lists anything,
+# untracked files included, as Go's own check does. A cold build
 # takes minutes (the graph layout's WebAssembly runtime among the
 # dependencies); -v lists each package as it is compiled (nothing when
 # the cache is warm), so the wait shows.
-REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD 2>/dev/null && echo +modified)
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell test -n "$$(git status --porcelain 2>/dev/null)" && echo +modified)
 LDFLAGS  := -X github.com/simctl/simctl/version.revision=$(REVISION)
 
 build:

@@ -42,3 +42,8 @@ require (
 	golang.org/x/text v0.38.0 // indirect
 	golang.org/x/tools v0.45.0 // indirect
 )
+
+// go-graphviz compiles Graphviz's WebAssembly in its packages' init, at the
+// start of every simctl command; the copy compiles it when a layout is first
+// asked for (third_party/go-graphviz/SIMCTL.md).
+replace github.com/goccy/go-graphviz => ./third_party/go-graphviz

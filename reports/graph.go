@@ -15,6 +15,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/layoutcache"
 )
 
 // The state graph on the page is laid out by Graphviz's dot, run through
@@ -583,9 +584,13 @@ func enteredCounts(m Shape, own []int64) []int64 {
 
 // layoutSVG lays out a DOT graph with dot and returns its SVG. Graphviz's
 // SVG writer escapes every name, label and tooltip (&, <, >, quotes), so
-// the result can go into the page as markup.
+// the result can go into the page as markup. The library is loaded here,
+// at the first layout, not at the program's start (package layoutcache).
 func layoutSVG(src []byte) ([]byte, error) {
 	ctx := context.Background()
+	if err := layoutcache.Load(ctx); err != nil {
+		return nil, err
+	}
 	gv, err := graphviz.New(ctx)
 	if err != nil {
 		return nil, err

@@ -9,13 +9,9 @@ import (
 	"syscall"
 
 	"github.com/simctl/simctl/cli"
-	"github.com/simctl/simctl/layoutcache"
 )
 
 func main() {
-	// The graph layout library's cache is in the user's cache folder
-	// (package layoutcache); $TMPDIR is the user's again from here on.
-	layoutcache.Restore()
 	// SIGINT or SIGTERM cancels the run: it stops starting work, finishes
 	// what is under way, and writes a report marked incomplete. Once the
 	// first signal has cancelled it, the default handling comes back, so
