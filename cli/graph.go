@@ -32,21 +32,14 @@ func graphCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if fs.NArg() != 1 {
 		return 0, &usageError{"graph takes one suite folder (simctl graph scenarios/soni --format dot)"}
 	}
-	suites, charts, err := loadAll(ctx, "graph", fs.Args())
+	suites, err := loadSuites(ctx, "graph", fs.Args())
 	if err != nil {
 		return 0, err
 	}
-	if len(suites)+len(charts) != 1 {
-		return 0, &usageError{fmt.Sprintf("%s holds %d suites; graph takes one suite folder", fs.Arg(0), len(suites)+len(charts))}
+	if len(suites) != 1 {
+		return 0, &usageError{fmt.Sprintf("%s holds %d suites; graph takes one suite folder", fs.Arg(0), len(suites))}
 	}
-	// A YAML suite's machine or an SCXML suite's chart, drawn alike.
-	var name string
-	var m reports.Shape
-	if len(charts) == 1 {
-		name, m = charts[0].Name, reports.ChartShape(charts[0].Machine.Chart)
-	} else {
-		name, m = suites[0].Name, suites[0].Machine
-	}
+	name, m := suites[0].Name, suites[0].Machine
 	var counts []int64
 	if *coverage != "" {
 		data, err := spec.ReadFile(*coverage, "coverage file", maxCoverageSize)

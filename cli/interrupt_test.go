@@ -67,7 +67,7 @@ var _ = Describe("an interrupted run", func() {
 
 	It("stops an SCXML suite's generated runs within a second of SIGINT, the report marked incomplete", func() {
 		out := filepath.Join(GinkgoT().TempDir(), "out")
-		cmd := exec.Command(simctlBinary(), "run", "../examples/booking-scxml", "--generate", "50000000", "--explore-depth", "0", "--out", out)
+		cmd := exec.Command(simctlBinary(), "run", "../docs/examples/research", "--generate", "50000000", "--explore-depth", "0", "--out", out)
 		stderr, err := cmd.StderrPipe()
 		Expect(err).NotTo(HaveOccurred())
 		cmd.Stdout = GinkgoWriter

@@ -34,12 +34,14 @@ func lintCmd(args []string, w io.Writer) (int, error) {
 	nerr, nwarn := 0, 0
 	for _, dir := range dirs {
 		if spec.IsChartSuite(dir) {
-			cs, err := spec.LoadChartSuite(dir)
+			// machine.scxml: its problems are those of loading it, the
+			// first error or every warning.
+			s, err := spec.Load(dir)
 			if err != nil {
 				nerr += printLoadErrors(w, dir, err)
 				continue
 			}
-			for _, d := range cs.Machine.Warnings {
+			for _, d := range s.Warnings {
 				nwarn++
 				fmt.Fprintf(w, "%s: warning: %s\n", d.Pos, d.Msg)
 			}

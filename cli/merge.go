@@ -15,7 +15,6 @@ import (
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/explore"
 	"github.com/simctl/simctl/reports"
-	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -66,19 +65,6 @@ func mergeCmd(args []string, w io.Writer) (int, error) {
 	o := runOptions{seed: first.Seed, generate: first.Generate, out: *out}
 	var total tally
 	for k, ss0 := range first.Suites {
-		if spec.IsChartSuite(ss0.Dir) {
-			rs, t, err := mergeChart(ss0.Dir, shards, k, *out)
-			if err != nil {
-				return 0, err
-			}
-			if !*quiet {
-				fmt.Fprintf(w, "%s: %s\n", rs.Name, t)
-			}
-			total.merge(t)
-			run.Suites = append(run.Suites, rs)
-			run.Incomplete = run.Incomplete || anyIncomplete(shards)
-			continue
-		}
 		s, err := spec.Load(ss0.Dir)
 		if err != nil {
 			return 0, err
@@ -148,49 +134,25 @@ func addScenarios(rs *reports.Suite, scs []shardScenario, t *tally) {
 	}
 }
 
-// mergeChart merges the shards' results of SCXML suite k (in dir): the
-// scenarios and generated runs each shard played, and the exploration,
-// which shard 0 ran whole.
-func mergeChart(dir string, shards []*shardResult, k int, out string) (*reports.Suite, tally, error) {
-	var t tally
-	c, err := spec.LoadChartSuite(dir)
-	if err != nil {
-		return nil, t, err
-	}
-	rs := chartReport(c)
-	var scs []shardScenario
-	for _, sh := range shards {
-		ss := sh.Suites[k]
-		scs = append(scs, ss.Scenarios...)
-		rs.Coverage.Add(ss.Coverage)
-		if ss.GeneratedCoverage != nil {
-			if rs.GeneratedCoverage == nil {
-				rs.GeneratedCoverage = sim.ChartCoverage(c.Machine.Chart)
-			}
-			rs.GeneratedCoverage.Add(ss.GeneratedCoverage)
-		}
-		if ss.ExploredCoverage != nil {
-			rs.ExploredCoverage = ss.ExploredCoverage
-		}
-		for _, e := range ss.Explored {
-			rs.Explored = append(rs.Explored, e)
-			for _, f := range e.Findings {
-				if f.Known == "" {
-					t.findings++
-				}
-			}
-		}
-	}
-	addScenarios(rs, scs, &t)
-	mergeGenerated(c.Dir, []string{""}, rs, shards, k, out, &t)
-	return rs, t, nil
-}
-
 // mergeExplored rebuilds each variant's search from the shards' parts.
 func mergeExplored(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k int, t *tally) error {
 	explored := false
 	for _, sh := range shards {
 		explored = explored || len(sh.Suites[k].ExploreParts) > 0
+	}
+	if chartSearch(s) {
+		// Shard 0 explored an SCXML suite whole (addChartExploration).
+		for _, sh := range shards {
+			for _, e := range sh.Suites[k].Explored {
+				rs.Explored = append(rs.Explored, e)
+				for _, f := range e.Findings {
+					if f.Known == "" {
+						t.findings++
+					}
+				}
+			}
+		}
+		return nil
 	}
 	if !explored {
 		return nil

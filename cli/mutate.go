@@ -82,7 +82,14 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 			continue
 		}
 		r := mutate.NewRunner(s, o)
-		rs := judge(ctx, r, mine, *workers)
+		w := *workers
+		if s.Def.DataModel != nil {
+			// Every mutant of an SCXML chart compiles its expressions
+			// into the chart's one data model (engine.Build), which the
+			// other mutants' conversations read: one at a time.
+			w = 1
+		}
+		rs := judge(ctx, r, mine, w)
 		if len(rs) < len(mine) {
 			interrupted = true
 		}

@@ -63,6 +63,11 @@ func recordCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return 0, err
 	}
+	for _, s := range suites {
+		if err := recordable(s); err != nil {
+			return 0, err
+		}
+	}
 	server := &sim.HTTPNLU{URL: o.url, Timeout: o.timeout, Retries: o.retries, Backoff: o.backoff, Ctx: ctx,
 		Warn: func(msg string) { fmt.Fprintf(stderr, "simctl: warning: %s\n", oneLine(msg)) }}
 	o.stop = func() bool { return interrupted(ctx) }
@@ -222,4 +227,21 @@ func writeCassettes(out []recorded) (err error) {
 		temps[i] = ""
 	}
 	return nil
+}
+
+// recordable refuses, in one line, an SCXML suite none of whose scenarios
+// has a user: turn: its scenarios send events by name, and record has no
+// utterance to ask the NLU about.
+func recordable(s *spec.Suite) error {
+	if !spec.IsChartSuite(s.Dir) {
+		return nil
+	}
+	for _, sc := range s.Scenarios {
+		for _, t := range sc.Turns {
+			if t.User != nil {
+				return nil
+			}
+		}
+	}
+	return &usageError{fmt.Sprintf("%s: simctl record has nothing to record: it records a live NLU's parses of the user: turns of a suite's scenarios, and this SCXML suite's scenarios send events by name, with no utterance to parse", filepath.Join(s.Dir, spec.ChartFile))}
 }

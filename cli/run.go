@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -18,20 +17,48 @@ import (
 	"github.com/simctl/simctl/spec"
 )
 
-// loadSuites discovers and loads every suite under paths. The first bad
-// file stops the load: nothing runs and nothing is written. A signal
-// (ctx cancelled) stops it between files with errInterrupted. SCXML suites
-// are refused, in one line naming command cmd (the commands that read them
-// call loadAll).
+// loadSuites discovers and loads every suite under paths (machine.yaml
+// and machine.scxml alike), sorted by name. The first bad file stops the
+// load: nothing runs and nothing is written. A signal (ctx cancelled)
+// stops it between files with errInterrupted. cmd names the command, for
+// the example given when paths is empty.
 func loadSuites(ctx context.Context, cmd string, paths []string) ([]*spec.Suite, error) {
-	suites, charts, err := loadAll(ctx, cmd, paths)
+	if len(paths) == 0 {
+		return nil, &usageError{fmt.Sprintf("no suite given (for example: %s)", noSuiteExample(cmd))}
+	}
+	dirs, err := spec.Discover(paths)
 	if err != nil {
 		return nil, err
 	}
-	if err := noCharts(cmd, charts); err != nil {
-		return nil, err
+	var suites []*spec.Suite
+	names := map[string]string{}
+	for _, d := range dirs {
+		if interrupted(ctx) {
+			return nil, errInterrupted
+		}
+		s, err := spec.Load(d)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := names[s.Name]; dup {
+			return nil, &spec.Error{Msg: fmt.Sprintf("%s: duplicate machine name %q (also in %s)", s.Def.Pos, s.Name, prev)}
+		}
+		names[s.Name] = d
+		suites = append(suites, s)
 	}
+	sort.Slice(suites, func(i, j int) bool { return suites[i].Name < suites[j].Name })
 	return suites, nil
+}
+
+// noSuiteExample is a command line of cmd on a bundled suite.
+func noSuiteExample(cmd string) string {
+	switch cmd {
+	case "run", "mutate":
+		return "simctl " + cmd + " scenarios/"
+	case "record":
+		return "simctl record scenarios/soni --nlu-url URL"
+	}
+	return "simctl " + cmd + " scenarios/soni"
 }
 
 // interrupted reports whether a signal asked the run to stop.
@@ -43,8 +70,6 @@ func (o runOptions) interrupted() bool { return interrupted(o.ctx) }
 const runMaxStates = 1_000_000
 
 type runOptions struct {
-	// charts are the SCXML suites of the run (cli/chart.go).
-	charts       []*spec.ChartSuite
 	shard        shardSpec
 	ctx          context.Context
 	stderr       io.Writer
@@ -140,23 +165,19 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	if err := checkTags(suites, len(o.charts) > 0, o.only); err != nil {
+	if err := checkTags(suites, o.only); err != nil {
 		return 0, err
 	}
 	if o.bot.url != "" {
-		if len(o.charts) > 0 {
-			return 0, &usageError{fmt.Sprintf("%s/%s: --bot checks a bot's replies against a YAML machine's; an SCXML suite has no replies to compare", o.charts[0].Dir, spec.ChartFile)}
-		}
 		return runBot(suites, o, stdout)
 	}
 	return execute(suites, o, stdout)
 }
 
-// checkTags rejects an --only tag that no suite knows (SCXML suites know
-// the builtin tags).
-func checkTags(suites []*spec.Suite, charts bool, only []string) error {
+// checkTags rejects an --only tag that no suite knows.
+func checkTags(suites []*spec.Suite, only []string) error {
 	for _, t := range only {
-		known := charts && slices.Contains(spec.BuiltinTags, t)
+		known := false
 		for _, s := range suites {
 			known = known || s.Tags[t]
 		}
@@ -177,40 +198,17 @@ func loadTargets(paths []string, o *runOptions) ([]*spec.Suite, error) {
 		}
 	}
 	if files == 0 {
-		suites, charts, err := loadAll(o.ctx, "run", paths)
-		o.charts = charts
-		if err == nil && len(charts) > 0 && (len(o.nlu.sweep) > 0 || o.nlu.sweepArg != nil) {
-			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)", charts[0].Dir, spec.ChartFile)}
-		}
-		if err == nil && len(charts) > 0 && o.nlu.noise > 0 {
-			err = &usageError{fmt.Sprintf("%s/%s: an SCXML suite has no NLU to add noise to (--nlu-noise)", charts[0].Dir, spec.ChartFile)}
-		}
-		return suites, err
+		return loadSuites(o.ctx, "run", paths)
 	}
 	if files != len(paths) {
 		return nil, &usageError{"give suite folders or scenario files, not both"}
 	}
 	o.files = map[string]bool{}
 	bySuite := map[string]*spec.Suite{}
-	byChart := map[string]*spec.ChartSuite{}
 	var suites []*spec.Suite
 	for _, p := range paths {
 		if o.interrupted() {
 			return nil, errInterrupted
-		}
-		if spec.ScenarioFileIsChart(p) {
-			cs, sc, err := spec.LoadChartScenarioFile(p)
-			if err != nil {
-				return nil, err
-			}
-			prev, ok := byChart[cs.Dir]
-			if !ok {
-				prev = &spec.ChartSuite{Name: cs.Name, Dir: cs.Dir, Machine: cs.Machine}
-				byChart[cs.Dir] = prev
-				o.charts = append(o.charts, prev)
-			}
-			prev.Scenarios = append(prev.Scenarios, sc)
-			continue
 		}
 		s, sc, err := spec.LoadScenarioFile(p)
 		if err != nil {
@@ -279,7 +277,6 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		for _, s := range suites {
 			total += (to - from) * len(s.Variants)
 		}
-		total += (to - from) * len(o.charts)
 		o.prog = newProgress(o.stderr, int64(total), o.quiet)
 	}
 	if o.files != nil {
@@ -366,23 +363,6 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		total.merge(t)
 		run.Suites = append(run.Suites, rs)
 	}
-	// SCXML suites follow, each giving the report the same reports.Suite
-	// (chart.go).
-	for _, c := range o.charts {
-		if o.interrupted() {
-			run.Incomplete = true
-			break
-		}
-		rs := chartReport(c)
-		var t tally
-		runChart(w, c, rs, o.exploreDepth, o, &t)
-		for _, r := range rs.Scenarios {
-			countTags(tags, r)
-		}
-		fmt.Fprintf(w, "%s: %s\n\n", c.Name, t)
-		total.merge(t)
-		run.Suites = append(run.Suites, rs)
-	}
 	o.prog.finish(o.interrupted())
 	if o.interrupted() {
 		run.Incomplete = true
@@ -392,7 +372,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 			return 0, err
 		}
 		if o.shard.on() {
-			if err := writeShard(o.out, o, o.exploreDepth, suites, o.charts, run, exploreParts); err != nil {
+			if err := writeShard(o.out, o, o.exploreDepth, suites, run, exploreParts); err != nil {
 				return 0, err
 			}
 		}
@@ -402,7 +382,7 @@ func execute(suites []*spec.Suite, o runOptions, w io.Writer) (int, error) {
 		return ExitInterrupted, nil
 	}
 	fmt.Fprintf(w, "tags (passed or known / scenarios): %s\n", tagSummary(tags))
-	fmt.Fprintf(w, "seed %d: %s in %s: %s\n", o.seed, count(total.n(), "scenario", "scenarios"), count(len(suites)+len(o.charts), "suite", "suites"), total)
+	fmt.Fprintf(w, "seed %d: %s in %s: %s\n", o.seed, count(total.n(), "scenario", "scenarios"), count(len(suites), "suite", "suites"), total)
 	if o.out != "" {
 		fmt.Fprintf(w, "reports written to %s\n", o.out)
 	}
@@ -552,6 +532,9 @@ func generatedKnown(s *spec.Suite, f generate.Failure) string {
 // run. A shard searches its part of each exploration and returns the
 // parts, for simctl report merge.
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
+	if chartSearch(s) {
+		return nil, addChartExploration(w, s, rs, depth, o, t)
+	}
 	var parts []*explore.Part
 	for _, v := range s.Variants {
 		res, err := search(s, v, depth, o, o.shard.on())

@@ -119,21 +119,10 @@ func scenarioOrder(s *spec.Suite, r *sim.ScenarioResult) (int, int) {
 	return idx, vi
 }
 
-// chartScenarioOrder finds the position of a result among an SCXML
-// suite's scenarios.
-func chartScenarioOrder(c *spec.ChartSuite, r *sim.ScenarioResult) int {
-	for i, sc := range c.Scenarios {
-		if filepath.Clean(sc.File) == filepath.Clean(r.File) {
-			return i
-		}
-	}
-	return -1
-}
-
 // writeShard writes shard.json into the output folder, atomically, without
 // indentation: it is for simctl report merge, and an exploration part lists
 // every configuration the shard saw.
-func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, charts []*spec.ChartSuite, run *reports.Run, parts [][]*explore.Part) error {
+func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, run *reports.Run, parts [][]*explore.Part) error {
 	sf := shardResult{Format: shardFormat, Seed: run.Seed, Generate: run.Generate, Shard: o.shard.i, Of: o.shard.n,
 		ExploreDepth: depth, MaxStates: o.maxStates, Incomplete: run.Incomplete}
 	for k, rs := range run.Suites {
@@ -144,14 +133,7 @@ func writeShard(out string, o runOptions, depth int, suites []*spec.Suite, chart
 			ss.ExploreParts = parts[k]
 		}
 		for _, r := range rs.Scenarios {
-			var i, v int
-			if k < len(suites) {
-				i, v = scenarioOrder(suites[k], r)
-			} else {
-				// An SCXML suite (after the YAML ones, as run.Suites
-				// holds them): one variant.
-				i = chartScenarioOrder(charts[k-len(suites)], r)
-			}
+			i, v := scenarioOrder(suites[k], r)
 			ss.Scenarios = append(ss.Scenarios, shardScenario{Index: i, Variant: v, Result: r})
 		}
 		sf.Suites = append(sf.Suites, ss)

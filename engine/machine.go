@@ -829,7 +829,12 @@ func errf(pos Pos, format string, args ...any) *Error {
 // user intent with a transition whose guard holds (guards are
 // tried with an event carrying just the intent, so a guard that needs
 // entities may make this report a dead end that a fuller event would leave).
-func (m *Machine) DeadEnd(c *Config) bool {
+func (m *Machine) DeadEnd(c *Config) bool { return m.DeadEndWith(c, nil) }
+
+// DeadEndWith is DeadEnd for a machine whose data lives outside the
+// Config: the guards are evaluated on d, the conversation's data (without
+// it an ECMAScript guard could only fail).
+func (m *Machine) DeadEndWith(c *Config, d Data) bool {
 	if c.Final {
 		return false
 	}
@@ -840,11 +845,17 @@ func (m *Machine) DeadEnd(c *Config) bool {
 		return false
 	}
 	ni := len(m.intents)
+	var r *Result
+	if d != nil {
+		// Scratch for the data model's guards: what they raise
+		// (error.execution) goes nowhere.
+		r = &Result{data: d}
+	}
 	var atoms [MaxBranches + 1]atom
 	for _, a := range m.atoms(c, 0, &atoms) {
 		for i := 0; i < ni; i++ {
 			ev := Event{Kind: UserEvent, Intent: IntentID(i), Confidence: 1, Timer: NoID, Ext: NoID}
-			e := evalEnv{m: m, c: c, ev: &ev}
+			e := evalEnv{m: m, c: c, ev: &ev, r: r}
 			for _, t := range m.userTab[int(a.leaf)*ni+i] {
 				e.br = m.context(t, a.br)
 				if g := m.trans[t].guard; g == nil || g(e) {

@@ -5,6 +5,7 @@ package eval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
@@ -289,9 +290,11 @@ func (k *Checker) within(st *Step, i int, inv *engine.Invariant) {
 	}
 }
 
-// EndOfTurn checks what can only be judged between turns: a dead end.
-func (k *Checker) EndOfTurn(turn int, c *engine.Config) {
-	if !k.m.DeadEnd(c) {
+// EndOfTurn checks what can only be judged between turns: a dead end. d
+// is the conversation's data when the machine keeps it outside the Config
+// (engine.Machine.NewData), else nil.
+func (k *Checker) EndOfTurn(turn int, c *engine.Config, d engine.Data) {
+	if !k.m.DeadEndWith(c, d) {
 		return
 	}
 	st := &Step{Turn: turn, Before: c, After: c, Result: &engine.Result{}}
@@ -421,9 +424,10 @@ func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
 	}
 	if ev := k.m.SendEvent(t); ev != engine.NoID {
 		// A send's timer delivers its event: taken by a transition on it
-		// (or the catch-all "*"), in any region.
+		// (one of its descriptors: an SCXML transition's event="back
+		// help.timeout"), or the catch-all "*", in any region.
 		trig := k.m.Transition(tr).Trigger
-		return trig == k.m.Intents()[ev] || trig == "*"
+		return trig == "*" || slices.Contains(strings.Fields(trig), k.m.Intents()[ev])
 	}
 	// Only a timer event triggers a timer: transition ("timer:NAME" or the
 	// catch-all "timer:*").

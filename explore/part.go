@@ -31,7 +31,10 @@ import (
 // shorter or less, since every path it sees is a real one). Taking, for
 // each fingerprint, the least path any shard offers gives each
 // configuration's depth and place in the order; what its expansion
-// generated and covered is the same in any shard that expanded it. The
+// generated and covered is that of the shard that reached it by that path
+// (another shard may reach the same fingerprint by another path, holding
+// other values in the slots the fingerprint leaves out, and count other
+// slot changes). The
 // first finding of each kind is likewise the least by where it was found
 // (the configuration being expanded, then the event), and the shard owning
 // that place reports it first too. Livelocks are judged on the merged
@@ -401,14 +404,26 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 	}
 	// Level by level, each configuration not reached before takes the
 	// least path offered: the least parent (merged indices grow in the
-	// order of paths), then the least event. A record whose parent is not
-	// on the level above is no shortest path; on the same path, a shard
-	// that expanded the configuration is preferred (the split level is
-	// seen by every shard, expanded by one).
+	// order of paths), then the least event. Only a record whose part
+	// reached it along the merged path to its parent offers a path: a
+	// part that reached the parent's fingerprint by another path holds
+	// another configuration (alike in what the fingerprint keeps, not in
+	// the slots it leaves out), whose expansion counts other slot changes.
+	// On the same path, a shard that expanded the configuration is
+	// preferred (the split level is seen by every shard, expanded by one).
 	var chosen []rec
 	var chosenDepth []int32
 	index := map[uint64]int32{}
 	partNode := func(r rec) *PartNode { return &parts[r.part].Nodes[r.idx] }
+	// onPath[part][i] is the merged index of the part's node i when the
+	// part reached it by the merged path, else -1.
+	onPath := make([][]int32, len(parts))
+	for pi, p := range parts {
+		onPath[pi] = make([]int32, len(p.Nodes))
+		for i := range onPath[pi] {
+			onPath[pi][i] = -1
+		}
+	}
 	for d, level := range levels {
 		less := func(a, b rec) bool {
 			if a.parent != b.parent {
@@ -420,6 +435,7 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 			return partNode(a).Expanded && !partNode(b).Expanded
 		}
 		best := map[uint64]rec{}
+		offered := level[:0]
 		for _, r := range level {
 			pn := partNode(r)
 			if _, seen := index[pn.FP]; seen {
@@ -427,12 +443,11 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 			}
 			r.parent = -1
 			if d > 0 {
-				pi, ok := index[parts[r.part].Nodes[pn.Parent].FP]
-				if !ok || chosenDepth[pi] != int32(d-1) {
+				if r.parent = onPath[r.part][pn.Parent]; r.parent < 0 {
 					continue
 				}
-				r.parent = pi
 			}
+			offered = append(offered, r)
 			if cur, ok := best[pn.FP]; !ok || less(r, cur) {
 				best[pn.FP] = r
 			}
@@ -449,6 +464,12 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 			index[partNode(r).FP] = int32(len(chosen))
 			chosen = append(chosen, r)
 			chosenDepth = append(chosenDepth, int32(d))
+		}
+		for _, r := range offered {
+			pn := partNode(r)
+			if w := best[pn.FP]; r.parent == w.parent && pn.In == partNode(w).In {
+				onPath[r.part][r.idx] = index[pn.FP]
+			}
 		}
 	}
 

@@ -39,13 +39,11 @@ func (mo *Model) choicesAt(s engine.StateID) []choice {
 		if ti.Guard == "" || (ti.Source != engine.NoID && !m.InState(s, ti.Source)) || m.IsOverride(engine.TransID(t)) {
 			continue
 		}
-		intent := engine.IntentID(engine.NoID)
+		intents := []engine.IntentID{engine.NoID}
 		if ti.Trigger != "*" {
-			id, ok := m.IntentID(ti.Trigger)
-			if !ok {
+			if intents = triggerIntents(m, ti); len(intents) == 0 {
 				continue // a timer, an action's result, eventless
 			}
-			intent = id
 		}
 		tree, err := parser.Parse(ti.Guard)
 		if err != nil {
@@ -62,17 +60,19 @@ func (mo *Model) choicesAt(s engine.StateID) []choice {
 		for _, name := range guardEntities(tree.Node) {
 			texts = append(texts, mo.entityTexts[name]...)
 		}
-		for _, text := range texts {
-			if intent != engine.NoID && mo.own[intent][strings.ToLower(strings.TrimSpace(text))] {
-				// The intent's own phrase: an imported Dialogflow page
-				// routes a phrase two intents share as its in-scope
-				// intent that way. The user says the intent, or not.
-				continue
-			}
-			c := choice{text: text, intent: intent}
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
+		for _, intent := range intents {
+			for _, text := range texts {
+				if intent != engine.NoID && mo.own[intent][strings.ToLower(strings.TrimSpace(text))] {
+					// The intent's own phrase: an imported Dialogflow page
+					// routes a phrase two intents share as its in-scope
+					// intent that way. The user says the intent, or not.
+					continue
+				}
+				c := choice{text: text, intent: intent}
+				if !seen[c] {
+					seen[c] = true
+					out = append(out, c)
+				}
 			}
 		}
 	}
@@ -80,6 +80,20 @@ func (mo *Model) choicesAt(s engine.StateID) []choice {
 		mo.choices = map[engine.StateID][]choice{}
 	}
 	mo.choices[s] = out
+	return out
+}
+
+// triggerIntents returns the intents a transition is triggered by: one,
+// or several for an SCXML transition whose event attribute lists
+// descriptors ("back help.timeout"); none for a timer, an action's
+// result, an eventless transition or "*".
+func triggerIntents(m *engine.Machine, ti engine.TransitionInfo) []engine.IntentID {
+	var out []engine.IntentID
+	for _, name := range strings.Fields(ti.Trigger) {
+		if id, ok := m.IntentID(name); ok {
+			out = append(out, id)
+		}
+	}
 	return out
 }
 
@@ -108,12 +122,12 @@ func (mo *Model) intentsAt(s engine.StateID) []engine.IntentID {
 			catchAll = append(catchAll, ti.Guard)
 			continue
 		}
-		id, ok := m.IntentID(ti.Trigger)
-		if !ok || seen[id] || m.IsEscapeIntent(id) {
-			continue
+		for _, id := range triggerIntents(m, ti) {
+			if !seen[id] && !m.IsEscapeIntent(id) {
+				seen[id] = true
+				out = append(out, id)
+			}
 		}
-		seen[id] = true
-		out = append(out, id)
 	}
 	for _, guard := range catchAll {
 		if !fallback(guard, m.Intents(), out) {

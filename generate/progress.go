@@ -29,7 +29,7 @@ func endDistances(m *engine.Machine) []int {
 	var global []engine.StateID
 	for t := 0; t < m.NumTransitions(); t++ {
 		ti := m.Transition(engine.TransID(t))
-		if ti.Target == engine.NoID {
+		if ti.Target == engine.NoID || escapeOnly(m, ti) {
 			continue
 		}
 		u := m.InitialLeaf(ti.Target)
@@ -82,6 +82,20 @@ func endDistances(m *engine.Machine) []int {
 	return dist
 }
 
+// escapeOnly reports whether only escape intents (cancel, ...) trigger
+// transition ti: no way through the task for a user who pursues it, so
+// the final state it reaches (an SCXML chart's cancelled) is no end it
+// heads for.
+func escapeOnly(m *engine.Machine, ti engine.TransitionInfo) bool {
+	ins := triggerIntents(m, ti)
+	for _, in := range ins {
+		if !m.IsEscapeIntent(in) {
+			return false
+		}
+	}
+	return len(ins) > 0
+}
+
 // toEnd returns how far state s is from a final state (-1: no final state
 // is reachable from it).
 func (mo *Model) toEnd(s engine.StateID) int {
@@ -118,6 +132,17 @@ func (p *Player) forward(evs []engine.Event) []int {
 		}
 		return !a.visited && b.visited
 	}
+	// A machine whose data lives beside the configuration (an SCXML
+	// chart's heap) looks ahead on its data, which is put back after each
+	// look; data that cannot be saved so rules no move out.
+	data := p.d.Data
+	var saved any
+	if data != nil {
+		var ok bool
+		if saved, ok = data.Save(); !ok {
+			return all
+		}
+	}
 	ranks := make([]rank, len(evs))
 	best := 0
 	for i := range evs {
@@ -126,7 +151,11 @@ func (p *Player) forward(evs []engine.Event) []int {
 		ev := evs[i]
 		ev.At = c.Now
 		r := rank{dist: -1, visited: true}
-		if p.mo.m.Step(c, &ev, &p.look) == nil {
+		err := p.mo.m.StepWith(c, data, &ev, &p.look)
+		if data != nil && !data.Restore(saved) {
+			return all
+		}
+		if err == nil {
 			r.dist = p.mo.toEnd(c.State)
 			if c.Final {
 				r.dist = 0

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
@@ -263,7 +264,7 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 		}
 		out.Turns++
 		if err == nil {
-			p.checker.EndOfTurn(d.Turn, &d.Cfg)
+			p.checker.EndOfTurn(d.Turn, &d.Cfg, d.Data)
 		}
 	}
 	for _, act := range conv.Acts {
@@ -743,7 +744,7 @@ func (p *Player) resets(in engine.IntentID) bool {
 	for _, leaf := range p.leaves() {
 		for t := 0; t < m.NumTransitions(); t++ {
 			ti := m.Transition(engine.TransID(t))
-			if ti.Trigger != name || (ti.Source != engine.NoID && !m.InState(leaf, ti.Source)) {
+			if !slices.Contains(strings.Fields(ti.Trigger), name) || (ti.Source != engine.NoID && !m.InState(leaf, ti.Source)) {
 				continue
 			}
 			if ti.Target == engine.NoID || !m.InState(m.Initial(), ti.Target) {

@@ -58,12 +58,30 @@ var _ = Describe("goal-directed simulated users", func() {
 		Entry("a money transfer confirmed with yes or corrected with the value", correctBot{"testdata/transfer"}),
 		Entry("a transfer whose confirmation is a slot of the flow, as Rasa imports write it (answered yes, not with a name)", correctBot{"testdata/rasatransfer"}),
 		Entry("a checkout of two parallel regions (docs/examples/checkout)", correctBot{"../docs/examples/checkout"}),
+		Entry("an SCXML chart: the research fork of docs/examples/research, its users.yaml", correctBot{"../docs/examples/research"}),
+		Entry("an SCXML form of two regions that help leaves and back restarts, cancel ending in a final state (users head for booked, not round help)", correctBot{"testdata/helpform"}),
 		Entry("a ticket bot whose every state has a catch-all, as Dialogflow CX imports write them (yes is said, not the no-match)", correctBot{"testdata/catchall"}),
 		Entry("a counter that asks anything else after each item (yes once, then no), then thanks the user, whom a greeting takes home", correctBot{"testdata/anythingelse"}),
 		Entry("a ticket bot as a Dialogflow CX import writes it: goals from the start page (the initial state's parent), a shared phrase routed by a text test (no menu), a no-match that leaves it to that route", correctBot{"testdata/dfscope"}),
 		Entry("a plan slot with no validator, whose guard names the plans it takes (derived users answer with one: the alphabet from the machine)", correctBot{"testdata/plans"}),
 		Entry("a wizard of pages with a back move and no slots (users head for the end: never back where they have been)", correctBot{"testdata/wizard"}),
 	)
+
+	It("answer an SCXML form's regions, never straying into help: a final state only cancel reaches is no end they head for", func() {
+		s := load("testdata/helpform")
+		mo, err := generate.NewModel(s, s.Machine)
+		Expect(err).NotTo(HaveOccurred())
+		p := generate.NewPlayer(mo, sim.NewStub(s.NLU, s.Machine))
+		p.Record = true
+		out := p.Play(generate.Conversation{Persona: generate.Cooperative, Acts: make([]generate.Act, 6)}, 1)
+		var said []string
+		for _, t := range out.Recorded {
+			said = append(said, t.User)
+		}
+		Expect(said).NotTo(ContainElement("help"))
+		Expect(said).To(ContainElements("book", "inform.city", "inform.date", "affirm"))
+		Expect(out.Success).To(BeTrue())
+	})
 
 	It("answer a confirmation whose summary differs from what they want with a correction carrying the value, then yes", func() {
 		s := load("testdata/coffee")

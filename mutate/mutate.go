@@ -210,8 +210,14 @@ func (e *enumerator) transition(si, li, ti int) {
 	t := &(*transList(e.def, si, li))[ti]
 	name := e.label(si, li, t)
 	at := func(d *engine.Definition) *engine.TransitionDef { return &(*transList(d, si, li))[ti] }
-	if to, ok := e.retarget(t.Target, t.TargetPos); ok {
-		e.add(Retarget, t.TargetPos, fmt.Sprintf("%s: target %s changed to %s", name, t.Target, to),
+	// An SCXML transition's target is an attribute of the <transition>
+	// element, whose position the compiled transition carries.
+	tpos := t.TargetPos
+	if tpos.Line == 0 {
+		tpos = t.Pos
+	}
+	if to, ok := e.retarget(t.Target, tpos); ok {
+		e.add(Retarget, tpos, fmt.Sprintf("%s: target %s changed to %s", name, t.Target, to),
 			func(d *engine.Definition) { at(d).Target = to })
 	}
 	e.guard(t.Guard, name, func(d *engine.Definition) *engine.Expr { return &at(d).Guard })

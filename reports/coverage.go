@@ -129,15 +129,12 @@ func coverageRows(s *Suite) []CoverageRow {
 		t := m.Transition(engine.TransID(i))
 		counted(KindTransition, i, transitionItem(m, t), t.Pos, transitions)
 	}
-	if s.Machine != nil {
-		// An SCXML chart has neither intents nor slots.
-		intentPos, slotPos := declared(s.Def)
-		for i, name := range s.Machine.Intents() {
-			counted(KindIntent, i, name, intentPos[name], intents)
-		}
-		for i, name := range s.Machine.Slots() {
-			counted(KindSlot, i, name, slotPos[name], slots)
-		}
+	intentPos, slotPos := declared(s.Def)
+	for i, name := range s.Machine.Intents() {
+		counted(KindIntent, i, name, intentPos[name], intents)
+	}
+	for i, name := range s.Machine.Slots() {
+		counted(KindSlot, i, name, slotPos[name], slots)
 	}
 	for _, g := range []struct {
 		kind string

@@ -152,13 +152,6 @@ func target(m Shape, t engine.TransitionInfo) string {
 	if t.Internal || t.Target == engine.NoID {
 		return ""
 	}
-	if r, ok := m.(regionShape); ok {
-		var names []string
-		for _, x := range r.Targets(t.ID) {
-			names = append(names, m.StateName(x))
-		}
-		return strings.Join(names, " ")
-	}
 	return m.StateName(t.Target)
 }
 

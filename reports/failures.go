@@ -119,10 +119,8 @@ func failureRows(run *Run, s *Suite) []FailureRow {
 			Replay: replayGenerated(f)})
 	}
 	declaredAt := map[string]string{}
-	if s.Machine != nil {
-		for _, inv := range s.Machine.Invariants() {
-			declaredAt[inv.Name] = posString(inv.Pos)
-		}
+	for _, inv := range s.Machine.Invariants() {
+		declaredAt[inv.Name] = posString(inv.Pos)
 	}
 	for _, e := range s.Explored {
 		for _, f := range e.Findings {

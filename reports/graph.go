@@ -252,7 +252,6 @@ type bundle struct {
 // id; link is the first pane's id, from which folded boxes' links are made.
 func (gr *grapher) dot(id string, root engine.StateID, link, rankdir string) []byte {
 	m := gr.m
-	regions, _ := m.(regionShape)
 	// The bundles, in the order of their first transition.
 	var bundles []*bundle
 	byKey := map[string]*bundle{}
@@ -307,11 +306,6 @@ func (gr *grapher) dot(id string, root engine.StateID, link, rankdir string) []b
 			head = "odot"
 		}
 		add(i, t.Source, to, head)
-		// An SCXML transition may enter several regions at once: one
-		// more edge to each further target.
-		for _, x := range moreTargets(regions, t) {
-			add(i, t.Source, x, head)
-		}
 	}
 
 	var b bytes.Buffer
@@ -362,11 +356,6 @@ func (gr *grapher) dot(id string, root engine.StateID, link, rankdir string) []b
 		if len(gr.kids[sid]) == 0 {
 			attrs := []string{"label=" + dotQuote(short), "tooltip=" + dotQuote(title)}
 			class := []string{"state"}
-			if deep, ok := isHistory(regions, sid); ok {
-				// A history pseudo-state: a small circle, H or H*.
-				attrs = []string{"label=" + dotQuote(historyLabel(deep)), "tooltip=" + dotQuote(title), "shape=circle", "width=0.3", "fixedsize=true", "fontsize=10"}
-				class = append(class, "history")
-			}
 			if m.IsFinal(sid) {
 				attrs = append(attrs, "peripheries=2")
 				class = append(class, "final")
@@ -568,12 +557,6 @@ func loopNode(i int) string { return "__loop" + strconv.Itoa(i) }
 // descendant is.
 func enteredCounts(m Shape, own []int64) []int64 {
 	out := make([]int64, m.NumStates())
-	if _, chart := m.(regionShape); chart {
-		// An SCXML session counts every state it enters, compound and
-		// parallel ones included (sim.CountChart).
-		copy(out, own)
-		return out
-	}
 	for i := range m.NumStates() {
 		for x := engine.StateID(i); x != engine.NoID; x = m.Parent(x) {
 			out[x] += countAt(own, i)

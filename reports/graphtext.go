@@ -104,7 +104,6 @@ func dotQuote(s string) string {
 
 func writeDOT(w *bufio.Writer, m Shape, counts []int64) {
 	kids := childStates(m)
-	regions, _ := m.(regionShape)
 	fmt.Fprintf(w, "digraph %s {\n", dotQuote(m.Name()))
 	w.WriteString("  compound=true;\n  rankdir=LR;\n")
 	w.WriteString("  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n")
@@ -120,9 +119,6 @@ func writeDOT(w *bufio.Writer, m Shape, counts []int64) {
 			}
 			if m.IsFinal(s) {
 				attrs = append(attrs, "peripheries=2")
-			}
-			if deep, ok := isHistory(regions, s); ok {
-				attrs = append(attrs, "label="+dotQuote(historyLabel(deep)), "shape=circle")
 			}
 			if len(attrs) > 0 {
 				fmt.Fprintf(w, "%s%s [%s];\n", indent, dotQuote(name), strings.Join(attrs, ", "))
@@ -172,11 +168,6 @@ func writeDOT(w *bufio.Writer, m Shape, counts []int64) {
 			attrs = append(attrs, "style=dashed", "color=red", "fontcolor=red")
 		}
 		fmt.Fprintf(w, "  %s -> %s [%s];\n", from, toName, strings.Join(attrs, ", "))
-		// An SCXML transition may enter several regions: an unlabelled
-		// edge to each further target.
-		for _, x := range moreTargets(regions, t) {
-			fmt.Fprintf(w, "  %s -> %s [arrowhead=normal];\n", from, dotQuote(m.StateName(x)))
-		}
 	}
 	w.WriteString("}\n")
 }
@@ -189,7 +180,6 @@ func mermaidText(s string) string {
 
 func writeMermaid(w *bufio.Writer, m Shape, counts []int64) {
 	kids := childStates(m)
-	regions, _ := m.(regionShape)
 	var dashed []string
 	id := func(s engine.StateID) string { return "s" + strconv.Itoa(int(s)) }
 	w.WriteString("flowchart LR\n")
@@ -203,9 +193,6 @@ func writeMermaid(w *bufio.Writer, m Shape, counts []int64) {
 			open, close := "(", ")"
 			if m.IsFinal(s) {
 				open, close = "((", "))"
-			}
-			if deep, ok := isHistory(regions, s); ok {
-				open, close, name = "((", "))", historyLabel(deep)
 			}
 			fmt.Fprintf(w, "%s%s%s\"%s\"%s\n", indent, id(s), open, name, close)
 			return
@@ -252,13 +239,6 @@ func writeMermaid(w *bufio.Writer, m Shape, counts []int64) {
 		}
 		fmt.Fprintf(w, "  %s %s|\"%s\"| %s\n", from, arrow, mermaidText(transLabel(t, counts)), toName)
 		link++
-		for _, x := range moreTargets(regions, t) {
-			fmt.Fprintf(w, "  %s %s %s\n", from, arrow, id(x))
-			if arrow != "-->" {
-				red = append(red, strconv.Itoa(link))
-			}
-			link++
-		}
 	}
 	for _, d := range dashed {
 		fmt.Fprintf(w, "  style %s stroke-dasharray: 5 5\n", d)

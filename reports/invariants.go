@@ -63,12 +63,7 @@ type invariantInfo struct {
 func invariantList(s *Suite) []invariantInfo {
 	var out []invariantInfo
 	seen := map[string]bool{}
-	builtins, declared := eval.BuiltinInvariants, []engine.Invariant(nil)
-	if s.Machine != nil {
-		declared = s.Machine.Invariants()
-	} else {
-		builtins = ChartChecks
-	}
+	builtins, declared := eval.BuiltinInvariants, s.Machine.Invariants()
 	for _, name := range builtins {
 		out = append(out, invariantInfo{Name: name, Kind: InvBuiltin})
 		seen[name] = true

@@ -15,7 +15,6 @@ import (
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/latency"
 	"github.com/simctl/simctl/sim"
-	"github.com/simctl/simctl/statechart"
 )
 
 // Run is everything one `simctl run` produced.
@@ -34,14 +33,9 @@ type Run struct {
 
 // Suite is one suite's results.
 type Suite struct {
-	Name    string
-	Dir     string
-	Machine *engine.Machine
-	// Chart is the machine of an SCXML suite (Machine is then nil): its
-	// coverage counts by sim.ChartCoverage's ids, and the sections that
-	// only a YAML machine has (invariants, notes, latency, intents,
-	// slots) are empty.
-	Chart     *statechart.Chart
+	Name      string
+	Dir       string
+	Machine   *engine.Machine
 	Scenarios []*sim.ScenarioResult // in scenario file order
 	// Partial marks a run of part of the suite (chosen scenario files,
 	// --only tags, or a run a signal stopped): what it did not reach says

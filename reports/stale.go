@@ -11,8 +11,7 @@ import (
 // reached: no scripted scenario, generated failure or exploration finding
 // matched them; nothing for a partial run. Each line is "file:line:col: invariant: kind where".
 func Stale(s *Suite) []string {
-	if s.Partial || s.Machine == nil {
-		// An SCXML chart has no notes.
+	if s.Partial {
 		return nil
 	}
 	reached := map[string]bool{}

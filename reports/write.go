@@ -266,7 +266,7 @@ func check(s *Suite) error {
 	switch {
 	case s == nil:
 		return errors.New("missing")
-	case s.Machine == nil && s.Chart == nil:
+	case s.Machine == nil:
 		return errors.New("no machine")
 	case s.Coverage == nil:
 		return errors.New("no coverage")

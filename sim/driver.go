@@ -51,7 +51,11 @@ type Driver struct {
 	Stub      *Stub // for markers and normalisation in direct slot mapping; may be nil
 	Observers []Observer
 
-	Cfg  engine.Config
+	Cfg engine.Config
+	// Data is the conversation's data when the machine's data model keeps
+	// it outside the Config (an SCXML chart's ECMAScript heap): Start makes
+	// a fresh one (engine.Machine.NewData), nil for machine.yaml's.
+	Data engine.Data
 	Res  engine.Result
 	Turn int
 	Info TurnInfo
@@ -95,6 +99,10 @@ type Driver struct {
 	invEv [maxInvokeDepth + 1]engine.Event // one per invoke depth, so stepping them does not allocate
 }
 
+// SessionID is every conversation's session id (SCXML's _sessionid):
+// fixed, so that a conversation is the same whoever plays it.
+const SessionID = "simctl"
+
 // NewDriver returns a driver for machine m.
 func NewDriver(m *engine.Machine, nlu NLU, stub *Stub) *Driver {
 	return &Driver{M: m, NLU: nlu, Stub: stub}
@@ -108,13 +116,14 @@ func (d *Driver) Start(at int64) error {
 	// waited for.
 	d.prev = engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
 	d.fixedRand = nil
+	d.Data = d.M.NewData(SessionID)
 	var err error
 	if d.Wall != nil {
 		start := d.Wall.start()
-		err = d.M.Start(&d.Cfg, at, &d.Res)
+		err = d.M.StartWith(&d.Cfg, d.Data, at, &d.Res)
 		d.Wall.stop(start)
 	} else {
-		err = d.M.Start(&d.Cfg, at, &d.Res)
+		err = d.M.StartWith(&d.Cfg, d.Data, at, &d.Res)
 	}
 	if err != nil {
 		return err
@@ -278,10 +287,10 @@ func (d *Driver) step(ev *engine.Event, depth int) error {
 	var err error
 	if d.Wall != nil {
 		start := d.Wall.start()
-		err = d.M.Step(&d.Cfg, ev, &d.Res)
+		err = d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res)
 		d.Wall.stop(start)
 	} else {
-		err = d.M.Step(&d.Cfg, ev, &d.Res)
+		err = d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res)
 	}
 	if err != nil {
 		// The transitions taken before the error still count for

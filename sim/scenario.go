@@ -213,7 +213,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 		}
 		res.TurnLog = append(res.TurnLog, recordTurn(d, t))
 		if err == nil {
-			checker.EndOfTurn(d.Turn, &d.Cfg)
+			checker.EndOfTurn(d.Turn, &d.Cfg, d.Data)
 		}
 		states = append(states, d.Cfg.State)
 		if err == nil && t.Expect != nil {
@@ -327,6 +327,11 @@ func verdict(res *ScenarioResult, sc *spec.Scenario, known *eval.Known, unrecord
 func EventOf(m *engine.Machine, e *spec.EventSpec) engine.Event {
 	id, _ := m.IntentID(e.Intent.Value)
 	ev := engine.Event{Kind: engine.UserEvent, Intent: id, Text: e.Text, Value: e.Value, Confidence: 1}
+	if data := e.EventData(); data != "" {
+		// An SCXML event's data: the data model reads the value as
+		// _event.data.
+		ev.Value = data
+	}
 	if e.Confidence != nil {
 		ev.Confidence = *e.Confidence
 	}
@@ -450,6 +455,62 @@ func check(d *Driver, x *spec.Expect) []Failure {
 	if x.Escalated != nil && d.Info.Escalated != *x.Escalated {
 		fail(x.EscalatedPos, "escalated", fmt.Sprint(d.Info.Escalated), fmt.Sprint(*x.Escalated))
 	}
+	if x.Configuration != nil {
+		want := map[engine.StateID]bool{}
+		for _, s := range *x.Configuration {
+			id, _ := m.StateID(s.Value)
+			want[id] = true
+		}
+		got := configuration(m, c)
+		same := len(got) == len(want)
+		for _, id := range got {
+			same = same && want[id]
+		}
+		if !same {
+			fail(x.Pos, "configuration", "["+strings.Join(shortNames(m, got), " ")+"]", "["+strings.Join(sortedNames(*x.Configuration), " ")+"]")
+		}
+	}
+	for _, s := range x.Active {
+		if id, _ := m.StateID(s.Value); !m.IsActive(c, id) {
+			fail(s.Pos, "active", "["+strings.Join(shortNames(m, configuration(m, c)), " ")+"]", s.Value)
+		}
+	}
+	if x.Done != nil && c.Final != *x.Done {
+		fail(x.DonePos, "done", fmt.Sprint(c.Final), fmt.Sprint(*x.Done))
+	}
+	return out
+}
+
+// configuration returns the active atomic states of c, every region's,
+// in id order.
+func configuration(m *engine.Machine, c *engine.Config) []engine.StateID {
+	var out []engine.StateID
+	for s := 0; s < m.NumStates(); s++ {
+		if id := engine.StateID(s); m.IsLeaf(id) && m.IsActive(c, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// shortNames names states by the last part of their paths where that
+// names them alone (an SCXML chart's ids), else by their paths, sorted.
+func shortNames(m *engine.Machine, ids []engine.StateID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = m.StateName(id)
+		short := out[i][strings.LastIndexByte(out[i], '.')+1:]
+		if x, ok := m.StateID(short); ok && x == id {
+			out[i] = short
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func sortedNames(l spec.StrList) []string {
+	out := strNames(l)
+	slices.Sort(out)
 	return out
 }
 

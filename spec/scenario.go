@@ -89,10 +89,17 @@ type Turn struct {
 	Expect   *Expect `yaml:"expect"`
 }
 
-// EventSpec is a raw user event that bypasses the NLU.
+// EventSpec is a raw user event that bypasses the NLU: an intent (with
+// text, value, confidence and entities), or, as an SCXML chart's
+// scenarios write it, an event name with its data (_event.data).
 type EventSpec struct {
-	Pos        engine.Pos
-	Intent     Str          `yaml:"intent,required"`
+	Pos    engine.Pos
+	Intent Str `yaml:"intent"`
+	// Name is the event's name, another way to write Intent.
+	Name Str `yaml:"name"`
+	// Data is the event's data: the ECMAScript data model reads it as
+	// _event.data, an object of these keys (EventData).
+	Data       Entries[Str] `yaml:"data"`
 	Text       string       `yaml:"text"`
 	Value      string       `yaml:"value"`
 	Confidence *float64     `yaml:"confidence"`
@@ -119,6 +126,14 @@ type Expect struct {
 	NLU          *Str       `yaml:"nlu"`
 	Escalated    *bool      `yaml:"escalated"`
 	EscalatedPos engine.Pos `yaml:"-"`
+	// Configuration is the exact set of active atomic states (every
+	// region's), in any order.
+	Configuration *StrList `yaml:"configuration"`
+	// Active lists states (of any kind) that must be active.
+	Active StrList `yaml:"active"`
+	// Done: whether the machine has reached a top-level final state.
+	Done    *bool      `yaml:"done"`
+	DonePos engine.Pos `yaml:"-"`
 	// BotRe is BotMatches compiled.
 	BotRe *regexp.Regexp `yaml:"-"`
 }
@@ -127,9 +142,19 @@ type Expect struct {
 // the machine, so that a typo in an expectation is a load error rather than
 // a confusing failure.
 func LoadScenario(file string, data []byte, m *engine.Machine, tags map[string]bool, invariants map[string]bool) (*Scenario, error) {
+	return loadScenario(file, data, m, tags, invariants, nil)
+}
+
+// loadScenario is LoadScenario with the names states go by besides their
+// own (aliases: an SCXML id that is not an engine name, "asking-city",
+// to its state's path), renamed before anything is checked.
+func loadScenario(file string, data []byte, m *engine.Machine, tags map[string]bool, invariants map[string]bool, aliases map[string]string) (*Scenario, error) {
 	s := &Scenario{File: file}
 	if err := decodeFile(file, data, s); err != nil {
 		return nil, err
+	}
+	if len(aliases) > 0 {
+		s.rename(aliases)
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(file), ".scenario.yaml")
@@ -178,8 +203,8 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	}
 	if t.Event != nil {
 		kinds++
-		if _, ok := m.IntentID(t.Event.Intent.Value); !ok {
-			return unknownIntent(t.Event.Intent, m)
+		if err := checkEvent(t.Event, m); err != nil {
+			return err
 		}
 		if c := t.Event.Confidence; c != nil {
 			if err := checkConfidence(t.Event.Pos, *c); err != nil {
@@ -202,6 +227,18 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	if x.State != nil {
 		if _, ok := m.StateID(x.State.Value); !ok {
 			return unknownState(*x.State, m)
+		}
+	}
+	if x.Configuration != nil {
+		for _, s := range *x.Configuration {
+			if _, ok := m.StateID(s.Value); !ok {
+				return unknownState(s, m)
+			}
+		}
+	}
+	for _, s := range x.Active {
+		if _, ok := m.StateID(s.Value); !ok {
+			return unknownState(s, m)
 		}
 	}
 	if x.Path != nil {
@@ -262,6 +299,76 @@ func checkTurn(t *Turn, m *engine.Machine) error {
 	}
 	return nil
 }
+
+// rename gives the states the scenario names by an alias their paths.
+func (s *Scenario) rename(aliases map[string]string) {
+	one := func(x *Str) {
+		if p, ok := aliases[x.Value]; ok {
+			x.Value = p
+		}
+	}
+	list := func(l StrList) {
+		for i := range l {
+			one(&l[i])
+		}
+	}
+	one(&s.FinalState)
+	for i := range s.Turns {
+		x := s.Turns[i].Expect
+		if x == nil {
+			continue
+		}
+		if x.State != nil {
+			one(x.State)
+		}
+		for _, l := range []*StrList{x.Path, x.Configuration, &x.Active} {
+			if l != nil {
+				list(*l)
+			}
+		}
+	}
+}
+
+// checkEvent checks an event: turn's intent, or its name (an SCXML
+// chart's event), against the machine.
+func checkEvent(e *EventSpec, m *engine.Machine) error {
+	switch {
+	case e.Intent.Value != "" && e.Name.Value != "":
+		return &Error{Pos: e.Name.Pos, Msg: "an event has an intent or a name, not both"}
+	case e.Intent.Value != "":
+		if _, ok := m.IntentID(e.Intent.Value); !ok {
+			return unknownIntent(e.Intent, m)
+		}
+	case e.Name.Pos.Line > 0:
+		if e.Name.Value == "" {
+			return &Error{Pos: e.Name.Pos, Msg: "empty event name"}
+		}
+		// As an unknown intent: an event no transition listens for
+		// changes nothing, and is most likely a typo.
+		if _, ok := m.IntentID(e.Name.Value); !ok {
+			// Names beginning "__" are the compiler's own, no event a
+			// scenario sends.
+			var names []string
+			for _, n := range m.Intents() {
+				if !strings.HasPrefix(n, "__") {
+					names = append(names, n)
+				}
+			}
+			return &Error{Pos: e.Name.Pos, Msg: fmt.Sprintf("unknown event %q: no transition's event descriptor matches it (the machine's events: %s)",
+				e.Name.Value, joinNames(names))}
+		}
+		e.Intent = e.Name
+	default:
+		return &Error{Pos: e.Pos, Msg: `missing required field "intent" (or "name", an SCXML event's)`}
+	}
+	return nil
+}
+
+// EventData is the event's data as the JSON text of an object (the
+// value the ECMAScript data model reads as _event.data), or "" when it has
+// none: numbers and booleans as written become numbers and booleans,
+// anything else text.
+func (e *EventSpec) EventData() string { return eventData(e.Data) }
 
 func unknownState(s Str, m *engine.Machine) error {
 	names := make([]string, m.NumStates())

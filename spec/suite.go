@@ -63,6 +63,9 @@ type Suite struct {
 	// SLOs the objectives judged on it after a run.
 	Latency *latency.Model
 	SLOs    []latency.SLO
+	// aliases name states by what machine.scxml calls them where that is
+	// not the engine's name (an id such as "asking-city"): id to path.
+	aliases map[string]string
 }
 
 // Variant is one assignment of the machine's parameters, built.
@@ -144,16 +147,29 @@ func Discover(paths []string) ([]string, error) {
 	return dirs, nil
 }
 
-// Load reads and validates a suite folder.
+// DefaultMaxTurns bounds a generated conversation of a suite that does
+// not say (machine.yaml and users.yaml max_turns).
+const DefaultMaxTurns = 50
+
+// Load reads and validates a suite folder: its machine (machine.yaml, or
+// machine.scxml compiled onto the same engine), then the files beside it,
+// read alike for either.
 func Load(dir string) (*Suite, error) {
-	mpath := filepath.Join(dir, MachineFile)
-	data, err := ReadFile(mpath, "machine file", MaxFileSize)
-	if err != nil {
-		return nil, err
-	}
-	s, err := LoadMachine(mpath, data)
-	if err != nil {
-		return nil, err
+	var s *Suite
+	var err error
+	if IsChartSuite(dir) {
+		if s, err = loadChartMachine(filepath.Join(dir, ChartFile)); err != nil {
+			return nil, err
+		}
+	} else {
+		mpath := filepath.Join(dir, MachineFile)
+		data, err := ReadFile(mpath, "machine file", MaxFileSize)
+		if err != nil {
+			return nil, err
+		}
+		if s, err = LoadMachine(mpath, data); err != nil {
+			return nil, err
+		}
 	}
 	s.Dir = dir
 	npath := filepath.Join(dir, NLUFile)
@@ -209,7 +225,7 @@ func Load(dir string) (*Suite, error) {
 			bad = append(bad, err)
 			continue
 		}
-		sc, err := LoadScenario(f, data, s.Machine, s.Tags, invs)
+		sc, err := loadScenario(f, data, s.Machine, s.Tags, invs, s.aliases)
 		if err != nil {
 			bad = append(bad, err)
 			continue
@@ -295,7 +311,7 @@ func LoadMachine(file string, data []byte) (*Suite, error) {
 		return nil, err
 	}
 	if s.MaxTurns == 0 {
-		s.MaxTurns = 50
+		s.MaxTurns = DefaultMaxTurns
 	}
 	s.ExploreDepth = DefaultExploreDepth
 	if mf.ExploreDepth != nil {
@@ -421,8 +437,8 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 	dir := filepath.Dir(file)
 	if head.Suite.Value != "" {
 		dir = suiteDir(dir, head.Suite.Value)
-		if _, err := os.Stat(filepath.Join(dir, MachineFile)); err != nil {
-			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.yaml in %s", dir)}
+		if _, err := os.Stat(filepath.Join(dir, MachineFile)); err != nil && !IsChartSuite(dir) {
+			return nil, nil, &Error{Pos: head.Suite.Pos, Msg: fmt.Sprintf("suite: no machine.yaml or machine.scxml in %s", dir)}
 		}
 	}
 	s, err := Load(dir)
@@ -441,7 +457,7 @@ func LoadScenarioFile(file string) (*Suite, *Scenario, error) {
 	for _, inv := range s.Machine.Invariants() {
 		invs[inv.Name] = true
 	}
-	sc, err := LoadScenario(file, data, s.Machine, s.Tags, invs)
+	sc, err := loadScenario(file, data, s.Machine, s.Tags, invs, s.aliases)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,12 +4,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/simctl/simctl/scxml"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
 
-// dataChart reads its events' data: inform's _event.data picks the
+// dataChart, an SCXML chart with the ECMAScript data model, reads its
+// events' data: inform's _event.data picks the
 // target; skip enters a parallel state of two regions that go completes
 // together; urgent sends itself a delayed escalate.
 const dataChart = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="asking">
@@ -25,7 +29,7 @@ const dataChart = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" 
   <state id="lisbon">
     <transition event="check" cond="city === 'Lisbon'" target="over"/>
   </state>
-  <state id="three"/>
+  <state id="three"><transition event="check" target="over"/></state>
   <state id="urgent">
     <onentry><send event="escalate" delay="30s"/></onentry>
     <transition event="escalate" target="over"/>
@@ -44,69 +48,74 @@ const dataChart = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" 
   <final id="over"/>
 </scxml>`
 
-type chartScenarioCase struct {
+type scenarioCase struct {
 	turns    string
 	failures []string // Failure.String() without the file
 }
 
-var _ = Describe("RunChartScenario", func() {
+// An SCXML suite runs on the engine as any suite: its scenarios send
+// events by name with their data (_event.data) and may expect the
+// configuration, the active states and done.
+var _ = Describe("RunScenario on an SCXML suite", func() {
 	DescribeTable("sends events by name with data and checks the configuration as a set",
-		func(c chartScenarioCase) {
-			m, err := scxml.Load("m.scxml", []byte(dataChart), scxml.Options{})
+		func(c scenarioCase) {
+			dir := GinkgoT().TempDir()
+			Expect(os.WriteFile(filepath.Join(dir, "machine.scxml"), []byte(dataChart), 0o644)).To(Succeed())
+			file := filepath.Join(dir, "s.scenario.yaml")
+			Expect(os.WriteFile(file, []byte("turns:\n"+c.turns), 0o644)).To(Succeed())
+			s, err := spec.Load(dir)
 			Expect(err).NotTo(HaveOccurred())
-			sc, err := spec.LoadChartScenario("s.scenario.yaml", []byte("turns:\n"+c.turns), m)
-			Expect(err).NotTo(HaveOccurred())
-			cs := &spec.ChartSuite{Name: "data", Machine: m, Scenarios: []*spec.ChartScenario{sc}}
-			r := sim.RunChartScenario(cs, sc, nil, false)
+			r := sim.RunScenario(s, s.Scenarios[0], sim.Options{})
 			var got []string
 			for _, f := range r.Failures {
-				got = append(got, f.String())
+				got = append(got, strings.TrimPrefix(f.String(), dir+string(filepath.Separator)))
 			}
 			Expect(got).To(Equal(c.failures))
+			Expect(r.Violations).To(BeEmpty())
 			if len(c.failures) == 0 {
 				Expect(r.Status).To(Equal(sim.Pass))
 			} else {
 				Expect(r.Status).To(Equal(sim.Fail))
 			}
 		},
-		Entry("text data reaches _event.data and the data model", chartScenarioCase{turns: `
+		Entry("text data reaches _event.data and the data model", scenarioCase{turns: `
   - event: {name: inform, data: {city: Lisbon}}
     expect: {configuration: [lisbon]}
   - event: {name: check}
     expect: {configuration: [over], done: true}
 `}),
-		Entry("data that reads as a number is one", chartScenarioCase{turns: `
+		Entry("data that reads as a number is one", scenarioCase{turns: `
   - event: {name: inform, data: {n: 3}}
     expect: {configuration: [three], done: false}
 `}),
-		Entry("data that reads as a boolean is one", chartScenarioCase{turns: `
+		Entry("data that reads as a boolean is one", scenarioCase{turns: `
   - event: {name: inform, data: {urgent: true}}
     expect: {configuration: [urgent]}
 `}),
-		Entry("other data takes no transition", chartScenarioCase{turns: `
+		Entry("other data takes no transition", scenarioCase{turns: `
   - event: {name: inform, data: {city: Porto, n: 4, urgent: "yes"}}
     expect: {configuration: [asking]}
 `}),
-		Entry("the configuration is a set: any order", chartScenarioCase{turns: `
+		Entry("the configuration is a set: any order", scenarioCase{turns: `
   - event: {name: skip}
     expect: {configuration: [r1, l1], active: [both, left, right]}
   - event: {name: go}
     expect: {configuration: [over], done: true}
 `}),
-		Entry("a wait delivers a delayed send at its deadline", chartScenarioCase{turns: `
+		Entry("a wait delivers a delayed send at its deadline", scenarioCase{turns: `
   - event: {name: inform, data: {urgent: true}}
   - wait: 29s
     expect: {configuration: [urgent]}
   - wait: 1s
     expect: {configuration: [over], done: true}
 `}),
-		Entry("a configuration that differs fails with both sets, sorted", chartScenarioCase{
+		Entry("a configuration that differs fails with both sets, sorted", scenarioCase{
 			turns: `
   - event: {name: skip}
     expect: {configuration: [l1]}
 `,
 			failures: []string{"s.scenario.yaml:4:13: turn 1: configuration: got [l1 r1], want [l1]"}}),
-		Entry("a state that is not active fails", chartScenarioCase{
+		Entry("a state that is not active fails", scenarioCase{
 			turns: `
   - event: {name: inform, data: {n: 3}}
     expect: {active: [both], done: true}
@@ -115,22 +124,4 @@ var _ = Describe("RunChartScenario", func() {
 				"s.scenario.yaml:4:36: turn 1: done: got false, want true"}}),
 	)
 
-	It("counts what a scenario takes into coverage by the chart's transition ids", func() {
-		m, err := scxml.Load("m.scxml", []byte(dataChart), scxml.Options{})
-		Expect(err).NotTo(HaveOccurred())
-		sc, err := spec.LoadChartScenario("s.scenario.yaml", []byte("turns:\n  - event: {name: skip}\n  - event: {name: go}\n"), m)
-		Expect(err).NotTo(HaveOccurred())
-		cov := sim.ChartCoverage(m.Chart)
-		r := sim.RunChartScenario(&spec.ChartSuite{Name: "data", Machine: m}, sc, cov, false)
-		Expect(r.Status).To(Equal(sim.Pass))
-		var taken []string
-		for id, n := range cov.Trans {
-			if n > 0 {
-				t := m.Chart.Transitions()[id]
-				taken = append(taken, m.Chart.States[t.Source].ID+" on "+t.Events[0])
-			}
-		}
-		// skip, go in both regions, done.state.both.
-		Expect(taken).To(Equal([]string{"asking on skip", "both on done.state.both", "l1 on go", "r1 on go"}))
-	})
 })

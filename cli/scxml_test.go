@@ -17,7 +17,8 @@ import (
 // noOut stands for the output folder of commands that write none.
 const noOut = "\x00no output folder"
 
-// SCXML suites (machine.scxml) through the commands that read them.
+// SCXML suites (machine.scxml) through every command: each loads as a
+// spec.Suite on the compiled engine machine and takes the one code path.
 var _ = Describe("SCXML suites", func() {
 	It("run plays their scenarios and explores them", func() {
 		code, stdout, stderr := run(noOut, "run", "../docs/examples/research", "--out", "")
@@ -26,19 +27,38 @@ var _ = Describe("SCXML suites", func() {
 		golden("run-research-scxml.txt", []byte(stdout))
 	})
 
-	It("run on the booking example (parallel regions, deep history, done.state) passes", func() {
-		code, stdout, stderr := run(noOut, "run", "../examples/booking-scxml", "--out", "", "--generate", "100", "--quiet")
+	It("run --generate 200 --nlu-noise 0.1 plays the users of its users.yaml, the same for the same seed", func() {
+		code, first, stderr := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "200", "--nlu-noise", "0.1", "--seed", "3", "--quiet")
 		Expect(stderr).To(BeEmpty())
-		Expect(code).To(Equal(cli.ExitOK), stdout)
-		golden("run-booking-scxml.txt", []byte(stdout))
+		Expect(code).To(Equal(cli.ExitOK), first)
+		Expect(first).To(MatchRegexp(`generated +200 conversations: success \d+\.\d% \(users\.yaml success:; cooperative users`))
+		Expect(first).To(ContainSubstring("0 violating"))
+		_, again, _ := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "200", "--nlu-noise", "0.1", "--seed", "3", "--quiet")
+		Expect(again).To(Equal(first))
 	})
 
-	It("--generate draws runs from the event alphabet, the same for the same seed", func() {
-		code, first, _ := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "50", "--seed", "3", "--quiet")
-		Expect(code).To(Equal(cli.ExitOK))
-		Expect(first).To(MatchRegexp(`generated +50 runs of at most 20 events: final state reached \d+\.\d%`))
-		_, again, _ := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "50", "--seed", "3", "--quiet")
-		Expect(again).To(Equal(first))
+	It("--generate without users.yaml derives users from the chart's events", func() {
+		code, stdout, _ := run(noOut, "run", "testdata/charts/fixed", "--out", "", "--generate", "100", "--quiet")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(MatchRegexp(`generated +100 conversations: success \d+\.\d% \(flow completed; cooperative users 100\.0% of \d+\)`))
+	})
+
+	It("mutate scores an SCXML suite, each mutant at its place in machine.scxml", func() {
+		out := filepath.Join(GinkgoT().TempDir(), "out")
+		code, stdout, stderr := run(out, "mutate", "../docs/examples/research", "--out", out)
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
+		golden("mutate-research-scxml.txt", []byte(stdout))
+		Expect(stdout).To(MatchRegexp(`research: mutation score \d+\.\d%`))
+		// The retarget of the <transition> at 15:5, whatever its number.
+		Expect(string(files(out)["mutants.csv"])).To(MatchRegexp(`\n1,research,\d+,retarget,\.\./docs/examples/research/machine\.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to synthesis,scenario both_branches fails\n`))
+	})
+
+	It("mutate --workers 2 on an SCXML suite judges its mutants one at a time, as --workers 1 does", func() {
+		_, one, _ := run(noOut, "mutate", "../docs/examples/research", "--out", "")
+		_, two, stderr := run(noOut, "mutate", "../docs/examples/research", "--out", "", "--workers", "2")
+		Expect(stderr).To(BeEmpty())
+		Expect(two).To(Equal(one))
 	})
 
 	It("run writes the reports a YAML suite gets, byte-identical in two output folders", func() {
@@ -46,7 +66,7 @@ var _ = Describe("SCXML suites", func() {
 		var dirs []string
 		for _, name := range []string{"a", "b"} {
 			out := filepath.Join(base, name)
-			code, stdout, stderr := run(out, "run", "../examples/booking-scxml", "../docs/examples/research", "--generate", "60", "--quiet", "--out", out)
+			code, stdout, stderr := run(out, "run", "testdata/charts/fixed", "../docs/examples/research", "--generate", "60", "--quiet", "--out", out)
 			Expect(stderr).To(BeEmpty())
 			Expect(code).To(Equal(cli.ExitOK), stdout)
 			dirs = append(dirs, out)
@@ -61,14 +81,15 @@ var _ = Describe("SCXML suites", func() {
 			Expect(string(b[name])).To(Equal(string(data)), name)
 		}
 		page := string(a["report.html"])
-		for _, section := range []string{`id="coverage-booking"`, `id="explored-booking"`, `id="graph-booking"`, `id="failures-booking"`, "form (parallel)", "H*"} {
+		for _, section := range []string{`id="coverage-research"`, `id="explored-research"`, `id="graph-research"`, "research (parallel)"} {
 			Expect(page).To(ContainSubstring(section))
 		}
-		// The form's two regions are clusters of their own, drawn dashed.
-		for _, region := range []string{"city_slot", "date_slot"} {
-			Expect(page).To(MatchRegexp(`class="cluster compound region">\s*<title>cluster_%s</title>\s*<g[^>]*><a><title>[^<]*</title>\s*<path [^>]*stroke-dasharray`, region))
+		// The research state's two regions are clusters of their own,
+		// drawn dashed.
+		for _, region := range []string{"research.web", "research.docs"} {
+			Expect(page).To(MatchRegexp(`class="cluster compound region">\s*<title>cluster_%s</title>\s*<g[^>]*><a><title>[^<]*</title>\s*<path [^>]*stroke-dasharray`, strings.ReplaceAll(region, ".", `\.`)))
 		}
-		Expect(string(a["coverage.csv"])).To(ContainSubstring("1,booking,transition,9,help -> resume on back help.timeout,"))
+		Expect(string(a["coverage.csv"])).To(ContainSubstring(",research,transition,2,research -> idle on research.timeout,"))
 	})
 
 	It("a failing SCXML suite's reports name each failure with the command that replays it", func() {
@@ -77,17 +98,18 @@ var _ = Describe("SCXML suites", func() {
 		Expect(code).To(Equal(cli.ExitFailed))
 		golden("run-failing-scxml.txt", []byte(stdout))
 		failures := string(files(out)["failures.csv"])
-		Expect(failures).To(ContainSubstring("2,halts,,generated,gen-halts-halted-0,failures/gen-halts-halted-0.scenario.yaml,,1,invariant,,,halted,"))
-		Expect(failures).To(ContainSubstring(",simctl replay failures/gen-halts-halted-0.scenario.yaml\n"))
+		Expect(failures).To(ContainSubstring("2,halts,default,generated,gen-halts-default-runtime_error-0,failures/gen-halts-default-runtime_error-0.scenario.yaml,,1,invariant,,,runtime_error,"))
+		Expect(failures).To(ContainSubstring(",simctl replay failures/gen-halts-default-runtime_error-0.scenario.yaml\n"))
 		Expect(failures).To(ContainSubstring("2,stuck,,explored,explore,testdata/charts/stuck,,2,invariant,,,stuck_region,"))
 		Expect(failures).To(ContainSubstring("simctl explore testdata/charts/stuck --depth 4 --emit-scenarios explored"))
 
-		// The generated failure replays, halting again at its one event.
-		code, stdout, stderr := run(out, "replay", filepath.Join(out, "failures", "gen-halts-halted-0.scenario.yaml"))
+		// The generated failure replays, the engine stopping again at its
+		// one event.
+		code, stdout, stderr := run(out, "replay", filepath.Join(out, "failures", "gen-halts-default-runtime_error-0.scenario.yaml"))
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitFailed))
-		Expect(stdout).To(ContainSubstring("turn 1: a macrostep did not settle after 10000 microsteps and internal events"))
-		Expect(stdout).To(ContainSubstring("… --…--> (9902 more transitions in this turn)"))
+		Expect(stdout).To(ContainSubstring("invariant runtime_error broken at turn 1 (in b)"))
+		Expect(stdout).To(ContainSubstring("eventless transitions did not settle after 10000 steps"))
 	})
 
 	It("explore reports a stuck region with its shortest path", func() {
@@ -123,15 +145,15 @@ var _ = Describe("SCXML suites", func() {
 		code, stdout, stderr := run(noOut, "replay", dir+"/stuck-stuck-region.scenario.yaml")
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(stdout).To(ContainSubstring("docs_searching --docs.failed--> docs_waiting_quota"))
+		Expect(stdout).To(ContainSubstring("branch 1: research.docs.docs_searching --docs.failed--> research.docs.docs_waiting_quota"))
 	})
 
 	It("replay --out writes the reports of the scenario it plays", func() {
 		out := filepath.Join(GinkgoT().TempDir(), "out")
-		code, _, stderr := run(out, "replay", "../examples/booking-scxml/help_resumes.scenario.yaml", "--out", out)
+		code, _, stderr := run(out, "replay", "../docs/examples/research/retry.scenario.yaml", "--out", out)
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(string(files(out)["scenarios.csv"])).To(ContainSubstring("1,booking,,help_resumes,../examples/booking-scxml/help_resumes.scenario.yaml,pass,"))
+		Expect(string(files(out)["scenarios.csv"])).To(ContainSubstring("1,research,default,retry,../docs/examples/research/retry.scenario.yaml,pass,"))
 	})
 
 	It("--only selects the scenarios of an SCXML suite by tag", func() {
@@ -150,10 +172,10 @@ var _ = Describe("SCXML suites", func() {
 	})
 
 	It("lint passes the SCXML suites", func() {
-		code, stdout, stderr := run(noOut, "lint", "../examples/booking-scxml", "../docs/examples/research", "testdata/charts/fixed")
+		code, stdout, stderr := run(noOut, "lint", "../docs/examples/research", "testdata/charts/fixed")
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(stdout).To(Equal("lint: 3 suites, 0 errors, 0 warnings\n"))
+		Expect(stdout).To(Equal("lint: 2 suites, 0 errors, 0 warnings\n"))
 	})
 
 	It("lint warns of an expression that does not compile (W3C test312), which run loads and raises error.execution for", func() {
@@ -221,7 +243,7 @@ lint: 1 suite, 0 errors, 1 warning
 		}
 		code, stdout, _ := run(noOut, "lint", dir)
 		Expect(code).To(Equal(cli.ExitBadInput))
-		Expect(strings.ReplaceAll(stdout, dir, "SUITE")).To(Equal(`SUITE/a.scenario.yaml:3:30: error: unknown state "nowhere"
+		Expect(strings.ReplaceAll(stdout, dir, "SUITE")).To(Equal(`SUITE/a.scenario.yaml:3:30: error: unknown state "nowhere" (states: answered, idle, research, research.docs, research.docs.docs_done, research.docs.docs_searching, research.web, research.web.web_done, research.web.web_searching, synthesis)
 SUITE/b.scenario.yaml:3:11: error: expected a duration such as 30s, 5m or 1500ms, got "soon"
 SUITE/d.scenario.yaml:1:1: error: duplicate scenario name "same" (also in SUITE/c.scenario.yaml)
 lint: 1 suite, 3 errors, 0 warnings
@@ -229,16 +251,16 @@ lint: 1 suite, 3 errors, 0 warnings
 		code, stdout, stderr := run(noOut, "run", dir, "--out", "")
 		Expect(code).To(Equal(cli.ExitBadInput))
 		Expect(stdout).To(BeEmpty())
-		Expect(strings.ReplaceAll(stderr, dir, "SUITE")).To(Equal("simctl: SUITE/a.scenario.yaml:3:30: unknown state \"nowhere\"\n"))
+		Expect(strings.ReplaceAll(stderr, dir, "SUITE")).To(HavePrefix("simctl: SUITE/a.scenario.yaml:3:30: unknown state \"nowhere\" (states: "))
 	})
 
 	It("graph draws a parallel state's regions as clusters (DOT) and subgraphs (Mermaid), dashed", func() {
-		code, stdout, _ := run(noOut, "graph", "../examples/booking-scxml", "--format", "dot")
+		code, stdout, _ := run(noOut, "graph", "../docs/examples/research", "--format", "dot")
 		Expect(code).To(Equal(cli.ExitOK))
-		golden("graph-booking-scxml.dot", []byte(stdout))
-		code, stdout, _ = run(noOut, "graph", "../examples/booking-scxml", "--format", "mermaid")
+		golden("graph-research-scxml.dot", []byte(stdout))
+		code, stdout, _ = run(noOut, "graph", "../docs/examples/research", "--format", "mermaid")
 		Expect(code).To(Equal(cli.ExitOK))
-		golden("graph-booking-scxml.mmd", []byte(stdout))
+		golden("graph-research-scxml.mmd", []byte(stdout))
 		code, stdout, _ = run(noOut, "graph", "../docs/examples/research", "--format", "svg")
 		Expect(code).To(Equal(cli.ExitOK))
 		Expect(stdout).To(ContainSubstring("<svg"))
@@ -253,7 +275,7 @@ lint: 1 suite, 3 errors, 0 warnings
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK))
 		Expect(stdout).To(ContainSubstring(`"idle" -> "research" [label="ask ×1", lhead="cluster_research"];`))
-		Expect(stdout).To(ContainSubstring(`[label="answer ×0", style=dashed, color=red, fontcolor=red]`))
+		Expect(stdout).To(ContainSubstring(`"synthesis" -> "idle" [label="answer ×0", style=dashed, color=red, fontcolor=red];`))
 	})
 
 	DescribeTable("bad SCXML is one file:line:col line and exit 2",
@@ -281,18 +303,20 @@ lint: 1 suite, 3 errors, 0 warnings
 			Expect(strings.ReplaceAll(stderr, dir, "SUITE")).To(Equal("simctl: " + want + "\n"))
 		},
 		Entry("an unknown state", "turns:\n  - event: {name: ask}\n    expect: {configuration: [web_searching, nowhere]}\n",
-			`SUITE/bad.scenario.yaml:3:45: unknown state "nowhere"`),
+			`SUITE/bad.scenario.yaml:3:45: unknown state "nowhere" (states: answered, idle, research, research.docs, research.docs.docs_done, research.docs.docs_searching, research.web, research.web.web_done, research.web.web_searching, synthesis)`),
 		Entry("an event no transition handles", "turns:\n  - event: {name: asked}\n",
-			`SUITE/bad.scenario.yaml:2:19: unknown event "asked": no transition's event descriptor matches it (the chart's events: answer, ask, docs.failed, docs.result, research.timeout, web.failed, web.result)`),
+			`SUITE/bad.scenario.yaml:2:19: unknown event "asked": no transition's event descriptor matches it (the machine's events: answer, ask, docs.failed, docs.result, error.communication, error.execution, error.platform, research.timeout, web.failed, web.result)`),
 		Entry("an event without a name", "turns:\n  - event: {data: {q: x}}\n",
-			`SUITE/bad.scenario.yaml:2:12: missing required field "name"`),
+			`SUITE/bad.scenario.yaml:2:12: missing required field "intent" (or "name", an SCXML event's)`),
+		Entry("an event with an intent and a name", "turns:\n  - event: {name: ask, intent: ask}\n",
+			`SUITE/bad.scenario.yaml:2:19: an event has an intent or a name, not both`),
 		Entry("event and wait in one turn", "turns:\n  - event: {name: ask}\n    wait: 1s\n",
-			"SUITE/bad.scenario.yaml:2:5: a turn of a chart scenario is exactly one of event or wait"),
+			"SUITE/bad.scenario.yaml:2:5: a turn needs exactly one of user, wait or event"),
 		Entry("a bad duration", "turns:\n  - wait: soon\n",
 			`SUITE/bad.scenario.yaml:2:11: expected a duration such as 30s, 5m or 1500ms, got "soon"`),
 	)
 
-	DescribeTable("the commands that do not read SCXML suites say why in one line, exit 2",
+	DescribeTable("what cannot apply to an SCXML suite says why in one line, exit 2",
 		func(args []string, why string) {
 			code, stdout, stderr := run(noOut, args...)
 			Expect(code).To(Equal(cli.ExitBadInput))
@@ -300,18 +324,19 @@ lint: 1 suite, 3 errors, 0 warnings
 			Expect(strings.Count(stderr, "\n")).To(Equal(1), stderr)
 			Expect(stderr).To(ContainSubstring(why))
 		},
-		Entry("mutate", []string{"mutate", "../docs/examples/research", "--out", ""}, "simctl mutate does not read SCXML suites (its mutation operators rewrite machine.yaml's"),
-		Entry("record", []string{"record", "../docs/examples/research", "--nlu-url", "http://127.0.0.1:1/model/parse"}, "simctl record does not read SCXML suites (it records a live NLU's parses"),
-		Entry("run --nlu-noise", []string{"run", "../docs/examples/research", "--nlu-noise", "0.1", "--generate", "5", "--out", ""}, "an SCXML suite has no NLU to add noise to (--nlu-noise)"),
-		Entry("run --nlu-noise-sweep", []string{"run", "../docs/examples/research", "--nlu-noise-sweep", "0,0.1", "--generate", "5", "--out", ""}, "an SCXML suite has no NLU to add noise to (--nlu-noise-sweep)"),
+		Entry("record", []string{"record", "../docs/examples/research", "--nlu-url", "http://127.0.0.1:1/model/parse"}, "../docs/examples/research/machine.scxml: simctl record has nothing to record: it records a live NLU's parses of the user: turns"),
 		Entry("explore --variant", []string{"explore", "../docs/examples/research", "--variant", "completo"}, "--variant: suite research is an SCXML suite, which has no variants"),
-		Entry("run --bot", []string{"run", "../docs/examples/research", "--bot", "http://127.0.0.1:1/webhooks/rest/webhook", "--out", ""}, "--bot checks a bot's replies against a YAML machine's"),
 	)
+
+	It("record writes nothing for an SCXML suite", func() {
+		run(noOut, "record", "../docs/examples/research", "--nlu-url", "http://127.0.0.1:1/model/parse")
+		Expect(filepath.Join("..", "docs", "examples", "research", "nlu.cassette.jsonl")).NotTo(BeAnExistingFile())
+	})
 
 	It("shards of SCXML and YAML suites merge into what one process writes, for 1, 2 and 3 shards", func() {
 		base := GinkgoT().TempDir()
 		args := func(extra ...string) []string {
-			return append([]string{"run", "../examples/booking-scxml", "../docs/examples/research", "testdata/charts/stuck",
+			return append([]string{"run", "testdata/charts/fixed", "../docs/examples/research", "testdata/charts/stuck",
 				"../docs/examples/pizza", "--generate", "90", "--seed", "4", "--quiet"}, extra...)
 		}
 		out := filepath.Join(base, "out")
