@@ -11,7 +11,7 @@ import (
 // StuckRegion is the kind of a finding of a parallel state that can never
 // complete: one of its regions can no longer reach its final state, and
 // nothing leaves the parallel state either (cancel would: that is stuck).
-const StuckRegion = "stuck_region"
+const StuckRegion = eval.StuckRegion
 
 // parNode is a configuration with a parallel state (or fork) active: the
 // state, its regions that have a final state to reach (meant, a bit per
