@@ -4,17 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/explore"
-	"github.com/simctl/simctl/reports"
-	"github.com/simctl/simctl/scxml"
-	"github.com/simctl/simctl/spec"
 )
 
 // exploreCmd model-checks each suite (and variant) breadth-first to a depth
@@ -51,29 +46,8 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if *variant != "" {
-		for _, s := range suites {
-			if chartSearch(s) {
-				return 0, &usageError{fmt.Sprintf("--variant: suite %s is an SCXML suite, which has no variants", s.Name)}
-			}
-		}
-	}
 	stop := func() bool { return interrupted(ctx) }
 	status := ExitOK
-	var charts []*spec.Suite
-	suites = slices.DeleteFunc(suites, func(s *spec.Suite) bool {
-		if chartSearch(s) {
-			charts = append(charts, s)
-		}
-		return chartSearch(s)
-	})
-	failed, err := exploreCharts(w, charts, *depth, *maxStates, *emit, stop)
-	if err != nil {
-		return 0, err
-	}
-	if failed {
-		status = ExitFailed
-	}
 	var results []*explore.Result
 	for _, s := range suites {
 		known := false
@@ -113,7 +87,7 @@ func exploreCmd(ctx context.Context, args []string, w io.Writer) (int, error) {
 		fmt.Fprintf(w, "interrupted: the searches above are incomplete; no scenarios were written\n")
 		return ExitInterrupted, nil
 	}
-	if *emit != "" && (len(results) > 0 || len(charts) == 0) {
+	if *emit != "" {
 		n, err := explore.EmitScenarios(*emit, results)
 		if err != nil {
 			return 0, err
@@ -258,135 +232,4 @@ func printPath(w io.Writer, events []string) {
 		}
 		fmt.Fprintf(w, "           %2d. %s\n", i+1, e)
 	}
-}
-
-// The SCXML suites' exploration, until explore.Explore steps machines
-// whose data lives outside the Config (the explore helper's part of issue
-// #25): explore.Chart searches the statechart session of the suite's
-// machine.scxml, and its results are printed and reported here. Every
-// other command runs an SCXML suite as any suite.
-
-// chartSearch reports whether s is explored by explore.Chart.
-func chartSearch(s *spec.Suite) bool { return spec.IsChartSuite(s.Dir) }
-
-// chartOf loads the statechart of SCXML suite s.
-func chartOf(s *spec.Suite) (*scxml.Machine, error) {
-	return spec.LoadChart(filepath.Join(s.Dir, spec.ChartFile))
-}
-
-// addChartExploration explores SCXML suite s (shard 0 only: the search of
-// a chart is not split), adds the search to the report, and prints its
-// line and findings; each finding fails the run (a chart has no notes).
-// Its coverage counts the chart's own ids, not the engine's the report
-// draws, so it is left out of the report.
-func addChartExploration(w io.Writer, s *spec.Suite, rs *reports.Suite, depth int, o runOptions, t *tally) error {
-	if o.shard.on() && o.shard.i != 0 {
-		return nil
-	}
-	cm, err := chartOf(s)
-	if err != nil {
-		return err
-	}
-	opts := explore.ChartOptions{Depth: depth, Stop: o.interrupted}
-	if o.maxStatesSet {
-		opts.MaxStates = o.maxStates
-	}
-	res := explore.Chart(cm, opts)
-	e := reports.Exploration{Depth: res.Depth, Generated: res.Generated, Distinct: res.Distinct, Complete: res.Complete,
-		Covered: res.Covered, Transitions: res.Total}
-	how := fmt.Sprintf("to depth %d", res.Depth)
-	if res.Complete {
-		how = "completely"
-	}
-	fmt.Fprintf(w, "  %-*s %s: %s, %d transitions of %d\n", o.width+6, "explored", how, count(res.Distinct, "distinct state", "distinct states"), res.Covered, res.Total)
-	switch {
-	case res.Interrupted:
-		e.Stopped = explore.Interrupted
-		fmt.Fprintf(w, "         %s\n", e.Stopped)
-	case res.Capped:
-		e.Stopped = cappedText(res, opts.MaxStates)
-		fmt.Fprintf(w, "         %s\n", e.Stopped)
-	}
-	for _, f := range res.Findings {
-		e.Findings = append(e.Findings, reports.ExploreFinding{Kind: f.Kind, Where: "in " + strings.Join(f.Active, " "), Path: len(f.Path), Message: f.Msg})
-		t.findings++
-		fmt.Fprintf(w, "  FAIL  explored finds %s, shortest path %s (%s): %s\n", f.Kind, count(len(f.Path), "event", "events"), pathText(f.Path), f.Msg)
-		fmt.Fprintf(w, "         see it: simctl explore %s --depth %d --emit-scenarios DIR\n", s.Dir, len(f.Path))
-	}
-	rs.Explored = append(rs.Explored, e)
-	return nil
-}
-
-// cappedText says that the state bound stopped a chart's search; limit
-// is the bound (0: the explorer's default).
-func cappedText(res explore.ChartResult, limit int) string {
-	if limit <= 0 {
-		limit = explore.DefaultChartMaxStates
-	}
-	return fmt.Sprintf("stopped: the search reached %d configurations (--max-states); depth %d is only partly explored", limit, res.Depth)
-}
-
-func pathText(p []explore.ChartStep) string {
-	parts := make([]string, len(p))
-	for i, s := range p {
-		parts[i] = s.String()
-	}
-	if len(parts) == 0 {
-		return "at the start"
-	}
-	return strings.Join(parts, ", ")
-}
-
-// exploreCharts explores each SCXML suite and prints the search and its
-// findings; it reports whether any was found, and writes a scenario per
-// finding to emit when it is not empty.
-func exploreCharts(w io.Writer, charts []*spec.Suite, depth, maxStates int, emit string, stop func() bool) (bool, error) {
-	failed := false
-	var names, dirs []string
-	var results []explore.ChartResult
-	for _, c := range charts {
-		if stop() {
-			break
-		}
-		cm, err := chartOf(c)
-		if err != nil {
-			return failed, err
-		}
-		res := explore.Chart(cm, explore.ChartOptions{Depth: depth, MaxStates: maxStates, Stop: stop})
-		names, dirs, results = append(names, c.Name), append(dirs, c.Dir), append(results, res)
-		fmt.Fprintf(w, "explore %s (SCXML)\n", c.Name)
-		fmt.Fprintf(w, "  %d states generated, %d distinct states, depth %d\n", res.Generated, res.Distinct, res.Depth)
-		fmt.Fprintf(w, "  events: %s\n", strings.Join(res.Alphabet, " "))
-		switch {
-		case res.Interrupted:
-			fmt.Fprintf(w, "  %s\n", explore.Interrupted)
-		case res.Capped:
-			fmt.Fprintf(w, "  %s\n", cappedText(res, maxStates))
-		case res.Complete:
-			fmt.Fprintf(w, "  complete: every reachable configuration was explored\n")
-		default:
-			fmt.Fprintf(w, "  bounded: explored to depth %d\n", res.Depth)
-		}
-		fmt.Fprintf(w, "  transitions covered: %d of %d\n", res.Covered, res.Total)
-		if len(res.Unreached) > 0 {
-			fmt.Fprintf(w, "  states never active: %s\n", strings.Join(res.Unreached, " "))
-		}
-		for _, f := range res.Findings {
-			failed = true
-			fmt.Fprintf(w, "  FAIL  %s: shortest path %s: %s\n", f.Kind, count(len(f.Path), "event", "events"), f.Msg)
-			fmt.Fprintf(w, "        path: %s\n", pathText(f.Path))
-			fmt.Fprintf(w, "        active: %s\n", strings.Join(f.Active, " "))
-		}
-		if len(res.Findings) == 0 {
-			fmt.Fprintf(w, "  no dead ends, stuck regions or livelocks\n")
-		}
-	}
-	if emit != "" && len(charts) > 0 && !stop() {
-		n, err := explore.EmitChartScenarios(emit, names, dirs, results)
-		if err != nil {
-			return failed, err
-		}
-		fmt.Fprintf(w, "wrote %d scenarios of SCXML findings to %s\n", n, emit)
-	}
-	return failed, nil
 }

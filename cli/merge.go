@@ -140,20 +140,6 @@ func mergeExplored(s *spec.Suite, rs *reports.Suite, shards []*shardResult, k in
 	for _, sh := range shards {
 		explored = explored || len(sh.Suites[k].ExploreParts) > 0
 	}
-	if chartSearch(s) {
-		// Shard 0 explored an SCXML suite whole (addChartExploration).
-		for _, sh := range shards {
-			for _, e := range sh.Suites[k].Explored {
-				rs.Explored = append(rs.Explored, e)
-				for _, f := range e.Findings {
-					if f.Known == "" {
-						t.findings++
-					}
-				}
-			}
-		}
-		return nil
-	}
 	if !explored {
 		return nil
 	}

@@ -532,9 +532,6 @@ func generatedKnown(s *spec.Suite, f generate.Failure) string {
 // run. A shard searches its part of each exploration and returns the
 // parts, for simctl report merge.
 func explored(s *spec.Suite, rs *reports.Suite, depth int, o runOptions, w io.Writer, t *tally) ([]*explore.Part, error) {
-	if chartSearch(s) {
-		return nil, addChartExploration(w, s, rs, depth, o, t)
-	}
 	var parts []*explore.Part
 	for _, v := range s.Variants {
 		res, err := search(s, v, depth, o, o.shard.on())

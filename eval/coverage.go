@@ -96,11 +96,3 @@ func add(dst, src []int64) {
 		dst[i] += src[i]
 	}
 }
-
-// NewCoverageSized returns zeroed counters for a machine of nt
-// transitions and ns states without intents or slots: an SCXML chart's
-// (sim.ChartCoverage numbers them).
-func NewCoverageSized(nt, ns int) *Coverage {
-	return &Coverage{Trans: make([]int64, nt), States: make([]int64, ns),
-		GuardTrue: make([]int64, nt), GuardFalse: make([]int64, nt), Intents: []int64{}, Slots: []int64{}}
-}

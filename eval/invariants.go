@@ -49,18 +49,20 @@ const (
 	LeakedTimer = "leaked_timer"
 )
 
-// Livelock and Stuck are the explorer's findings about the whole graph
-// (package explore): no end can be reached, or one only through escapes.
-// Like the built-in invariants, a machine may give them notes.
+// Livelock, Stuck and StuckRegion are the explorer's findings about the
+// whole graph (package explore): no end can be reached, or one only
+// through escapes, or a parallel state's region can no longer reach its
+// final state. Like the built-in invariants, a machine may give them notes.
 const (
-	Livelock = "livelock"
-	Stuck    = "stuck"
+	Livelock    = "livelock"
+	Stuck       = "stuck"
+	StuckRegion = "stuck_region"
 )
 
 // Notable lists the names a machine's invariants section may give notes
 // for without declaring them: the built-in invariants and the explorer's
 // graph findings.
-var Notable = append(append([]string{}, BuiltinInvariants...), Livelock, Stuck)
+var Notable = append(append([]string{}, BuiltinInvariants...), Livelock, Stuck, StuckRegion)
 
 // BuiltinInvariants lists the built-in invariants' names.
 var BuiltinInvariants = []string{RuntimeError, UndefinedState, CounterLimit, TimerLaw, SlotOverwrite, WaitingSlot, JoinComplete, Liveness, DeadEnd, UnhandledFailure, LeakedTimer}

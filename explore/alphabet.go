@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/generate"
@@ -34,10 +35,20 @@ func alphabet(s *spec.Suite, m *engine.Machine, reduce bool) ([]engine.Event, st
 }
 
 func fullAlphabet(s *spec.Suite, m *engine.Machine) []engine.Event {
-	vals := knownValues(s, m)
+	var vals values
+	if s.Def == nil || s.Def.DataModel == nil {
+		// Slot values, and the invalid one their validators reject, are
+		// the expression language's; a data model of its own (an SCXML
+		// chart's ECMAScript) gets events bare, and with the data the
+		// suite's scenarios send.
+		vals = knownValues(s, m)
+	}
 	var evs []engine.Event
 	base := engine.Event{Kind: engine.UserEvent, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
-	for i := range m.Intents() {
+	for i, name := range m.Intents() {
+		if platformEvent(name) {
+			continue
+		}
 		id := engine.IntentID(i)
 		e := base
 		e.Intent = id
@@ -64,6 +75,12 @@ func fullAlphabet(s *spec.Suite, m *engine.Machine) []engine.Event {
 		}
 	}
 	return append(evs, utterances(s, m, evs)...)
+}
+
+// platformEvent reports whether an intent is one the platform raises
+// (error.execution, done.state.x), which no user sends.
+func platformEvent(name string) bool {
+	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "done.")
 }
 
 // utterances parses the suite's own utterances with its stub NLU, keeping

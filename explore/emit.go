@@ -32,14 +32,14 @@ func (r *Result) Cover() []int32 {
 		c := cand{node: n, takes: map[engine.TransID]bool{}}
 		var cfg engine.Config
 		var scratch engine.Result
-		r.m.Start(&cfg, 0, &scratch)
+		d := r.begin(&cfg, &scratch)
 		for _, s := range scratch.Steps {
 			if s.Trans != engine.NoID {
 				c.takes[s.Trans] = true
 			}
 		}
 		for _, e := range r.path(n) {
-			taken, _ := r.replay(&cfg, e, &scratch)
+			taken, _ := r.replay(&cfg, d, e, &scratch, -1)
 			for _, t := range taken {
 				c.takes[t] = true
 			}
@@ -151,12 +151,12 @@ func (r *Result) writeScenario(dir, name, desc string, node int32) error {
 	path := r.path(node)
 	var cfg engine.Config
 	var scratch engine.Result
-	r.m.Start(&cfg, 0, &scratch)
+	d := r.begin(&cfg, &scratch)
 	if len(path) > 0 && path[0].event == edgeStartResults {
 		// The start's actions answer before any turn; those that failed
 		// on this path fail at the start of the replay too.
 		probe := cfg
-		if _, failed := r.replay(&probe, path[0], &scratch); len(failed) > 0 {
+		if _, failed := r.replay(&probe, d, path[0], &scratch, -1); len(failed) > 0 {
 			fmt.Fprintf(&b, "fail_at_start: [%s]\n", strings.Join(extNames(r.m, failed), ", "))
 		}
 	}
@@ -191,10 +191,10 @@ func (r *Result) PathEvents(n int32) []string {
 	var out []string
 	var cfg engine.Config
 	var scratch engine.Result
-	r.m.Start(&cfg, 0, &scratch)
+	d := r.begin(&cfg, &scratch)
 	for _, e := range r.path(n) {
 		before := cfg
-		_, failed := r.replay(&cfg, e, &scratch)
+		_, failed := r.replay(&cfg, d, e, &scratch, -1)
 		var s string
 		switch {
 		case e.event >= 0:
@@ -237,7 +237,7 @@ func (r *Result) PathTurns(node int32) string {
 	path := r.path(node)
 	var cfg engine.Config
 	var scratch engine.Result
-	r.m.Start(&cfg, 0, &scratch)
+	d := r.begin(&cfg, &scratch)
 	turns := 0
 	// A turn is written once the branch steps that follow it are known:
 	// they are its schedule, and the actions failed on them are failed
@@ -255,7 +255,7 @@ func (r *Result) PathTurns(node int32) string {
 	}
 	for _, e := range path {
 		before := cfg
-		_, failed := r.replay(&cfg, e, &scratch)
+		_, failed := r.replay(&cfg, d, e, &scratch, -1)
 		switch {
 		case e.event == edgeStartResults:
 			continue

@@ -172,6 +172,9 @@ type Result struct {
 	// startInv are the actions the machine's start invoked, whose results
 	// node 0's expansion delivers.
 	startInv []pending
+	// par are the configurations with a parallel state active, in node
+	// order (regions.go).
+	par []parNode
 }
 
 // Machine returns the machine explored.
@@ -185,6 +188,12 @@ type searchState struct {
 	// own holds the arrays path points to once a step has saved it here
 	// (path may also point to another state's, after a copy).
 	own eval.PathState
+	// For a machine with Data (data.go): the stored data, or (fresh) the
+	// data the explorer's Data holds, not stored yet, with its
+	// fingerprint once computed (dfpOK).
+	data         *dataSnap
+	fresh, dfpOK bool
+	dfp          uint64
 }
 
 // Explore searches machine v of suite s breadth-first.
@@ -200,11 +209,14 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
 	}
-	x.res = res
+	x.res, x.paths = res, res
 
 	var root searchState
 	var r engine.Result
-	if err := m.Start(&root.cfg, 0, &r); err != nil {
+	if x.data != nil {
+		root.fresh = true
+	}
+	if err := m.StartWith(&root.cfg, x.data, 0, &r); err != nil {
 		return nil, fmt.Errorf("%s: the machine fails at its start: %v", s.Name, err)
 	}
 	x.checker.Reset()
@@ -217,12 +229,13 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 	// The actions the start invoked have not answered yet: node 0 is
 	// expanded by their outcomes alone, each way (see expandStart), and
 	// is no resting place of the conversation.
-	res.startInv = startInvokes(m)
+	res.startInv = startInvokes(r.Effects)
 	x.startInv = res.startInv
 	if len(res.startInv) > maxInvokes {
 		return nil, fmt.Errorf("%s: the machine fails at its start: more than %d external actions invoked in one step", s.Name, maxInvokes)
 	}
 	res.nodes = append(res.nodes, node{parent: -1, depth: 0, in: edge{event: edgeStart}, good: len(res.startInv) == 0 && x.isGood(&root.cfg)})
+	x.notePar(0, &root.cfg)
 	// The transitions of the start (entries, the first eventless chain)
 	// are taken by every path; node 0 stands for them.
 	for _, st := range r.Steps {
@@ -235,7 +248,8 @@ func Explore(s *spec.Suite, v *spec.Variant, opts Options) (*Result, error) {
 		f.Node = 0
 		res.add(f)
 	}
-	rootFP := x.fingerprint(&root.cfg, root.path, 0)
+	rootFP := x.key(&root, 0)
+	x.store(&root, 0, edge{}, -1)
 	if len(res.startInv) > 0 {
 		// Awaiting the start's results is not the configuration an
 		// unhandled failure leaves, though the two are equal as Configs.
@@ -399,7 +413,7 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	if stop {
 		x.res.nodes[x.ci].fails = true
 	} else {
-		fp = x.fingerprint(&st.cfg, st.path, x.depth+1)
+		fp = x.key(st, x.depth+1)
 		j, seen = x.visited.get(fp)
 	}
 	if x.digest {
@@ -407,6 +421,8 @@ func (x *explorer) emit(st *searchState, e edge, stop bool) {
 	}
 	if ni := x.commit(e, fp, j, seen); ni >= 0 {
 		x.res.nodes[ni].good = x.isGood(&st.cfg)
+		x.notePar(ni, &st.cfg)
+		x.store(st, ni, edge{}, -1)
 		x.push(x.next, st, ni)
 	}
 }

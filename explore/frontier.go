@@ -46,14 +46,20 @@ type queue struct {
 	scr  []byte // scratch for a segment's header and tables
 	err  error  // the first I/O error, which ends the search
 	disk int64  // bytes written to the file, for tests and reports
+	// data holds, for a machine whose data lives outside the Config,
+	// each entry's stored data, in order (they stay in memory when the
+	// entries spill); taken is how many entries take has returned.
+	data  []*dataSnap
+	taken int
 }
 
 // block is a run of encoded entries: the bytes, where each entry starts,
-// and the node each entry is.
+// the node each entry is and, for a machine with Data, its stored data.
 type block struct {
 	buf  []byte
 	offs []uint32
 	node []int32
+	data []*dataSnap
 }
 
 func (b *block) len() int { return len(b.node) }
@@ -79,6 +85,8 @@ func (q *queue) len() int { return q.n }
 func (q *queue) reset() {
 	q.mem.reset()
 	q.n, q.segs, q.cur, q.seg, q.ri = 0, q.segs[:0], nil, 0, 0
+	clear(q.data)
+	q.data, q.taken = q.data[:0], 0
 	if q.file != nil && q.err == nil {
 		if err := q.file.Truncate(0); err != nil {
 			q.err = err
@@ -106,15 +114,22 @@ func (x *explorer) push(q *queue, st *searchState, n int32) {
 	q.mem.node = append(q.mem.node, n)
 	q.mem.buf = x.encode(q.mem.buf, st)
 	q.n++
+	if x.data != nil {
+		q.data = append(q.data, st.data)
+	}
 	q.check()
 }
 
-// pushBytes queues an entry encoded already as node n.
-func (q *queue) pushBytes(b []byte, n int32) {
+// pushBytes queues an entry encoded already as node n, with its stored
+// data d (nil for a machine without Data).
+func (q *queue) pushBytes(b []byte, n int32, d *dataSnap) {
 	q.mem.offs = append(q.mem.offs, uint32(len(q.mem.buf)))
 	q.mem.node = append(q.mem.node, n)
 	q.mem.buf = append(q.mem.buf, b...)
 	q.n++
+	if d != nil {
+		q.data = append(q.data, d)
+	}
 	q.check()
 }
 
@@ -161,7 +176,7 @@ func (q *queue) spill() error {
 
 // rewind starts reading q from its first entry.
 func (q *queue) rewind() {
-	q.cur, q.seg, q.ri = nil, 0, 0
+	q.cur, q.seg, q.ri, q.taken = nil, 0, 0, 0
 	if len(q.segs) > 0 && q.err == nil {
 		if _, err := q.file.Seek(0, io.SeekStart); err != nil {
 			q.err = err
@@ -195,7 +210,12 @@ func (q *queue) take(max int) block {
 		end = int(b.offs[hi])
 	}
 	// Entry starts stay relative to the whole buffer.
-	return block{buf: b.buf[:end], offs: b.offs[lo:hi], node: b.node[lo:hi]}
+	out := block{buf: b.buf[:end], offs: b.offs[lo:hi], node: b.node[lo:hi]}
+	if len(q.data) > 0 {
+		out.data = q.data[q.taken : q.taken+hi-lo]
+	}
+	q.taken += hi - lo
+	return out
 }
 
 // readSeg reads the next spilled segment into rd.
@@ -234,6 +254,9 @@ func (x *explorer) next1(q *queue, st *searchState) int32 {
 		return -1
 	}
 	x.decode(b.entry(0), st)
+	if b.data != nil {
+		st.data = b.data[0]
+	}
 	return b.node[0]
 }
 
@@ -323,6 +346,7 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 func (x *explorer) decode(b []byte, st *searchState) {
 	c := &st.cfg
 	*c = engine.Config{}
+	st.data, st.fresh = nil, false
 	c.Now = int64(le.Uint64(b))
 	c.TimerSeq = le.Uint32(b[8:])
 	c.State = engine.StateID(le.Uint16(b[12:]))
@@ -451,7 +475,11 @@ func (q *queue) keep(want func(i int, n int32) bool) {
 	for b := q.take(1 << 12); b.len() > 0; b = q.take(1 << 12) {
 		for k, n := range b.node {
 			if want(i, n) {
-				kept.pushBytes(b.entry(k), n)
+				var d *dataSnap
+				if b.data != nil {
+					d = b.data[k]
+				}
+				kept.pushBytes(b.entry(k), n, d)
 			}
 			i++
 		}

@@ -131,6 +131,10 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 	res.addGraphFinding(known, livelock, func(i int) bool { return !seen[i] },
 		"from %s no final or idle state can be reached: the conversation can only go round")
 	res.stuck(open, at, rev, seen, known)
+	res.stuckRegions(at, rev, func(i int) bool {
+		nd := &res.nodes[i]
+		return nd.skipped || int(nd.depth) >= depthBound || !expanded[i]
+	}, known)
 }
 
 // stuck finds, like TLC's liveness under fairness, configurations from
@@ -202,8 +206,9 @@ const Stuck = eval.Stuck
 // escapeNames lists the machine's escape events.
 func (res *Result) escapeNames() string {
 	var out []string
+	esc := escapeIntents(res.m)
 	for i, name := range res.m.Intents() {
-		if res.m.IsEscapeIntent(engine.IntentID(i)) {
+		if esc[i] {
 			out = append(out, name)
 		}
 	}
@@ -216,4 +221,20 @@ func (res *Result) escapeNames() string {
 		return "none declared"
 	}
 	return strings.Join(out, ", ")
+}
+
+// escapeIntents marks the escape intents: the machine's, and those an
+// escape timer delivers (a delayed send of session.timeout), which
+// abandon the task whoever sends them.
+func escapeIntents(m *engine.Machine) []bool {
+	out := make([]bool, len(m.Intents()))
+	for i := range out {
+		out[i] = m.IsEscapeIntent(engine.IntentID(i))
+	}
+	for t := range m.NumTimers() {
+		if ev := m.SendEvent(engine.TimerID(t)); ev != engine.NoID && m.IsEscapeTimer(engine.TimerID(t)) {
+			out[ev] = true
+		}
+	}
+	return out
 }

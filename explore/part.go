@@ -84,6 +84,16 @@ type PartNode struct {
 	// Esc lists the indices into To that only escape events lead to.
 	Esc []int32    `json:"esc,omitempty"`
 	Cov []CovCount `json:"cov,omitempty"`
+	// Par is the parallel state active there and its regions, when one
+	// is (regions.go), for the stuck_region analysis of the merge.
+	Par *PartPar `json:"par,omitempty"`
+}
+
+// PartPar is a configuration's parallel state (its id), the regions that
+// have a final state (Meant, a bit each) and those in it (Done).
+type PartPar struct {
+	State       int32
+	Meant, Done uint64
 }
 
 // Where a finding was made.
@@ -201,6 +211,10 @@ func (x *explorer) makePart(opts Options) *Part {
 	}
 	p.Start = drain(start, nil)
 	idx := make([]int32, len(res.nodes))
+	par := map[int32]*parNode{}
+	for k := range res.par {
+		par[res.par[k].node] = &res.par[k]
+	}
 	for i, nd := range res.nodes {
 		idx[i] = -1
 		if nd.witness {
@@ -212,6 +226,9 @@ func (x *explorer) makePart(opts Options) *Part {
 			parent = idx[nd.parent]
 		}
 		p.Nodes = append(p.Nodes, PartNode{FP: x.fps[i], Parent: parent, In: Edge{Event: nd.in.event, Fails: nd.in.fails}, Good: nd.good, Dead: nd.dead, Fails: nd.fails})
+		if pn := par[int32(i)]; pn != nil {
+			p.Nodes[len(p.Nodes)-1].Par = &PartPar{State: int32(pn.p), Meant: pn.meant, Done: pn.done}
+		}
 	}
 	g := &x.edges
 	for k, ex := range x.expanded {
@@ -477,7 +494,11 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 		return nil, mergeErr("the parts hold no start configuration")
 	}
 	res := &Result{Suite: s.Name, Variant: v.Name, suiteDir: s.Dir, assign: v.Assign, m: m, alpha: alpha, Coverage: eval.NewCoverage(m),
-		userSlots: machinevalues.UserSlots(s.Def), startInv: startInvokes(m), Values: note}
+		userSlots: machinevalues.UserSlots(s.Def), Values: note}
+	var start engine.Config
+	var sr engine.Result
+	res.begin(&start, &sr)
+	res.startInv = startInvokes(sr.Effects)
 	res.firstTaken = make([]int32, m.NumTransitions())
 	for i := range res.firstTaken {
 		res.firstTaken[i] = -1
@@ -501,6 +522,12 @@ func Merge(s *spec.Suite, v *spec.Variant, parts []*Part) (*Result, error) {
 			children[childKey(r.parent, pn.In)] = int32(i)
 		}
 		res.nodes = append(res.nodes, nd)
+		if pp := pn.Par; pp != nil {
+			if pp.State < 0 || int(pp.State) >= m.NumStates() {
+				return nil, mergeErr("a configuration names parallel state %d, which the machine does not have", pp.State)
+			}
+			res.par = append(res.par, parNode{node: int32(i), p: engine.StateID(pp.State), meant: pp.Meant, done: pp.Done})
+		}
 		res.Depth = max(res.Depth, int(nd.depth))
 		if int(nd.depth) >= p0.Depth {
 			res.Queue++
@@ -607,7 +634,7 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 	for pi, p := range parts {
 		for i := range p.Findings {
 			f := &p.Findings[i]
-			if f.Kind == livelock || f.Kind == Stuck {
+			if f.Kind == livelock || f.Kind == Stuck || f.Kind == StuckRegion {
 				continue
 			}
 			if f.At < atEdge || f.At > atNode || (f.At == atEdge && len(f.Path) == 0) {
@@ -658,16 +685,12 @@ func (r *Result) mergeFindings(parts []*Part, children map[[2]int64]int32, nAlph
 	return nil
 }
 
-// startInvokes lists the actions m's start invokes, as Explore keeps them.
-func startInvokes(m *engine.Machine) []pending {
-	var c engine.Config
-	var r engine.Result
-	if m.Start(&c, 0, &r) != nil {
-		return nil
-	}
+// startInvokes lists the actions the start invoked (its effects), as
+// Explore keeps them.
+func startInvokes(effects []engine.Effect) []pending {
 	var out []pending
-	for i := range r.Effects {
-		if e := &r.Effects[i]; e.Kind == engine.EffInvoke && e.Branch == 0 {
+	for i := range effects {
+		if e := &effects[i]; e.Kind == engine.EffInvoke && e.Branch == 0 {
 			out = append(out, pending{ext: e.Ext, branch: e.Branch, level: 1})
 		}
 	}

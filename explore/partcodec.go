@@ -26,6 +26,7 @@ const (
 	flagDead
 	flagFails
 	flagExpanded
+	flagPar
 )
 
 // MarshalJSON packs the nodes.
@@ -42,12 +43,17 @@ func (p *Part) MarshalJSON() ([]byte, error) {
 		for _, x := range []struct {
 			on  bool
 			bit byte
-		}{{n.Good, flagGood}, {n.Dead, flagDead}, {n.Fails, flagFails}, {n.Expanded, flagExpanded}} {
+		}{{n.Good, flagGood}, {n.Dead, flagDead}, {n.Fails, flagFails}, {n.Expanded, flagExpanded}, {n.Par != nil, flagPar}} {
 			if x.on {
 				f |= x.bit
 			}
 		}
 		b = append(b, f)
+		if n.Par != nil {
+			b = binary.AppendUvarint(b, uint64(n.Par.State))
+			b = binary.AppendUvarint(b, n.Par.Meant)
+			b = binary.AppendUvarint(b, n.Par.Done)
+		}
 		if !n.Expanded {
 			continue
 		}
@@ -94,6 +100,13 @@ func (p *Part) UnmarshalJSON(data []byte) error {
 		nd.In = Edge{Event: int32(r.varint()), Fails: uint32(r.uvarint())}
 		f := r.byte()
 		nd.Good, nd.Dead, nd.Fails, nd.Expanded = f&flagGood != 0, f&flagDead != 0, f&flagFails != 0, f&flagExpanded != 0
+		if f&flagPar != 0 {
+			st := r.uvarint()
+			if st > 1<<31 {
+				return errPacked
+			}
+			nd.Par = &PartPar{State: int32(st), Meant: r.uvarint(), Done: r.uvarint()}
+		}
 		if !nd.Expanded {
 			continue
 		}

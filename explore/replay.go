@@ -4,9 +4,11 @@ import (
 	"github.com/simctl/simctl/engine"
 )
 
-// replay applies edge e to c the way the search did, and returns the
-// transitions taken and the invoked actions that failed, in order.
-func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken []engine.TransID, failed []engine.ExtID) {
+// replay applies edge e to c (and d, its Data, nil for a machine without)
+// the way the search did, and returns the transitions taken and the
+// invoked actions that failed, in order. limit >= 0 stops it after that
+// many of the actions' results are delivered.
+func (r *Result) replay(c *engine.Config, d engine.Data, e edge, scratch *engine.Result, limit int) (taken []engine.TransID, failed []engine.ExtID) {
 	m := r.m
 	var ev engine.Event
 	switch {
@@ -34,7 +36,7 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 	// step applies one event and returns the actions it invoked; none when
 	// the engine fails or the search's limits end the path.
 	step := func(ev *engine.Event, level int) []pending {
-		if err := m.Step(c, ev, scratch); err != nil || !scratch.Handled || invokes(scratch) > maxInvokes {
+		if err := m.StepWith(c, d, ev, scratch); err != nil || !scratch.Handled || invokes(scratch) > maxInvokes {
 			return nil
 		}
 		for _, s := range scratch.Steps {
@@ -60,7 +62,7 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 	} else {
 		queue = step(&ev, 0)
 	}
-	for len(queue) > 0 {
+	for delivered := 0; len(queue) > 0 && delivered != limit; delivered++ {
 		p := queue[0]
 		var res engine.Event
 		m.InvokeIn(c, p.ext, p.branch, c.Now, &res)
@@ -78,9 +80,9 @@ func (r *Result) replay(c *engine.Config, e edge, scratch *engine.Result) (taken
 func (r *Result) ConfigAt(n int32) *engine.Config {
 	var c engine.Config
 	var scratch engine.Result
-	r.m.Start(&c, 0, &scratch)
+	d := r.begin(&c, &scratch)
 	for _, e := range r.path(n) {
-		r.replay(&c, e, &scratch)
+		r.replay(&c, d, e, &scratch, -1)
 	}
 	return &c
 }

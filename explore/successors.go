@@ -71,8 +71,12 @@ type explorer struct {
 	count   int
 	targets []int32
 	// esc: the event being applied is an escape (a cancel, a session
-	// timeout); its successors are kept as escape targets.
-	esc bool
+	// timeout); its successors are kept as escape targets. escIntent
+	// marks the escape intents.
+	esc       bool
+	escIntent []bool
+	// finals caches, per region root, whether a final state lies in it.
+	finals map[engine.StateID]bool
 	// startInv are the actions the start invoked (node 0 delivers them).
 	startInv []pending
 
@@ -124,6 +128,15 @@ type explorer struct {
 	out *chunk
 	cur searchState
 
+	// For a machine whose data lives outside the Config (data.go): the
+	// Data steps run on, whether it reports its changes, the stored data
+	// it holds (nil: fresh data, or unknown), and the search whose paths
+	// rebuild data Save could not copy.
+	data  engine.Data
+	track changer
+	heap  *dataSnap
+	paths *Result
+
 	// A shard's search (part.go): whether the frontier was split, each
 	// node's fingerprint, and per expanded node its successors and the
 	// coverage its expansion added.
@@ -140,6 +153,8 @@ func newExplorer(s *spec.Suite, m *engine.Machine, reduce bool) *explorer {
 	x := &explorer{s: s, m: m, alpha: alpha, values: note, hidden: make([]bool, len(m.Slots())), slotBuf: make([]engine.Value, len(m.Slots())), reduce: reduce, checker: eval.NewChecker(m), known: eval.NewKnown(m),
 		pathFixed: true, nSlots: len(m.Slots()), nCounters: len(m.Counters()),
 		texts: newTexts(), strs: []string{""}, strID: map[string]uint32{}}
+	x.setData(m.NewData(sessionID))
+	x.escIntent = escapeIntents(m)
 	if reduce {
 		for i := range x.hidden {
 			x.hidden[i] = m.Unobservable(engine.SlotID(i))
@@ -182,7 +197,7 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 	x.ci, x.depth, x.count, x.dirty = ci, depth, 0, true
 	c := &cur.cfg
 	if x.digest {
-		x.srcFP = x.fingerprint(c, cur.path, depth)
+		x.srcFP = x.key(cur, depth)
 		for len(x.res.nodeFP) <= int(ci) {
 			x.res.nodeFP = append(x.res.nodeFP, 0)
 		}
@@ -220,7 +235,7 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 		for ui := g[0]; ui < g[1]; ui += x.weight {
 			*ev = x.alpha[ui]
 			ev.At = c.Now
-			x.esc = x.m.IsEscapeIntent(ev.Intent)
+			x.esc = x.escIntent[ev.Intent]
 			x.fold = g[1] - ui
 			more := x.apply(cur, ev, int32(ui))
 			x.fold = 0
@@ -244,6 +259,7 @@ func (x *explorer) expand(cur *searchState, ci int32, depth int) int {
 func (x *explorer) expandStart(cur *searchState) int {
 	st := &x.work
 	x.copyState(st, cur)
+	x.hold(cur)
 	x.dirty = true
 	x.weight = 1
 	x.findings, x.taken = x.findings[:0], x.taken[:0]
@@ -277,9 +293,12 @@ func (x *explorer) applyFrom(cur *searchState, ev *engine.Event, e edge, bits ui
 	if x.dirty {
 		x.copyState(st, cur)
 	}
+	x.hold(cur)
 	x.findings, x.taken = x.findings[:0], x.taken[:0]
 	inv, ok, stop := x.step(st, &cur.cfg, ev, 0)
-	x.dirty = ok || stop
+	// A step that changed only the data (a condition with an effect)
+	// leaves st to be copied again too.
+	x.dirty = ok || stop || st.fresh
 	if !ok && !stop {
 		return len(x.r.Guards) > 0
 	}
@@ -312,8 +331,13 @@ func (x *explorer) resolve(k int, st *searchState, e edge, bit uint, stop bool) 
 		outcomes = 1
 	}
 	nf, nt := len(x.findings), len(x.taken)
+	if outcomes == 2 && x.data != nil {
+		// The second outcome steps from st's data too: keep it.
+		x.store(st, x.ci, e, k)
+	}
 	for o := 0; o < outcomes; o++ {
 		next := x.level(k + 1)
+		x.hold(st)
 		x.copyState(next, st)
 		// One event buffer serves every level: each is done with before
 		// the next level is resolved.
@@ -351,7 +375,8 @@ func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event
 		}
 		return nil, false, true
 	}
-	err := x.m.Step(&st.cfg, ev, &x.r)
+	err := x.m.StepWith(&st.cfg, x.data, ev, &x.r)
+	x.stepped(st)
 	if level == 0 {
 		// The rest of the event's group would step alike (to the same
 		// configurations, with the same findings and coverage) unless the
@@ -419,6 +444,13 @@ func (x *explorer) step(st *searchState, before *engine.Config, ev *engine.Event
 func (x *explorer) copyState(dst, src *searchState) {
 	dst.cfg.CopyFrom(&src.cfg, x.nSlots)
 	dst.path = src.path
+	dst.data, dst.fresh, dst.dfpOK, dst.dfp = src.data, src.fresh, src.dfpOK, src.dfp
+}
+
+// setData makes d the Data the explorer's steps run on.
+func (x *explorer) setData(d engine.Data) {
+	x.data, x.heap = d, nil
+	x.track, _ = d.(changer)
 }
 
 // invokes counts the actions a step invoked.

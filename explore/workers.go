@@ -63,6 +63,10 @@ type succ struct {
 	// chunk.taken[t0:t1].
 	off, end, f0, f1, t0, t1 uint32
 	stop, esc, good          bool
+	// data: its stored data, for a machine with Data (data.go); par:
+	// its parallel state and regions, when one is active (regions.go).
+	data *dataSnap
+	par  parNode
 }
 
 // expansion of one node by a worker: its successors end at end in
@@ -100,9 +104,13 @@ func (x *explorer) workers(n int) *workers {
 	for range n {
 		w := &explorer{s: x.s, m: x.m, alpha: x.alpha, values: x.values, hidden: x.hidden, slotBuf: make([]engine.Value, x.nSlots), reduce: x.reduce, groups: x.groups,
 			checker: eval.NewChecker(x.m), known: x.known, pathFixed: x.pathFixed, nSlots: x.nSlots, nCounters: x.nCounters, ctrTop: x.ctrTop,
-			visited: x.visited, startInv: x.startInv, texts: x.texts, strs: []string{""}, strID: map[string]uint32{},
+			visited: x.visited, startInv: x.startInv, escIntent: x.escIntent, texts: x.texts, strs: []string{""}, strID: map[string]uint32{},
 			last: make([]engine.StateID, len(x.last)), due: make([]int, len(x.due)), via: make([]engine.StateID, len(x.via)), rootPath: x.rootPath}
 		w.res = &Result{m: x.m, Coverage: eval.NewCoverage(x.m), firstTaken: x.res.firstTaken}
+		// Its own Data (a heap is not shared), stepping from the stored
+		// data every explorer reads and none writes.
+		w.setData(x.m.NewData(sessionID))
+		w.paths = x.res
 		ws.ws = append(ws.ws, w)
 	}
 	return ws
@@ -194,6 +202,9 @@ func (x *explorer) expandChunk(b block, o *chunk, depth int) {
 	cur := &x.cur
 	for i := o.lo; i < o.hi; i++ {
 		x.decode(b.entry(i), cur)
+		if b.data != nil {
+			cur.data = b.data[i]
+		}
 		ci := b.node[i]
 		n := x.expand(cur, ci, depth)
 		nd := nodeOut{ci: ci, end: int32(len(o.succs)), found: -1}
@@ -214,11 +225,17 @@ func (x *explorer) record(st *searchState, e edge, stop bool) {
 	x.count += x.weight
 	s := succ{e: e, j: -1, weight: int32(x.weight), stop: stop, esc: x.esc}
 	if !stop {
-		s.fp = x.fingerprint(&st.cfg, st.path, x.depth+1)
+		s.fp = x.key(st, x.depth+1)
 		if j, ok := x.visited.get(s.fp); ok {
 			s.j = j
 		} else {
 			s.good = x.isGood(&st.cfg)
+			if c := &st.cfg; c.NBranch > 0 && !c.Final {
+				s.par.p = c.State
+				s.par.meant, s.par.done = x.regions(c)
+			}
+			x.store(st, -1, edge{}, -1)
+			s.data = st.data
 			s.off = uint32(len(o.buf))
 			o.buf = x.encode(o.buf, st)
 			s.end = uint32(len(o.buf))
@@ -264,7 +281,15 @@ func (x *explorer) merge(outs []*chunk, depth int) int {
 				}
 				if ni := x.commit(s.e, s.fp, j, seen); ni >= 0 {
 					res.nodes[ni].good = s.good
-					x.next.pushBytes(o.buf[s.off:s.end], ni)
+					if s.par.meant != 0 {
+						p := s.par
+						p.node = ni
+						res.par = append(res.par, p)
+					}
+					if d := s.data; d != nil && d.saved == nil && d.node < 0 {
+						d.node = ni // rebuilt from its own path
+					}
+					x.next.pushBytes(o.buf[s.off:s.end], ni, s.data)
 				}
 			}
 			si = int(nd.end)

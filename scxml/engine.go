@@ -1,7 +1,9 @@
 package scxml
 
 import (
-	"hash/fnv"
+	"encoding/binary"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +25,11 @@ type ECMAScript struct {
 	// tags names the element at each position of executable content,
 	// for the data of the error.execution events it raises.
 	tags map[engine.Pos]string
+	// pure marks the conditions and values that cannot change the data
+	// while it is plain (pureSource); event: some expression may read
+	// _event, so that steps bind it.
+	pure  []bool
+	event bool
 }
 
 // NewECMAScript returns a data model with nothing compiled yet.
@@ -42,13 +49,18 @@ var codeKinds = [...]statechart.ExprKind{
 // expression is evaluated.
 func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, error) {
 	i := e.p.add(statechart.ExprDef{Src: x.Src, Pos: statechart.Pos(x.Pos), Kind: codeKinds[kind]})
+	for len(e.pure) <= int(i) {
+		e.pure = append(e.pure, false)
+	}
+	e.pure[i] = (kind == engine.CondCode || kind == engine.ValueCode) && pureSource(x.Src)
+	e.event = e.event || readsEvent(x.Src)
 	return engine.Code(i), e.p.errs[i]
 }
 
 // NewData returns a fresh heap for one conversation of m (built with this
 // data model), its _sessionid id.
 func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
-	x := &ecmaData{m: m, id: id, tags: e.tags}
+	x := &ecmaData{m: m, id: id, dm: e, tags: e.tags}
 	now := func() int64 {
 		if x.cur == nil {
 			return 0
@@ -60,6 +72,9 @@ func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
 		return ok && x.cur != nil && m.IsActive(x.cur, s)
 	}
 	x.d = e.p.newEcma(now, id, m.Name(), in)
+	rt := x.d.rt
+	x.walk.protos[0] = rt.Get("Object").ToObject(rt).Get("prototype").ToObject(rt)
+	x.walk.protos[1] = rt.Get("Array").ToObject(rt).Get("prototype").ToObject(rt)
 	return x
 }
 
@@ -70,6 +85,7 @@ type ecmaData struct {
 	id    string
 	tags  map[engine.Pos]string
 	d     *ecma
+	dm    *ECMAScript
 	m     *engine.Machine
 	cur   *engine.Config
 	ev    engine.Event
@@ -78,7 +94,31 @@ type ecmaData struct {
 	// Event.Payload.
 	payload goja.Value
 	key     uint32
+	// changed: something may have changed the data since it was last
+	// saved or restored (an explorer then restores it before its next
+	// step); plain: the heap holds plain data (Save or Restore said so),
+	// so a pure condition cannot run a script's code (a getter). gen
+	// counts the changes.
+	changed, plain bool
+	gen            uint64
+	// The per-variable fingerprints of the heap, names and hashes, as of
+	// change gen hashGen (see hashVars).
+	hashNames []string
+	hashes    []uint64
+	hashGen   uint64
+	hashOK    bool
+	walk      hashWalk
 }
+
+// change notes that the data may have changed.
+func (x *ecmaData) change() {
+	x.changed, x.plain = true, false
+	x.gen++
+}
+
+// Changed reports whether the data may have changed since it was last
+// saved or restored (an explorer's changer).
+func (x *ecmaData) Changed() bool { return x.changed }
 
 // heldName is the global that holds the data of pending events, so that
 // it is saved and restored with the rest of the heap.
@@ -99,6 +139,7 @@ func (x *ecmaData) held(create bool) *goja.Object {
 
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
+	x.change()
 	v, err := x.d.run(statechart.Expr(code))
 	if err != nil {
 		return err
@@ -109,6 +150,7 @@ func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engi
 // HoldError keeps the data of an error.execution event: the element
 // (its tag, from the chart), where it is and the reason.
 func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
+	x.change()
 	o := x.d.rt.NewObject()
 	_ = o.Set("tagname", x.tags[pos])
 	_ = o.Set("line", pos.Line)
@@ -120,6 +162,7 @@ func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
 func (x *ecmaData) Take(key uint32) {
 	x.payload, x.key = goja.Undefined(), key
 	if o := x.held(false); o != nil {
+		x.change()
 		k := strconv.FormatUint(uint64(key), 10)
 		if v := o.Get(k); v != nil {
 			x.payload = v
@@ -133,6 +176,7 @@ func (x *ecmaData) Drop(key uint32) {
 	if o == nil {
 		return
 	}
+	x.change()
 	_ = o.Delete(strconv.FormatUint(uint64(key), 10))
 	if len(o.Keys()) == 0 {
 		// Nothing pending: the heap is as if nothing had been held.
@@ -145,6 +189,9 @@ func (x *ecmaData) Drop(key uint32) {
 // itself at the start carry no intent and leave _event as it is).
 func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	x.cur = c
+	if !x.dm.event {
+		return // no expression reads _event
+	}
 	done := ev != nil && ev.Source == engine.SourceInternal && ev.Intent == engine.NoID
 	if ev == nil || (ev.Kind == engine.UserEvent && ev.Intent == engine.NoID && !done) || (x.bound && *ev == x.ev) {
 		return
@@ -191,13 +238,23 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	x.d.SetEvent(se)
 }
 
+// reads notes that expression code runs: unless it is pure and the heap
+// plain, it may change the data.
+func (x *ecmaData) reads(code engine.Code) {
+	if !x.plain || !x.dm.pure[code] {
+		x.change()
+	}
+}
+
 func (x *ecmaData) Cond(code engine.Code, c *engine.Config, ev *engine.Event) (bool, error) {
 	x.bind(c, ev)
+	x.reads(code)
 	return x.d.Cond(statechart.Expr(code))
 }
 
 func (x *ecmaData) Value(code engine.Code, c *engine.Config, ev *engine.Event) (engine.Value, error) {
 	x.bind(c, ev)
+	x.reads(code)
 	v, err := x.d.run(statechart.Expr(code))
 	if err != nil {
 		return engine.Value{}, err
@@ -226,6 +283,7 @@ func engineValue(v goja.Value) engine.Value {
 
 func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
+	x.change()
 	v, err := x.d.Value(statechart.Expr(code))
 	if err != nil {
 		return err
@@ -235,6 +293,7 @@ func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Ev
 
 func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
+	x.change()
 	return x.d.Script(statechart.Expr(code))
 }
 
@@ -242,6 +301,7 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 // recommendation says; item and index may be new variables.
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
+	x.change()
 	items, err := x.d.Iterate(statechart.Expr(arr))
 	if err != nil {
 		return err
@@ -262,25 +322,309 @@ func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *e
 	return nil
 }
 
-func (x *ecmaData) Save() (any, bool) { return x.d.Save() }
+// Save copies the data (ecma.Save) with each variable's fingerprint, so
+// that a later Restore puts back only the variables that differ.
+func (x *ecmaData) Save() (any, bool) {
+	v, ok := x.d.Save()
+	if !ok {
+		return nil, false
+	}
+	s := v.(*savedData)
+	x.hashVars()
+	if !x.walk.plain {
+		// An object two variables share, which copies would part.
+		return nil, false
+	}
+	if slices.Equal(x.hashNames, s.names) {
+		s.hashes = slices.Clone(x.hashes)
+	}
+	x.changed, x.plain = false, true
+	return s, true
+}
 
 // Restore puts saved data back. _event is not saved data: it stays bound
 // to the last event, and the next step binds its own before any
-// expression reads it.
-func (x *ecmaData) Restore(saved any) bool { return x.d.Restore(saved) }
+// expression reads it. When the heap has the saved variables, and no
+// others, only those whose fingerprints differ are set.
+func (x *ecmaData) Restore(saved any) bool {
+	s := saved.(*savedData)
+	if s.hashes != nil {
+		x.hashVars()
+		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes) {
+			x.changed, x.plain = false, true
+			x.hashNames, x.hashes, x.hashGen = append(x.hashNames[:0], s.names...), append(x.hashes[:0], s.hashes...), x.gen
+			return true
+		}
+	}
+	if !x.d.Restore(saved) {
+		x.change()
+		return false
+	}
+	x.changed, x.plain = false, true
+	x.gen++
+	x.hashOK = false
+	return true
+}
+
+// hashVars fingerprints each variable of the heap, unless nothing changed
+// since it last did.
+func (x *ecmaData) hashVars() {
+	if x.hashOK && x.hashGen == x.gen {
+		return
+	}
+	x.hashNames = append(x.hashNames[:0], x.d.globals()...)
+	x.hashes = x.hashes[:0]
+	g := x.d.rt.GlobalObject()
+	w := &x.walk
+	w.plain = true
+	w.seen = w.seen[:0]
+	clear(w.seenMap)
+	for _, n := range x.hashNames {
+		w.h = 0
+		w.value(g.Get(n), 0)
+		x.hashes = append(x.hashes, uint64(w.h))
+	}
+	x.hashGen, x.hashOK = x.gen, true
+}
 
 // Fingerprint hashes every global the conversation's scripts made or
-// changed, rendered canonically.
+// changed, with its name.
 func (x *ecmaData) Fingerprint() uint64 {
-	var b strings.Builder
-	g := x.d.rt.GlobalObject()
-	for _, n := range x.d.globals() {
-		b.WriteString(n)
-		b.WriteByte('=')
-		render(&b, g.Get(n))
-		b.WriteByte(';')
+	x.hashVars()
+	h := valueHash(x.d.rand)
+	for i, n := range x.hashNames {
+		h.str(n)
+		h.word(x.hashes[i])
 	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(b.String()))
-	return h.Sum64()
+	return uint64(h)
+}
+
+// valueHash hashes script values: equal plain data hashes equally; any
+// other object counts as its class and its String (a function, its
+// source), as render shows it.
+type valueHash uint64
+
+func (h *valueHash) word(w uint64) {
+	x := uint64(*h) ^ w
+	x *= 0xbf58476d1ce4e5b9
+	*h = valueHash(x ^ x>>31)
+}
+
+func (h *valueHash) str(s string) {
+	h.word(uint64(len(s)))
+	for len(s) >= 8 {
+		h.word(binary.LittleEndian.Uint64([]byte(s[:8])))
+		s = s[8:]
+	}
+	var w uint64
+	for i := 0; i < len(s); i++ {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	h.word(w)
+}
+
+// maxHashDepth bounds the nesting hashed (a cycle stops there).
+const maxHashDepth = 64
+
+// hashWalk hashes the values of a heap's variables (h), and finds out
+// whether they look like plain data (plain): objects and arrays with the
+// built-in prototypes, whose own properties are all enumerable, none
+// reached twice (two variables sharing an object, which a plain copy
+// does not). Restore sets only the variables whose hashes differ from the
+// saved ones when they do.
+type hashWalk struct {
+	h       valueHash
+	plain   bool
+	protos  [2]*goja.Object // Object.prototype, Array.prototype
+	seen    []*goja.Object
+	seenMap map[*goja.Object]bool
+}
+
+// visit notes object o, and reports whether it was met before.
+func (w *hashWalk) visit(o *goja.Object) bool {
+	if w.seenMap != nil {
+		if w.seenMap[o] {
+			return true
+		}
+		w.seenMap[o] = true
+		return false
+	}
+	if slices.Contains(w.seen, o) {
+		return true
+	}
+	w.seen = append(w.seen, o)
+	if len(w.seen) > 32 {
+		w.seenMap = map[*goja.Object]bool{}
+		for _, s := range w.seen {
+			w.seenMap[s] = true
+		}
+	}
+	return false
+}
+
+func (w *hashWalk) value(v goja.Value, depth int) {
+	h := &w.h
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		h.word(1)
+		return
+	case goja.IsNull(v):
+		h.word(2)
+		return
+	case goja.IsString(v):
+		h.word(3)
+		h.str(v.String())
+		return
+	case goja.IsNumber(v):
+		h.word(4)
+		h.word(math.Float64bits(v.ToFloat()))
+		return
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
+		h.word(5)
+		h.str(v.String())
+		return
+	}
+	if depth >= maxHashDepth || w.visit(o) {
+		h.word(6)
+		w.plain = false
+		return
+	}
+	switch o.ClassName() {
+	case "Array":
+		n := o.Get("length").ToInteger()
+		h.word(7)
+		h.word(uint64(n))
+		if o.Prototype() != w.protos[1] || len(o.GetOwnPropertyNames()) != int(n)+1 {
+			w.plain = false
+		}
+		for i := int64(0); i < min(n, MaxItems); i++ {
+			w.value(o.Get(strconv.FormatInt(i, 10)), depth+1)
+		}
+	case "Object":
+		h.word(8)
+		keys := o.Keys()
+		if o.Prototype() != w.protos[0] || len(o.GetOwnPropertyNames()) != len(keys) || len(o.Symbols()) > 0 {
+			w.plain = false
+		}
+		for _, k := range keys {
+			h.str(k)
+			w.value(o.Get(k), depth+1)
+		}
+	default:
+		w.plain = false
+		h.word(9)
+		h.str(o.ClassName())
+		h.str(o.String())
+	}
+}
+
+// pureSource reports whether an expression cannot change plain data: it
+// assigns nothing (=, op=, ++, --, delete), makes no function or object
+// with new, and calls only In() and functions and methods that read
+// (indexOf, includes, toLowerCase, Math.max, ...). It errs on the side of
+// "no": a template string, a comment, an unknown call.
+func pureSource(src string) bool {
+	prevIdent, prevDot := "", false
+	var prev byte // the last character that is not a space
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '\'' || c == '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != c; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(src) {
+				return false
+			}
+			i, prev, prevIdent = j, c, ""
+			continue
+		case c == '`' || c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			return false
+		case c == '=':
+			next := byte(0)
+			if i+1 < len(src) {
+				next = src[i+1]
+			}
+			switch {
+			case next == '=': // == or ===
+				i++
+				if i+1 < len(src) && src[i+1] == '=' {
+					i++
+				}
+			case next == '>': // an arrow function
+				return false
+			case i > 0 && src[i-1] == '!':
+			case i > 0 && (src[i-1] == '<' || src[i-1] == '>') && (i < 2 || src[i-2] != src[i-1]):
+			default:
+				return false
+			}
+		case (c == '+' || c == '-') && i+1 < len(src) && src[i+1] == c:
+			return false
+		case c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(src) && (src[j] == '_' || src[j] == '$' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			w := src[i:j]
+			if impureWords[w] {
+				return false
+			}
+			prevDot = prev == '.'
+			i, prev, prevIdent = j-1, 'a', w
+			continue
+		case c >= '0' && c <= '9':
+			for i+1 < len(src) && (src[i+1] == '.' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] >= 'a' && src[i+1] <= 'z' || src[i+1] >= 'A' && src[i+1] <= 'Z') {
+				i++
+			}
+			prev, prevIdent = '0', ""
+			continue
+		case c == '(':
+			switch {
+			case prev == ')' || prev == ']':
+				return false // calls what an expression gave
+			case prev == 'a' && prevDot && !readMethods[prevIdent]:
+				return false
+			case prev == 'a' && !prevDot && !readFuncs[prevIdent] && !operatorWords[prevIdent]:
+				return false
+			}
+		}
+		prev, prevIdent = c, ""
+	}
+	return true
+}
+
+// impureWords are the words after which an expression may change data.
+var impureWords = map[string]bool{"delete": true, "new": true, "function": true, "class": true, "yield": true, "await": true,
+	"import": true, "eval": true, "with": true, "var": true, "let": true, "const": true, "Function": true, "Reflect": true}
+
+// operatorWords may stand before a parenthesis that groups.
+var operatorWords = map[string]bool{"typeof": true, "void": true, "in": true, "instanceof": true, "return": true, "of": true, "case": true}
+
+// readFuncs are the global functions that only read their arguments.
+var readFuncs = map[string]bool{"In": true, "Number": true, "String": true, "Boolean": true, "isNaN": true, "isFinite": true,
+	"parseInt": true, "parseFloat": true}
+
+// readMethods are the built-in methods that only read (on plain data,
+// whose objects have the built-in prototypes).
+var readMethods = map[string]bool{"indexOf": true, "lastIndexOf": true, "includes": true, "startsWith": true, "endsWith": true,
+	"charAt": true, "charCodeAt": true, "slice": true, "substring": true, "substr": true, "toLowerCase": true, "toUpperCase": true,
+	"trim": true, "concat": true, "join": true, "toString": true, "toFixed": true, "keys": true, "isArray": true, "stringify": true,
+	"hasOwnProperty": true, "abs": true, "floor": true, "ceil": true, "round": true, "max": true, "min": true, "pow": true, "sqrt": true}
+
+// readsEvent reports whether an expression may read _event (or reach it
+// through the global object, or eval).
+func readsEvent(src string) bool {
+	for _, w := range []string{"_event", "eval", "this", "globalThis", "Function", "Reflect", "arguments"} {
+		if strings.Contains(src, w) {
+			return true
+		}
+	}
+	return false
 }

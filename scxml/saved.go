@@ -13,12 +13,11 @@ import (
 // The explorer steps a chart from stored configurations, so the ECMAScript
 // data model must be put back as it was. A goja heap cannot be copied, but
 // the variables of most charts hold plain data (numbers, strings, booleans,
-// null, and arrays and objects of them), which JSON renders exactly: Save
-// keeps each variable's JSON text, Restore parses back only those whose
-// text differs from what the runtime holds. A value JSON cannot hold
-// exactly (a function, undefined inside an array, NaN, an object two
-// variables share, a getter, a class instance) makes Save report false,
-// and the explorer replays that configuration's path instead.
+// null, undefined, and arrays and objects of them), which Save copies out
+// of the runtime and Restore copies back. Any other value (a function,
+// NaN, a hole in an array, a getter, a class instance, and, through
+// ecmaData, an object reached twice) makes Save report false, and the
+// explorer replays that configuration's path instead.
 
 // savedData is one Save: the declared variables and any global a script
 // made, each with its JSON text ("" for undefined), and Math.random's
@@ -28,6 +27,8 @@ type savedData struct {
 	nvars int
 	vals  []plainValue
 	rand  uint64
+	// hashes are the variables' fingerprints (ecmaData.hashVars), or nil.
+	hashes []uint64
 }
 
 // plainValue is a copy of a plain value, outside any runtime.
@@ -214,7 +215,7 @@ const plainSource = `(function () {
     names = Object.getOwnPropertyNames, syms = Object.getOwnPropertySymbols, extensible = Object.isExtensible, isArray = Array.isArray;
   const plain = function (v, seen) {
     switch (typeof v) {
-    case 'boolean': case 'string': return true;
+    case 'boolean': case 'string': case 'undefined': return true;
     case 'number': return isFinite(v) && !(v === 0 && 1 / v < 0);
     case 'object': {
       if (v === null) return true;
@@ -227,7 +228,7 @@ const plainSource = `(function () {
       for (let i = 0; i < ks.length; i++) {
         if (arr && ks[i] === 'length') continue;
         const d = desc(v, ks[i]);
-        if (!('value' in d) || !d.writable || !d.enumerable || !d.configurable || d.value === undefined) return false;
+        if (!('value' in d) || !d.writable || !d.enumerable || !d.configurable) return false;
         if (!plain(d.value, seen)) return false;
       }
       return true;
@@ -296,6 +297,24 @@ func (d *ecma) Restore(x any) bool {
 			continue // unchanged: most steps change one variable or none
 		}
 		if err := g.Set(n, p.value(d.rt)); err != nil {
+			return false
+		}
+	}
+	d.vars = append(d.vars[:0], s.names[:s.nvars]...)
+	d.rand = s.rand
+	return true
+}
+
+// restoreChanged is Restore for a heap that has s's globals and no
+// others, whose variables' fingerprints are cur: it sets only those that
+// differ from s's. It reports false when a set fails.
+func (d *ecma) restoreChanged(s *savedData, cur []uint64) bool {
+	g := d.rt.GlobalObject()
+	for i, n := range s.names {
+		if cur[i] == s.hashes[i] {
+			continue
+		}
+		if err := g.Set(n, s.vals[i].value(d.rt)); err != nil {
 			return false
 		}
 	}
