@@ -28,7 +28,6 @@ import (
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/scxml"
 	"github.com/simctl/simctl/spec"
-	"github.com/simctl/simctl/statechart"
 )
 
 // Result of one test.
@@ -98,7 +97,7 @@ func RunTest(path string) (r Result) {
 	m, err := spec.LoadChart(path)
 	if err != nil {
 		msg := err.Error()
-		var se *statechart.Error
+		var se *scxml.Error
 		if errors.As(err, &se) {
 			msg = fmt.Sprintf("%d:%d: %s", se.Pos.Line, se.Pos.Col, se.Msg)
 			if se.Unsupported {
@@ -206,10 +205,14 @@ func (s *session) advance(ms int64) error {
 // send delivers an external event after ms milliseconds, its data as
 // JSON.
 func (s *session) send(ms int64, name string, data any) error {
+	at := s.c.Now + ms
 	if err := s.advance(ms); err != nil {
 		return err
 	}
-	ev, err := s.m.Event(s.mach, name, s.c.Now+ms)
+	ev, err := s.m.Event(s.mach, name, at)
+	if errors.Is(err, scxml.ErrUnhandled) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -2,13 +2,13 @@ package scxml
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
-	"github.com/simctl/simctl/statechart"
 )
 
 // Definition compiles the loaded chart onto the engine: an
@@ -36,7 +36,7 @@ func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
 }
 
 type compiler struct {
-	ch    *statechart.Chart
+	ch    *Chart
 	dm    *ECMAScript
 	paths []string
 	// synthetic are the transient states of <initial> transitions the
@@ -47,23 +47,23 @@ type compiler struct {
 	err       error
 }
 
-func (c *compiler) fail(pos statechart.Pos, format string, args ...any) {
+func (c *compiler) fail(pos Pos, format string, args ...any) {
 	if c.err == nil {
-		c.err = &statechart.Error{Pos: pos, Msg: fmt.Sprintf(format, args...) + " (not supported on the engine yet)", Unsupported: true}
+		c.err = &Error{Pos: pos, Msg: fmt.Sprintf(format, args...) + " (not supported on the engine yet)", Unsupported: true}
 	}
 }
 
-func epos(p statechart.Pos) engine.Pos { return engine.Pos(p) }
+func epos(p Pos) engine.Pos { return engine.Pos(p) }
 
-func (c *compiler) src(x statechart.Expr) string {
-	if x == statechart.NoExpr {
+func (c *compiler) src(x Expr) string {
+	if x == NoExpr {
 		return ""
 	}
 	return c.ch.Exprs[x].Src
 }
 
-func (c *compiler) expr(x statechart.Expr) engine.Expr {
-	if x == statechart.NoExpr {
+func (c *compiler) expr(x Expr) engine.Expr {
+	if x == NoExpr {
 		return engine.Expr{}
 	}
 	return engine.Expr{Src: c.ch.Exprs[x].Src, Pos: epos(c.ch.Exprs[x].Pos)}
@@ -86,7 +86,7 @@ func name(id string, i int) string {
 
 // statePaths gives each state of the chart its engine path (index 0, the
 // document, has none).
-func statePaths(ch *statechart.Chart) []string {
+func statePaths(ch *Chart) []string {
 	paths := make([]string, len(ch.States))
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
@@ -101,8 +101,13 @@ func statePaths(ch *statechart.Chart) []string {
 }
 
 // OtherEvent is the intent of the events a chart names nowhere, not even
-// by a prefix: only its "*" transitions take them.
+// by a prefix: only its "*" transitions take them (a chart without one
+// has no such intent).
 const OtherEvent = "__simctl_other"
+
+// ErrUnhandled is Machine.Event's answer for an event no transition of
+// the chart can take: delivering it would change nothing.
+var ErrUnhandled = errors.New("no transition of the chart takes this event")
 
 // otherName is the key under which an OtherEvent a chart sends holds its
 // name, beside its data.
@@ -123,7 +128,7 @@ func (m *Machine) Event(mach *engine.Machine, name string, at int64) (engine.Eve
 		i := strings.LastIndexByte(p, '.')
 		if i < 0 {
 			if id, ok = mach.IntentID(OtherEvent); !ok {
-				return ev, fmt.Errorf("event %q: not one of the chart's", name)
+				return ev, ErrUnhandled
 			}
 			break
 		}
@@ -155,23 +160,23 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	d := &engine.Definition{Name: ch.Name, DataModel: c.dm, MaxChain: engine.MaxChainLimit}
 	c.paths = statePaths(ch)
 	at := make([]int, len(ch.States)) // chart state index -> d.States index
-	for _, e := range []string{"error.execution", "error.communication", "error.platform", OtherEvent} {
+	for _, e := range []string{"error.execution", "error.communication", "error.platform"} {
 		c.names[e] = true
 	}
 	c.scan()
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
-		if c.ch.States[i].Kind == statechart.HistoryShallow || c.ch.States[i].Kind == statechart.HistoryDeep {
+		if c.ch.States[i].Kind == HistoryShallow || c.ch.States[i].Kind == HistoryDeep {
 			// Not a state of the engine: a transition to it resumes its
 			// parent (see transition).
 			continue
 		}
-		sd := engine.StateDef{Name: name(st.ID, i), Pos: epos(st.Pos), Final: st.Kind == statechart.Final,
-			Parallel: st.Kind == statechart.Parallel, Waits: true}
+		sd := engine.StateDef{Name: name(st.ID, i), Pos: epos(st.Pos), Final: st.Kind == Final,
+			Parallel: st.Kind == Parallel, Waits: true}
 		if st.Parent > 0 {
 			sd.Parent = c.paths[st.Parent]
 		}
-		if st.Kind == statechart.Compound {
+		if st.Kind == Compound {
 			sd.Initial = c.initial(i)
 		}
 		sd.Entry, sd.Exit = c.blocks(st.OnEntry), c.blocks(st.OnExit)
@@ -214,7 +219,7 @@ func (c *compiler) prelude(d *engine.Definition, at []int) {
 	// One script per <data>, so that one that fails (error.execution)
 	// leaves its variable undefined and the others bound; each its own
 	// block, as a failed one stops only its own.
-	script := func(x statechart.Data, src string) engine.ActionDef {
+	script := func(x Data, src string) engine.ActionDef {
 		return engine.ActionDef{Kind: engine.ActScript, Pos: epos(x.Pos), Expr: engine.Expr{Src: src, Pos: epos(x.Pos)}}
 	}
 	block := func(a engine.ActionDef) engine.ActionDef {
@@ -237,7 +242,7 @@ func (c *compiler) prelude(d *engine.Definition, at []int) {
 			d.States[at[i]].Entry = append(first, d.States[at[i]].Entry...)
 		}
 	}
-	if c.ch.Script != statechart.NoExpr {
+	if c.ch.Script != NoExpr {
 		d.StartActions = append(d.StartActions, block(engine.ActionDef{Kind: engine.ActScript, Expr: c.expr(c.ch.Script)}))
 	}
 }
@@ -253,9 +258,9 @@ func textValue(text string) string {
 
 // dataValue is the value of a <data>: its expression, its content (JSON,
 // or else text), or undefined.
-func (c *compiler) dataValue(x statechart.Data) string {
+func (c *compiler) dataValue(x Data) string {
 	switch {
-	case x.Expr != statechart.NoExpr:
+	case x.Expr != NoExpr:
 		return "(" + c.src(x.Expr) + ")"
 	case x.Text != nil:
 		return textValue(*x.Text)
@@ -283,7 +288,7 @@ func (c *compiler) initial(i int) string {
 		if i == 0 {
 			return c.paths[x]
 		}
-		if k := c.ch.States[x].Kind; c.ch.States[x].Parent == i && k != statechart.HistoryShallow && k != statechart.HistoryDeep {
+		if k := c.ch.States[x].Kind; c.ch.States[x].Parent == i && k != HistoryShallow && k != HistoryDeep {
 			return name(c.ch.States[x].ID, x)
 		}
 	}
@@ -302,7 +307,7 @@ func (c *compiler) initial(i int) string {
 	return sd.Name
 }
 
-func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, bool) {
+func (c *compiler) transition(t *Transition) (engine.TransitionDef, bool) {
 	td := engine.TransitionDef{Pos: epos(t.Pos), TargetPos: epos(t.Pos), OnPos: epos(t.Pos), TypePos: epos(t.Pos), Guard: c.expr(t.Cond), Actions: c.actionList(t.Actions)}
 	var targets []string
 	for _, x := range t.Targets {
@@ -310,7 +315,7 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 	}
 	td.Target = strings.Join(targets, " ")
 	c.history(&td, t.Targets)
-	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.ch.States[t.Source].Kind == statechart.Compound && c.inside(t.Targets, t.Source) {
+	if t.Type == Internal && len(t.Targets) > 0 && c.ch.States[t.Source].Kind == Compound && c.inside(t.Targets, t.Source) {
 		// An internal transition whose source is not a compound state,
 		// or whose targets are not all proper descendants of it, is
 		// external, as the recommendation's getTransitionDomain says.
@@ -345,11 +350,11 @@ func (c *compiler) history(td *engine.TransitionDef, t []int) {
 	targets := strings.Fields(td.Target)
 	for j, h := range t {
 		st := &c.ch.States[h]
-		if st.Kind != statechart.HistoryShallow && st.Kind != statechart.HistoryDeep {
+		if st.Kind != HistoryShallow && st.Kind != HistoryDeep {
 			continue
 		}
 		kind := "shallow"
-		if st.Kind == statechart.HistoryDeep {
+		if st.Kind == HistoryDeep {
 			kind = "deep"
 		}
 		targets[j], td.HistoryPos = c.paths[st.Parent], td.Pos
@@ -397,7 +402,7 @@ func (c *compiler) inside(targets []int, s int) bool {
 
 // blocks compiles a state's <onentry> (or <onexit>) elements: each is a
 // block of its own, which an error stops without stopping the next.
-func (c *compiler) blocks(bs [][]statechart.Action) []engine.ActionDef {
+func (c *compiler) blocks(bs [][]Action) []engine.ActionDef {
 	if len(bs) == 1 {
 		return c.actionList(bs[0])
 	}
@@ -408,7 +413,7 @@ func (c *compiler) blocks(bs [][]statechart.Action) []engine.ActionDef {
 	return out
 }
 
-func (c *compiler) actionList(as []statechart.Action) []engine.ActionDef {
+func (c *compiler) actionList(as []Action) []engine.ActionDef {
 	var out []engine.ActionDef
 	for i := range as {
 		if a, ok := c.action(&as[i]); ok {
@@ -419,11 +424,11 @@ func (c *compiler) actionList(as []statechart.Action) []engine.ActionDef {
 }
 
 // tagNames names action kinds as their elements, for error data.
-var tagNames = [...]string{statechart.ActRaise: "raise", statechart.ActSend: "send", statechart.ActCancel: "cancel",
-	statechart.ActAssign: "assign", statechart.ActScript: "script", statechart.ActLog: "log", statechart.ActIf: "if",
-	statechart.ActForeach: "foreach"}
+var tagNames = [...]string{ActRaise: "raise", ActSend: "send", ActCancel: "cancel",
+	ActAssign: "assign", ActScript: "script", ActLog: "log", ActIf: "if",
+	ActForeach: "foreach"}
 
-func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
+func (c *compiler) action(a *Action) (engine.ActionDef, bool) {
 	ad, ok := c.action1(a)
 	if ok && int(a.Kind) < len(tagNames) {
 		// Where an error can be raised: the element, its expressions
@@ -447,19 +452,19 @@ func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
 	return ad, ok
 }
 
-func (c *compiler) action1(a *statechart.Action) (engine.ActionDef, bool) {
+func (c *compiler) action1(a *Action) (engine.ActionDef, bool) {
 	ad := engine.ActionDef{Pos: epos(a.Pos)}
 	switch a.Kind {
-	case statechart.ActRaise:
-		if a.EventExpr != statechart.NoExpr {
+	case ActRaise:
+		if a.EventExpr != NoExpr {
 			c.fail(a.Pos, "<raise> with a computed event")
 			return ad, false
 		}
 		c.names[a.Event] = true
 		ad.Kind, ad.Name = engine.ActRaise, a.Event
-	case statechart.ActSend:
+	case ActSend:
 		switch {
-		case a.Type != "" && a.Type != statechart.SCXMLProcessor && a.Type != "scxml",
+		case a.Type != "" && a.Type != SCXMLProcessor && a.Type != "scxml",
 			a.Target != "" && a.Target != "#_internal" && !strings.HasPrefix(a.Target, "#_"):
 			// A type or target no processor here has: the send fails
 			// (error.execution) and the rest of its block is skipped.
@@ -472,8 +477,8 @@ func (c *compiler) action1(a *statechart.Action) (engine.ActionDef, bool) {
 			return ad, true
 		}
 		return c.send(a), true
-	case statechart.ActCancel:
-		if a.IDExpr != statechart.NoExpr {
+	case ActCancel:
+		if a.IDExpr != NoExpr {
 			// The sendids are the chart's own: the cancel is the one
 			// whose id the expression gives.
 			ad.Kind = engine.ActIf
@@ -484,18 +489,18 @@ func (c *compiler) action1(a *statechart.Action) (engine.ActionDef, bool) {
 			return ad, true
 		}
 		ad.Kind, ad.Name = engine.ActCancelSend, a.ID
-	case statechart.ActAssign:
+	case ActAssign:
 		ad.Kind, ad.Slot, ad.Expr = engine.ActAssign, c.src(a.Location), c.expr(a.Expr)
-	case statechart.ActScript:
+	case ActScript:
 		ad.Kind, ad.Expr = engine.ActScript, c.expr(a.Expr)
-	case statechart.ActLog:
+	case ActLog:
 		ad.Kind, ad.Name, ad.Expr = engine.ActLog, a.Label, c.expr(a.Expr)
-	case statechart.ActIf:
+	case ActIf:
 		ad.Kind = engine.ActIf
 		for i, cond := range a.Conds {
 			ad.Branches = append(ad.Branches, engine.CondDef{Pos: epos(a.Pos), Cond: c.expr(cond), Actions: c.actionList(a.Branches[i])})
 		}
-	case statechart.ActForeach:
+	case ActForeach:
 		ad.Kind, ad.Expr, ad.Item, ad.Index, ad.Body = engine.ActForeach, c.expr(a.Expr), c.src(a.Location), c.src(a.Index), c.actionList(a.Body)
 	default:
 		c.fail(a.Pos, "executable content kind %d", a.Kind)
@@ -508,7 +513,7 @@ func (c *compiler) action1(a *statechart.Action) (engine.ActionDef, bool) {
 // targetexpr, typeexpr) becomes an if over what it can be: the chart's
 // event names, this session's targets, the SCXML processor's types;
 // idlocation is given the send's id, which is the chart's own.
-func (c *compiler) send(a *statechart.Action) engine.ActionDef {
+func (c *compiler) send(a *Action) engine.ActionDef {
 	pos := epos(a.Pos)
 	id := c.sendID(a)
 	core := func(event string, internal bool) engine.ActionDef {
@@ -516,7 +521,7 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 		switch {
 		case internal:
 			ad.Kind = engine.ActRaise
-		case a.DelayExpr != statechart.NoExpr:
+		case a.DelayExpr != NoExpr:
 			ad.Expr = engine.Expr{Src: "(function(d){var m=/^\\s*(\\d*\\.?\\d+)(ms|s)\\s*$/.exec(String(d));return m?Number(m[1])*(m[2]=='s'?1000:1):NaN})(" + c.src(a.DelayExpr) + ")", Pos: pos}
 		case a.DelayMS > 0:
 			ad.Expr = engine.Expr{Src: strconv.FormatInt(a.DelayMS, 10), Pos: pos}
@@ -524,7 +529,7 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 		return ad
 	}
 	build := func(internal bool) engine.ActionDef {
-		if a.EventExpr == statechart.NoExpr {
+		if a.EventExpr == NoExpr {
 			return core(a.Event, internal)
 		}
 		ad := engine.ActionDef{Pos: pos, Kind: engine.ActIf}
@@ -532,6 +537,9 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 			if n != OtherEvent {
 				ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Cond: c.is(a.EventExpr, n), Actions: []engine.ActionDef{core(n, internal)}})
 			}
+		}
+		if !c.names[OtherEvent] {
+			return ad // a name the chart does not know reaches nothing
 		}
 		// A name the chart does not know: OtherEvent, which only "*"
 		// takes, its name held with its data (otherName).
@@ -548,7 +556,7 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 		return engine.ActionDef{Pos: pos, Kind: engine.ActScript, Expr: engine.Expr{Src: "throw new Error(" + strconv.Quote(msg) + ")", Pos: pos}}
 	}
 	var out engine.ActionDef
-	if a.TargetExpr != statechart.NoExpr {
+	if a.TargetExpr != NoExpr {
 		t := "(" + c.src(a.TargetExpr) + ")"
 		c.names["error.communication"] = true
 		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
@@ -560,13 +568,13 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 	} else {
 		out = build(a.Target == "#_internal")
 	}
-	if a.TypeExpr != statechart.NoExpr {
+	if a.TypeExpr != NoExpr {
 		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
-			{Pos: pos, Cond: engine.Expr{Src: "[" + strconv.Quote(statechart.SCXMLProcessor) + `, "scxml"].indexOf(` + c.src(a.TypeExpr) + ") >= 0", Pos: pos}, Actions: []engine.ActionDef{out}},
+			{Pos: pos, Cond: engine.Expr{Src: "[" + strconv.Quote(SCXMLProcessor) + `, "scxml"].indexOf(` + c.src(a.TypeExpr) + ") >= 0", Pos: pos}, Actions: []engine.ActionDef{out}},
 			{Pos: pos, Actions: []engine.ActionDef{fail("send: no processor of this type")}},
 		}}
 	}
-	if a.IDLocation != statechart.NoExpr {
+	if a.IDLocation != NoExpr {
 		// Two actions in one: an if with an else alone, whose error
 		// stops the enclosing block as the send's own would.
 		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{{Pos: pos, Actions: []engine.ActionDef{
@@ -577,15 +585,15 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 
 // sendID is a send's id: its own, or, for one with idlocation, one made
 // from its position.
-func (c *compiler) sendID(a *statechart.Action) string {
-	if a.ID == "" && a.IDLocation != statechart.NoExpr {
+func (c *compiler) sendID(a *Action) string {
+	if a.ID == "" && a.IDLocation != NoExpr {
 		return fmt.Sprintf("send_%d_%d", a.Pos.Line, a.Pos.Col)
 	}
 	return a.ID
 }
 
 // is is the condition that expression x has the value v.
-func (c *compiler) is(x statechart.Expr, v string) engine.Expr {
+func (c *compiler) is(x Expr, v string) engine.Expr {
 	return engine.Expr{Src: "(" + c.src(x) + ") === " + strconv.Quote(v), Pos: epos(c.ch.Exprs[x].Pos)}
 }
 
@@ -599,33 +607,34 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // scan collects, before compiling, every event name the chart names
-// (raised, sent, taken by a transition) and every sendid, so that a
-// computed event or sendid can be compiled over them.
+// (raised, sent, taken by a transition; OtherEvent when a transition
+// takes "*") and every sendid, so that a computed event or sendid can be
+// compiled over them.
 func (c *compiler) scan() {
-	var acts func([]statechart.Action)
-	acts = func(as []statechart.Action) {
+	var acts func([]Action)
+	acts = func(as []Action) {
 		for i := range as {
 			a := &as[i]
 			switch a.Kind {
-			case statechart.ActRaise, statechart.ActSend:
-				if a.EventExpr == statechart.NoExpr && a.Event != "" {
+			case ActRaise, ActSend:
+				if a.EventExpr == NoExpr && a.Event != "" {
 					c.names[a.Event] = true
 				}
-				if id := c.sendID(a); a.Kind == statechart.ActSend && id != "" {
+				if id := c.sendID(a); a.Kind == ActSend && id != "" {
 					c.ids[id] = true
 				}
-			case statechart.ActIf:
+			case ActIf:
 				for _, b := range a.Branches {
 					acts(b)
 				}
-			case statechart.ActForeach:
+			case ActForeach:
 				acts(a.Body)
 			}
 		}
 	}
 	for i := range c.ch.States {
 		st := &c.ch.States[i]
-		for _, b := range append(append([][]statechart.Action(nil), st.OnEntry...), st.OnExit...) {
+		for _, b := range append(append([][]Action(nil), st.OnEntry...), st.OnExit...) {
 			acts(b)
 		}
 		if st.Initial != nil {
@@ -634,7 +643,10 @@ func (c *compiler) scan() {
 		for _, t := range st.Trans {
 			acts(t.Actions)
 			for _, e := range t.Events {
-				if e != "*" && !strings.HasPrefix(e, "done.state.") {
+				switch {
+				case e == "*":
+					c.names[OtherEvent] = true
+				case !strings.HasPrefix(e, "done.state."):
 					c.names[e] = true
 				}
 			}
@@ -644,7 +656,7 @@ func (c *compiler) scan() {
 
 // data builds the value of an event's data: an object of the params, or
 // the content.
-func (c *compiler) data(pos statechart.Pos, params []statechart.Param, content statechart.Expr, text *string) engine.Expr {
+func (c *compiler) data(pos Pos, params []Param, content Expr, text *string) engine.Expr {
 	switch {
 	case len(params) > 0:
 		var b strings.Builder
@@ -657,7 +669,7 @@ func (c *compiler) data(pos statechart.Pos, params []statechart.Param, content s
 		}
 		b.WriteString("})")
 		return engine.Expr{Src: b.String(), Pos: epos(pos)}
-	case content != statechart.NoExpr:
+	case content != NoExpr:
 		return c.expr(content)
 	case text != nil:
 		return engine.Expr{Src: textValue(*text), Pos: epos(pos)}

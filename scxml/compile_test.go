@@ -8,6 +8,21 @@ import (
 	"github.com/simctl/simctl/scxml"
 )
 
+// started compiles a loaded chart onto the engine and starts it, as simctl
+// run does.
+func started(m *scxml.Machine) (*engine.Machine, *engine.Config, engine.Data) {
+	GinkgoHelper()
+	def, _, err := m.Definition()
+	Expect(err).NotTo(HaveOccurred())
+	mach, diags := engine.Build(def)
+	Expect(diags.Err()).NotTo(HaveOccurred())
+	d := mach.NewData("s1")
+	c := &engine.Config{}
+	var r engine.Result
+	Expect(mach.StartWith(c, d, 0, &r)).To(Succeed())
+	return mach, c, d
+}
+
 // runToEnd compiles a chart onto the engine, starts it and delivers its
 // delayed events until it ends, and returns the final state's name.
 func runToEnd(src string) string {

@@ -10,16 +10,13 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/simctl/simctl/engine"
-	"github.com/simctl/simctl/statechart"
 )
 
 // ECMAScript is the recommendation's ECMAScript data model (goja) for
 // machines that run on the engine (engine.Definition.DataModel): it
 // compiles their expressions once, and NewData makes one conversation's
-// heap, which lives beside its engine.Config. It is the same runtime as
-// the statechart sessions' (bounded in time and memory, Date on the
-// virtual clock, Math.random seeded), so a chart behaves alike on both
-// while the loader moves onto the engine (issue #25).
+// heap, which lives beside its engine.Config: bounded in time and
+// memory, Date on the virtual clock, Math.random seeded.
 type ECMAScript struct {
 	p *ecmaProgram
 	// tags names the element at each position of executable content,
@@ -37,18 +34,18 @@ func NewECMAScript() *ECMAScript {
 	return &ECMAScript{p: &ecmaProgram{}, tags: map[engine.Pos]string{}}
 }
 
-var codeKinds = [...]statechart.ExprKind{
-	engine.CondCode:     statechart.CondExpr,
-	engine.ValueCode:    statechart.ValueExpr,
-	engine.LocationCode: statechart.LocationExpr,
-	engine.ScriptCode:   statechart.ScriptExpr,
+var codeKinds = [...]ExprKind{
+	engine.CondCode:     CondExpr,
+	engine.ValueCode:    ValueExpr,
+	engine.LocationCode: LocationExpr,
+	engine.ScriptCode:   ScriptExpr,
 }
 
 // Compile compiles x; an expression that does not compile is returned
 // with its error, which the engine raises as error.execution when the
 // expression is evaluated.
 func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, error) {
-	i := e.p.add(statechart.ExprDef{Src: x.Src, Pos: statechart.Pos(x.Pos), Kind: codeKinds[kind]})
+	i := e.p.add(ExprDef{Src: x.Src, Pos: Pos(x.Pos), Kind: codeKinds[kind]})
 	for len(e.pure) <= int(i) {
 		e.pure = append(e.pure, false)
 	}
@@ -140,7 +137,7 @@ func (x *ecmaData) held(create bool) *goja.Object {
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.change()
-	v, err := x.d.run(statechart.Expr(code))
+	v, err := x.d.run(Expr(code))
 	if err != nil {
 		return err
 	}
@@ -197,7 +194,7 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 		return
 	}
 	x.ev, x.bound = *ev, true
-	se := statechart.Event{Type: "external"}
+	se := Event{Type: "external"}
 	switch ev.Source {
 	case engine.SourceInternal:
 		se.Type = "internal"
@@ -205,7 +202,7 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 		se.Type = "platform"
 	case engine.SourceSend:
 		se.SendID = x.m.SendID(ev.Timer)
-		se.Origin, se.OriginType = "#_scxml_"+x.id, statechart.SCXMLProcessor
+		se.Origin, se.OriginType = "#_scxml_"+x.id, SCXMLProcessor
 	}
 	switch {
 	case done:
@@ -249,13 +246,13 @@ func (x *ecmaData) reads(code engine.Code) {
 func (x *ecmaData) Cond(code engine.Code, c *engine.Config, ev *engine.Event) (bool, error) {
 	x.bind(c, ev)
 	x.reads(code)
-	return x.d.Cond(statechart.Expr(code))
+	return x.d.Cond(Expr(code))
 }
 
 func (x *ecmaData) Value(code engine.Code, c *engine.Config, ev *engine.Event) (engine.Value, error) {
 	x.bind(c, ev)
 	x.reads(code)
-	v, err := x.d.run(statechart.Expr(code))
+	v, err := x.d.run(Expr(code))
 	if err != nil {
 		return engine.Value{}, err
 	}
@@ -284,17 +281,17 @@ func engineValue(v goja.Value) engine.Value {
 func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.change()
-	v, err := x.d.Value(statechart.Expr(code))
+	v, err := x.d.Value(Expr(code))
 	if err != nil {
 		return err
 	}
-	return x.d.Assign(statechart.Expr(loc), v, false)
+	return x.d.Assign(Expr(loc), v, false)
 }
 
 func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.change()
-	return x.d.Script(statechart.Expr(code))
+	return x.d.Script(Expr(code))
 }
 
 // Foreach iterates over a shallow copy of the array, as the
@@ -302,16 +299,16 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
 	x.change()
-	items, err := x.d.Iterate(statechart.Expr(arr))
+	items, err := x.d.Iterate(Expr(arr))
 	if err != nil {
 		return err
 	}
 	for i, it := range items {
-		if err := x.d.Assign(statechart.Expr(item), it, true); err != nil {
+		if err := x.d.Assign(Expr(item), it, true); err != nil {
 			return err
 		}
 		if index != engine.NoCode {
-			if err := x.d.Assign(statechart.Expr(index), i, true); err != nil {
+			if err := x.d.Assign(Expr(index), i, true); err != nil {
 				return err
 			}
 		}

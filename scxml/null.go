@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/engine"
-	"github.com/simctl/simctl/statechart"
 )
 
 // nullCompiler is the null data model: no variables, and conditions of the
@@ -22,57 +21,34 @@ type nullProgram struct {
 	text   []string
 }
 
-func (nullCompiler) Compile(c *statechart.Chart) (statechart.Program, error) {
+func (nullCompiler) Compile(c *Chart) (Program, error) {
 	p := &nullProgram{states: make([]string, len(c.Exprs)), text: make([]string, len(c.Exprs))}
 	for i, e := range c.Exprs {
-		if e.Kind == statechart.LogExpr {
+		if e.Kind == LogExpr {
 			p.text[i] = e.Src
 			continue
 		}
 		m := inRE.FindStringSubmatch(e.Src)
-		if e.Kind != statechart.CondExpr || m == nil {
-			return nil, &statechart.Error{Pos: e.Pos, Msg: "the null datamodel evaluates In('state') conditions only, not " + strings.TrimSpace(clip(e.Src))}
+		if e.Kind != CondExpr || m == nil {
+			return nil, &Error{Pos: e.Pos, Msg: "the null datamodel evaluates In('state') conditions only, not " + strings.TrimSpace(clip(e.Src))}
 		}
 		p.states[i] = m[1] + m[2]
 		if _, ok := c.Lookup(p.states[i]); !ok {
-			return nil, &statechart.Error{Pos: e.Pos, Msg: "In(" + p.states[i] + "): no such state"}
+			return nil, &Error{Pos: e.Pos, Msg: "In(" + p.states[i] + "): no such state"}
 		}
 	}
 	for i, d := range c.Data {
 		if len(d) > 0 {
-			return nil, &statechart.Error{Pos: d[0].Pos, Msg: "<data> needs datamodel=\"ecmascript\" (state " + c.States[i].ID + ")"}
+			return nil, &Error{Pos: d[0].Pos, Msg: "<data> needs datamodel=\"ecmascript\" (state " + c.States[i].ID + ")"}
 		}
 	}
-	if c.Script != statechart.NoExpr {
-		return nil, &statechart.Error{Pos: c.Exprs[c.Script].Pos, Msg: "<script> needs datamodel=\"ecmascript\""}
+	if c.Script != NoExpr {
+		return nil, &Error{Pos: c.Exprs[c.Script].Pos, Msg: "<script> needs datamodel=\"ecmascript\""}
 	}
 	return p, nil
 }
 
-type nullDM struct {
-	p  *nullProgram
-	in func(string) bool
-}
-
-func (p *nullProgram) NewDatamodel(_ *statechart.Session, in func(string) bool) statechart.Datamodel {
-	return &nullDM{p: p, in: in}
-}
-
 var errNull = errors.New("the null datamodel has no values")
-
-func (*nullDM) Init([]statechart.Data) error            { return errNull }
-func (*nullDM) SetEvent(statechart.Event)               {}
-func (d *nullDM) Cond(e statechart.Expr) (bool, error)  { return d.in(d.p.states[e]), nil }
-func (*nullDM) Value(statechart.Expr) (any, error)      { return nil, errNull }
-func (*nullDM) Text(statechart.Expr) (string, error)    { return "", errNull }
-func (*nullDM) Literal(s string) any                    { return s }
-func (*nullDM) Assign(statechart.Expr, any, bool) error { return errNull }
-func (*nullDM) Script(statechart.Expr) error            { return errNull }
-func (*nullDM) Iterate(statechart.Expr) ([]any, error)  { return nil, errNull }
-func (*nullDM) Snapshot() string                        { return "" }
-func (*nullDM) Object(names []string, values []any) any { return nil }
-func (*nullDM) Save() (any, bool)                       { return nil, true }
-func (*nullDM) Restore(any) bool                        { return true }
 
 // Null is the recommendation's null data model on the engine
 // (engine.Definition.DataModel for a chart with datamodel="null"): no
