@@ -8,7 +8,6 @@ package scxml
 import (
 	"fmt"
 	"math/bits"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -276,39 +275,6 @@ type Chart struct {
 // state, then as written), each at its ID; Prepare fills it in.
 func (c *Chart) Transitions() []*Transition { return c.trans }
 
-// Alphabet returns the external events the chart's transitions name,
-// sorted: each event descriptor as a name, except "*" and the platform's
-// done.* and error.* events, which no user sends. It is what simctl
-// explores and generates from.
-func (c *Chart) Alphabet() []string {
-	seen := map[string]bool{}
-	for _, t := range c.trans {
-		for _, e := range t.Events {
-			if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
-				continue
-			}
-			seen[e] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for e := range seen {
-		out = append(out, e)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Handles reports whether some transition's event descriptors match an
-// event of this name, so that sending it can change something.
-func (c *Chart) Handles(name string) bool {
-	for _, t := range c.trans {
-		if nameMatch(t.Events, name) {
-			return true
-		}
-	}
-	return false
-}
-
 // Lookup returns the index of the state with the given id.
 func (c *Chart) Lookup(id string) (int, bool) {
 	i, ok := c.index[id]
@@ -419,17 +385,6 @@ func (c *Chart) isHistory(s int) bool {
 // SCXMLProcessor is the type URI of the SCXML event I/O processor, the only
 // one simctl has.
 const SCXMLProcessor = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
-
-// nameMatch implements event descriptor matching: a descriptor matches a
-// name equal to it or extending it by "." tokens; "*" matches any name.
-func nameMatch(descriptors []string, name string) bool {
-	for _, d := range descriptors {
-		if d == "*" || d == name || strings.HasPrefix(name, d) && len(name) > len(d) && name[len(d)] == '.' {
-			return true
-		}
-	}
-	return false
-}
 
 // ParseDelay reads a CSS2 time ("500ms", "2s", ".5s") as milliseconds.
 func ParseDelay(d string) (int64, error) {
