@@ -87,7 +87,7 @@ vet:
 # test-mutate, instead of once per process: make test names it in
 # $SIMCTL_BIN (a part run alone builds its own).
 RACE_SPLIT  := ./cli ./engine ./explore ./generate ./sim
-NORACE_PKGS := ./conformance ./deploy ./dfcx ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./statechart ./yamltree
+NORACE_PKGS := ./conformance ./deploy ./dfcx ./eval ./jsonpath ./latency ./mutate ./rasa ./reports ./scxml ./spec ./yamltree
 TEST_LIBS   := github.com/onsi/ginkgo/v2 github.com/onsi/gomega github.com/leanovate/gopter
 GINKGO      := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
 TEST_PARTS  := test-race test-race-split test-norace test-cli test-mutate

@@ -1,9 +1,16 @@
 // Package conformance runs the public SCXML conformance suite of
-// @scion-scxml/test-framework through simctl's SCXML loader and statechart
-// engine. A SCION test is a machine and a JSON script of events, each with
-// the configuration expected after it; a W3C test (group w3c-ecma) must stop
-// in its final state "pass". Time is virtual: an event's "after" advances
-// the session's clock, and a W3C test runs its delayed events to the end.
+// @scion-scxml/test-framework through simctl's one loader (spec.LoadChart,
+// as simctl run and lint load a machine.scxml) and its one interpreter:
+// the engine.Definition scxml.Machine.Definition compiles, stepped by
+// engine.StartWith and StepWith. A SCION test is a machine and a JSON
+// script of events, each with the configuration expected after it; a W3C
+// test (group w3c-ecma) must stop in its final state "pass". Time is
+// virtual: an event's "after" advances the clock, delivering the delayed
+// events due on the way, and a W3C test runs its delayed events to the
+// end. A document the loader rejects is unsupported when the loader says
+// so (<invoke>), a pass when nothing in it leads to "pass" (the test asks
+// for its rejection), and otherwise a failure, as is one the engine
+// rejects.
 package conformance
 
 import (
@@ -18,8 +25,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/scxml"
 	"github.com/simctl/simctl/spec"
-	"github.com/simctl/simctl/statechart"
 )
 
 // Result of one test.
@@ -89,7 +97,7 @@ func RunTest(path string) (r Result) {
 	m, err := spec.LoadChart(path)
 	if err != nil {
 		msg := err.Error()
-		var se *statechart.Error
+		var se *scxml.Error
 		if errors.As(err, &se) {
 			msg = fmt.Sprintf("%d:%d: %s", se.Pos.Line, se.Pos.Col, se.Msg)
 			if se.Unsupported {
@@ -110,43 +118,112 @@ func RunTest(path string) (r Result) {
 		r.Result, r.Reason = "unsupported", "no pass state to reach: a manual test, or a document another test invokes"
 		return r
 	}
-	s := m.NewSession()
-	s.Start()
+	// The chart runs on the one interpreter, as simctl run runs it: the
+	// Definition its loader compiles, built by engine.Build, stepped by
+	// StartWith and StepWith on the virtual clock.
+	def, _, err := m.Definition()
+	if err != nil {
+		return fail(r, "compile: "+err.Error())
+	}
+	mach, diags := engine.Build(def)
+	if err := diags.Err(); err != nil {
+		return fail(r, "build: "+err.Error())
+	}
+	s := &session{m: m, mach: mach, d: mach.NewData("conformance")}
+	if err := mach.StartWith(&s.c, s.d, 0, &s.r); err != nil {
+		return fail(r, "start: "+err.Error())
+	}
 	if r.Group == W3CGroup {
 		for _, ev := range sc.Events {
-			s.Advance(ev.After)
-			s.Send(statechart.Event{Name: ev.Event.Name, Data: ev.Event.Data})
+			if err := s.send(ev.After, ev.Event.Name, ev.Event.Data); err != nil {
+				return fail(r, err.Error())
+			}
 		}
-		for i := 0; i < 1000 && s.Running(); i++ {
-			due, ok := s.NextDue()
+		// Delayed events are delivered in deadline order until the chart
+		// stops (a bound against a chart that sends for ever).
+		for i := 0; i < 1000 && !s.c.Final; i++ {
+			t, ok := mach.NextTimer(&s.c)
 			if !ok {
 				break
 			}
-			s.Advance(due - s.Now())
+			if err := s.advance(t.Deadline - s.c.Now); err != nil {
+				return fail(r, err.Error())
+			}
 		}
 		switch {
-		case s.Halted() != "":
-			return fail(r, s.Halted())
-		case s.Final >= 0 && m.Chart.States[s.Final].ID == "pass":
+		case s.c.Final && mach.StateName(s.c.State) == "pass":
 			r.Result = "pass"
 			return r
-		case s.Final >= 0:
-			return fail(r, "stopped in "+m.Chart.States[s.Final].ID)
+		case s.c.Final:
+			return fail(r, "stopped in "+mach.StateName(s.c.State))
 		}
-		return fail(r, fmt.Sprintf("did not stop; active %v", s.Active()))
+		return fail(r, fmt.Sprintf("did not stop; active %v", m.Active(mach, &s.c)))
 	}
-	if msg := compare("initial configuration", s, sc.Initial); msg != "" {
+	if msg := compare("initial configuration", m.Active(mach, &s.c), sc.Initial); msg != "" {
 		return fail(r, msg)
 	}
 	for i, ev := range sc.Events {
-		s.Advance(ev.After)
-		s.Send(statechart.Event{Name: ev.Event.Name, Data: ev.Event.Data})
-		if msg := compare(fmt.Sprintf("after event %d (%s)", i+1, ev.Event.Name), s, ev.Next); msg != "" {
+		when := fmt.Sprintf("after event %d (%s)", i+1, ev.Event.Name)
+		if err := s.send(ev.After, ev.Event.Name, ev.Event.Data); err != nil {
+			return fail(r, when+": "+err.Error())
+		}
+		if msg := compare(when, m.Active(mach, &s.c), ev.Next); msg != "" {
 			return fail(r, msg)
 		}
 	}
 	r.Result = "pass"
 	return r
+}
+
+// session is one run of a chart on the engine: its configuration, its
+// ECMAScript heap and the result of the last step.
+type session struct {
+	m    *scxml.Machine
+	mach *engine.Machine
+	d    engine.Data
+	c    engine.Config
+	r    engine.Result
+}
+
+// advance moves the virtual clock ms milliseconds on, delivering each
+// delayed event that falls due on the way at its deadline.
+func (s *session) advance(ms int64) error {
+	end := s.c.Now + ms
+	for !s.c.Final {
+		t, ok := s.mach.NextTimer(&s.c)
+		if !ok || t.Deadline > end {
+			break
+		}
+		ev := engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline, Intent: engine.NoID, Ext: engine.NoID}
+		if err := s.mach.StepWith(&s.c, s.d, &ev, &s.r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// send delivers an external event after ms milliseconds, its data as
+// JSON.
+func (s *session) send(ms int64, name string, data any) error {
+	at := s.c.Now + ms
+	if err := s.advance(ms); err != nil {
+		return err
+	}
+	ev, err := s.m.Event(s.mach, name, at)
+	if errors.Is(err, scxml.ErrUnhandled) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if data != nil {
+		b, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		ev.Value = string(b)
+	}
+	return s.mach.StepWith(&s.c, s.d, &ev, &s.r)
 }
 
 // passReachable reports whether some transition or initial attribute of
@@ -182,11 +259,7 @@ func passReachable(path string) bool {
 	}
 }
 
-func compare(when string, s *statechart.Session, want []string) string {
-	if s.Halted() != "" {
-		return when + ": " + s.Halted()
-	}
-	got := s.Active()
+func compare(when string, got, want []string) string {
 	w := append([]string(nil), want...)
 	sort.Strings(w)
 	g := append([]string(nil), got...)

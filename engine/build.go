@@ -148,7 +148,13 @@ func (b *builder) checkName(kind, name string, pos Pos, seen map[string]Pos) boo
 	case name == "":
 		b.errf(pos, "%s needs a name", kind)
 		return false
-	case kind == "intent" && !validEventName(name):
+	case kind == "intent" && b.d.DataModel != nil && strings.ContainsAny(name, " \t\r\n"):
+		// A data model's events are named as its documents name them
+		// (SCXML's NMTOKENs: "In-s1", "a:b"); no expression of the
+		// expression language reads them.
+		b.errf(pos, "intent name %q must not contain white space", name)
+		return false
+	case kind == "intent" && b.d.DataModel == nil && !validEventName(name):
 		b.errf(pos, "intent name %q must be letters, digits and underscores, not starting with a digit, in parts joined by dots", name)
 		return false
 	case kind != "intent" && !validIdent(name):
@@ -696,6 +702,7 @@ func (b *builder) compileStates() {
 		return
 	}
 	m.initPath = b.enterPath(NoID, init)
+	m.startActs = b.actions(d.StartActions)
 	if len(m.initPath) > 0 {
 		m.initial = m.initPath[len(m.initPath)-1]
 	}
@@ -744,7 +751,7 @@ func (b *builder) statePaths() {
 	m := b.m
 	for i := range m.states {
 		s := &m.states[i]
-		s.histShallow, s.histDeep = -1, -1
+		s.histShallow, s.histDeep, s.histPos = -1, -1, -1
 		s.rootPath = b.enterPath(NoID, StateID(i))
 		s.initLeaf = s.rootPath[len(s.rootPath)-1]
 		s.rootPath = s.rootPath[:s.depth+1]
@@ -763,7 +770,7 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	}
 	x := t.target
 	s := &m.states[x]
-	var slot *int8
+	var slot *int16
 	switch td.History {
 	case "shallow":
 		t.history, slot = histShallow, &s.histShallow
@@ -776,6 +783,14 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	switch {
 	case len(s.children) == 0:
 		b.errf(td.HistoryPos, "history: state %q has no child states, so it has no history to resume", s.path)
+		return
+	case s.fork != nil && s.fork.parallel && s.forkRoot == NoID && t.history == histShallow:
+		// Its active children are all its regions: resuming them is
+		// entering it.
+		t.history = histNone
+		return
+	case s.fork != nil && s.fork.parallel && s.forkRoot == NoID:
+		b.parallelHistory(t, x, td)
 		return
 	case s.fork != nil:
 		b.errf(td.HistoryPos, "history: %q is a parallel state, whose regions all start again when it is entered; resume a state inside a region instead", s.path)
@@ -797,15 +812,99 @@ func (b *builder) history(t *transition, td TransitionDef) {
 			t.histCut = uint8(i + 1)
 		}
 	}
+	if td.HistoryDefault != "" || len(td.HistoryActions) > 0 {
+		def := m.states[x].initial
+		if td.HistoryDefault != "" {
+			def = b.resolveState(td.HistoryDefault, td.HistoryPos, "history default")
+		}
+		if def == NoID || def == x || !m.InState(def, x) {
+			if def != NoID {
+				b.errf(td.HistoryPos, "history default %q is not inside %q", m.states[def].path, s.path)
+			}
+			return
+		}
+		t.histDef = b.enterPath(x, def)
+		t.histActs = b.actions(td.HistoryActions)
+	}
 	if *slot < 0 {
 		if b.nHist >= MaxHistory {
 			b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
 			t.history = histNone
 			return
 		}
-		*slot = int8(b.nHist)
+		*slot = int16(b.nHist)
 		b.nHist++
 	}
+}
+
+// position is the index of x in targets.
+func position(targets []StateID, x StateID) int {
+	for j, y := range targets {
+		if y == x {
+			return j
+		}
+	}
+	return 0
+}
+
+// regionHistory gives state x, a target in a region, the history slot a
+// transition resumes.
+func (b *builder) regionHistory(x StateID, kind string, td TransitionDef) (regionHist, bool) {
+	m := b.m
+	s := &m.states[x]
+	rh := regionHist{x: x, shallow: kind == "shallow"}
+	if kind != "shallow" && kind != "deep" {
+		b.errf(td.HistoryPos, "history %q: expected shallow or deep", kind)
+		return rh, false
+	}
+	if len(s.children) == 0 || s.fork != nil {
+		b.errf(td.HistoryPos, "history: state %q has no history to resume in its region", s.path)
+		return rh, false
+	}
+	slot := &s.histDeep
+	if rh.shallow {
+		slot = &s.histShallow
+	}
+	if *slot < 0 {
+		if b.nHist >= MaxHistory {
+			b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart)", MaxHistory)
+			return rh, false
+		}
+		*slot = int16(b.nHist)
+		b.nHist++
+	}
+	rh.slot = int(*slot)
+	return rh, true
+}
+
+// parallelHistory compiles the deep history of parallel: true state x,
+// in the main machine: x records that it was exited (its histDeep) and
+// the atomic state at each of its regions' positions (histPos on).
+func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
+	m := b.m
+	t.histPar = true
+	for i, y := range t.enter {
+		if y == x {
+			t.histCut = uint8(i + 1)
+		}
+	}
+	if td.HistoryDefault != "" || len(td.HistoryActions) > 0 {
+		if def := b.resolveState(td.HistoryDefault, td.HistoryPos, "history default"); def != NoID && m.InState(def, x) && def != x {
+			t.histDef = b.enterPath(x, def)
+		}
+		t.histActs = b.actions(td.HistoryActions)
+	}
+	s := &m.states[x]
+	if s.histDeep >= 0 {
+		return
+	}
+	if b.nHist+1+int(s.width) > MaxHistory {
+		b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart, a parallel state's deep one once per region)", MaxHistory)
+		t.history, t.histPar = histNone, false
+		return
+	}
+	s.histDeep, s.histPos = int16(b.nHist), int16(b.nHist+1)
+	b.nHist += 1 + int(s.width)
 }
 
 // declareParallel checks a parallel: true state and records its regions:
@@ -1036,11 +1135,20 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 				}
 				t.domain = src
 			}
+			if td.History != "" && m.descends(src, t.target) {
+				// The recommendation's domain of a transition to a
+				// <history> child of an ancestor of its source is that
+				// ancestor: left below it, not exited.
+				t.domain = t.target
+			}
 			t.enter = b.enterPath(t.domain, t.target)
 			t.leaf = t.enter[len(t.enter)-1]
 			b.history(&t, td)
 		}
-	} else if always {
+	} else if always && b.d.DataModel == nil {
+		// A targetless eventless transition is taken again for as long
+		// as its guard holds: a data model's script (an SCXML chart's)
+		// is what ends that; machine.yaml asks for a target.
 		b.errf(td.Pos, "eventless transition in state %q needs a target", m.states[src].path)
 	}
 	if td.History != "" && td.Target == "" {
@@ -1070,14 +1178,21 @@ func (b *builder) intoRegions(src StateID, td TransitionDef) bool {
 	}
 	m := b.m
 	id, _ := b.lookupState(td.Target)
-	if id == NoID || src == NoID {
+	if id == NoID || src == NoID || td.History != "" && m.descends(src, id) {
 		return false
 	}
 	root := m.states[id].forkRoot
 	if root == NoID || m.states[root].fork == nil || !m.states[root].fork.parallel {
 		return false
 	}
-	return m.states[src].forkRoot != root || !m.InState(src, m.regionOf(id))
+	if m.states[src].forkRoot != root || !m.InState(src, m.regionOf(id)) {
+		return true
+	}
+	// In the same region: an external transition to or from the region's
+	// root state would have the parallel state as its domain, which the
+	// recommendation's never is (findLCCA skips parallel states).
+	dom := b.domain(src, id)
+	return td.Type != "internal" && dom != NoID && m.states[dom].fork != nil && m.states[dom].fork.parallel
 }
 
 // regionTargets compiles a transition into the regions of a parallel
@@ -1113,8 +1228,12 @@ func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 		fail("the targets %q are in a parallel state inside another's region: not supported yet", td.Target)
 		return
 	}
-	if td.History != "" || td.Type == "internal" {
-		fail("a transition into the regions of parallel state %q cannot resume a history or be internal", m.states[p].path)
+	if td.Type == "internal" {
+		fail("a transition into the regions of parallel state %q cannot be internal", m.states[p].path)
+		return
+	}
+	if len(td.HistoryActions) > 0 {
+		fail("a transition into the regions of parallel state %q cannot run a history's default actions", m.states[p].path)
 		return
 	}
 	fi := m.states[p].fork
@@ -1141,6 +1260,30 @@ func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 			}
 		}
 		paths[i] = b.enterPath(p, x)
+		kind, def := td.History, td.HistoryDefault
+		if len(targets) > 1 {
+			kind, def = "", ""
+			j := position(targets, x)
+			if j < len(td.Histories) {
+				kind = td.Histories[j]
+			}
+			if j < len(td.HistoryDefaults) {
+				def = td.HistoryDefaults[j]
+			}
+		}
+		if kind != "" {
+			rh, ok := b.regionHistory(x, kind, td)
+			if !ok {
+				return
+			}
+			rh.k = i
+			t.regionHist = append(t.regionHist, rh)
+			if def != "" {
+				if d := b.resolveState(def, td.HistoryPos, "history default"); d != NoID && m.descends(d, x) {
+					paths[i] = b.enterPath(p, d)
+				}
+			}
+		}
 	}
 	t.target = p
 	t.domain = b.domain(src, p)

@@ -30,11 +30,19 @@ const (
 	MaxSlots     = 1024
 	InlineSlots  = 32
 	MaxCounters  = 16
-	MaxTimers    = 8
 	MaxFlowDepth = 8
 	MaxEntities  = 4
 	MaxBranches  = 64
-	MaxHistory   = 8
+	// MaxTimers bounds the timers and delayed sends pending at once;
+	// the first InlineTimers are held in Config.Timers, the others in an
+	// encoded string, as slots beyond InlineSlots are (TimerAt).
+	MaxTimers    = 64
+	InlineTimers = 8
+	// MaxHistory bounds the histories of a machine (a state's shallow and
+	// deep count apart); the first InlineHistory are in Config.Hist, the
+	// others in an encoded string (HistAt).
+	MaxHistory    = 256
+	InlineHistory = 8
 )
 
 // ValueKind says which field of a Value holds its content.
@@ -136,7 +144,10 @@ type Config struct {
 	TimerSeq  uint32
 	Flows     [MaxFlowDepth]FlowID
 	Counters  [MaxCounters]int32
-	Timers    [MaxTimers]Timer
+	// Timers holds pending timers 0 to InlineTimers-1 (TimerAt gives
+	// every one); moreTimers the others, active ones only.
+	Timers     [InlineTimers]Timer
+	moreTimers string
 	// slots holds slots 0 to InlineSlots-1; more the others that are not
 	// the zero Value (see Slot and SetSlot).
 	slots [InlineSlots]Value
@@ -152,7 +163,103 @@ type Config struct {
 	// Hist is what the history of a state recorded when the state was last
 	// exited: per shallow or deep history the machine uses, the id of the
 	// child or atomic state that was active, plus one (0: never exited).
-	Hist [MaxHistory]StateID
+	// It holds histories 0 to InlineHistory-1 (HistAt gives every one);
+	// moreHist the others, two bytes each.
+	Hist     [InlineHistory]StateID
+	moreHist string
+}
+
+// timerRec is the size of a timer beyond InlineTimers in moreTimers:
+// deadline (8 bytes), sequence (4), id (2).
+const timerRec = 14
+
+// TimerSlots is how many timer positions c has: InlineTimers, and one
+// per pending timer beyond them.
+func (c *Config) TimerSlots() int { return InlineTimers + len(c.moreTimers)/timerRec }
+
+// TimerAt returns timer position i (below TimerSlots); an inactive one
+// is free.
+func (c *Config) TimerAt(i int) Timer {
+	if i < InlineTimers {
+		return c.Timers[i]
+	}
+	o := (i - InlineTimers) * timerRec
+	r := c.moreTimers[o : o+timerRec]
+	return Timer{Deadline: int64(le64s(r)), Seq: le32(r[8:]), ID: TimerID(uint16(r[12]) | uint16(r[13])<<8), Active: true}
+}
+
+// setTimer puts t at position i, i == TimerSlots() adding one beyond
+// the inline timers. An inactive timer beyond them is removed, which
+// moves the later ones down a position: callers that go on iterating
+// go backwards.
+func (c *Config) setTimer(i int, t Timer) {
+	if i < InlineTimers {
+		c.Timers[i] = t
+		return
+	}
+	o := (i - InlineTimers) * timerRec
+	var rec string
+	if t.Active {
+		var b [timerRec]byte
+		u := uint64(t.Deadline)
+		for k := 0; k < 8; k++ {
+			b[k] = byte(u >> (8 * k))
+		}
+		for k := 0; k < 4; k++ {
+			b[8+k] = byte(t.Seq >> (8 * k))
+		}
+		b[12], b[13] = byte(t.ID), byte(t.ID>>8)
+		rec = string(b[:])
+	}
+	if o >= len(c.moreTimers) {
+		c.moreTimers += rec
+		return
+	}
+	c.moreTimers = c.moreTimers[:o] + rec + c.moreTimers[o+timerRec:]
+}
+
+// freeTimer returns a free timer position (TimerSlots() when the inline
+// ones are taken), or -1 when MaxTimers are pending.
+func (c *Config) freeTimer() int {
+	for i := range c.Timers {
+		if !c.Timers[i].Active {
+			return i
+		}
+	}
+	if n := c.TimerSlots(); n < MaxTimers {
+		return n
+	}
+	return -1
+}
+
+// HistAt returns what history i recorded (see Hist).
+func (c *Config) HistAt(i int) StateID {
+	if i < InlineHistory {
+		return c.Hist[i]
+	}
+	o := (i - InlineHistory) * 2
+	if o >= len(c.moreHist) {
+		return 0
+	}
+	return StateID(uint16(c.moreHist[o]) | uint16(c.moreHist[o+1])<<8)
+}
+
+// SetHist records v for history i.
+func (c *Config) SetHist(i int, v StateID) {
+	if i < InlineHistory {
+		c.Hist[i] = v
+		return
+	}
+	if c.HistAt(i) == v {
+		return
+	}
+	o := (i - InlineHistory) * 2
+	b := []byte(c.moreHist)
+	for len(b) < o+2 {
+		b = append(b, 0)
+	}
+	b[o], b[o+1] = byte(v), byte(v>>8)
+	c.moreHist = string(b)
 }
 
 // Awaiting returns a bit mask of the regions waiting for the result of an
@@ -211,6 +318,8 @@ func (c *Config) Hash() uint64 {
 			mix(uint64(t.Seq)<<16 | uint64(t.ID))
 		}
 	}
+	mixs(c.moreTimers)
+	mixs(c.moreHist)
 	for i := 0; i < int(c.NBranch); i++ {
 		b := &c.Branches[i]
 		mix(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)

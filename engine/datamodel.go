@@ -82,6 +82,14 @@ type Data interface {
 	Fingerprint() uint64
 }
 
+// ErrorHolder is a Data that gives the error.execution events the
+// engine raises their data (the recommendation leaves it to the
+// platform): HoldError keeps it under key, which Take then hands to the
+// event, as Hold does a raised event's.
+type ErrorHolder interface {
+	HoldError(key uint32, pos Pos, err error)
+}
+
 // ErrorExecution is the event the engine raises when a data model's
 // expression fails, if the machine declares it as an intent.
 const ErrorExecution = "error.execution"
@@ -333,7 +341,13 @@ func (e evalEnv) execError(pos Pos, err error) {
 	}
 	e.r.abort = true
 	if id := e.m.errExec; id != NoID {
-		e.r.internal = append(e.r.internal, queued{kind: queuedError, id: uint16(id)})
+		q := queued{kind: queuedError, id: uint16(id)}
+		if h, ok := e.r.data.(ErrorHolder); ok {
+			e.c.TimerSeq++
+			q.key = e.c.TimerSeq
+			h.HoldError(q.key, pos, err)
+		}
+		e.r.internal = append(e.r.internal, q)
 		return
 	}
 	if e.r.exprErr == nil {

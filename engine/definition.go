@@ -73,6 +73,10 @@ type Definition struct {
 	// MaxChain bounds the eventless transitions taken in one Step; zero
 	// means DefaultMaxChain.
 	MaxChain int
+	// StartActions run once as the machine starts, before it enters its
+	// initial states: SCXML's document <datamodel> and <script>, which a
+	// later entry of the initial state must not run again.
+	StartActions []ActionDef
 	// DataModel compiles the conditions, values and scripts of the
 	// executable content (if, foreach, log, assign, script, transition
 	// guards); nil means the expression language, whose data (slots,
@@ -179,6 +183,19 @@ type TransitionDef struct {
 	// state that was. "" enters Target afresh.
 	History    string
 	HistoryPos Pos
+	// HistoryDefault and HistoryActions are the history's default
+	// transition (SCXML's <history><transition>) when it is not Target's
+	// initial state: the state inside Target entered while nothing is
+	// recorded, and the actions run, once Target is entered, before it.
+	HistoryDefault string
+	HistoryActions []ActionDef
+	// Histories, for several targets (in the regions of one parallel
+	// state), is the history each resumes: "", "shallow" or "deep", by
+	// the target's position in Target; HistoryDefaults the state inside
+	// it that each enters while nothing is recorded ("": its initial
+	// state).
+	Histories       []string
+	HistoryDefaults []string
 	// Type is "external" (the default: the source state is exited and
 	// re-entered when Target is inside it) or "internal", which keeps the
 	// source state active and exits and enters only its descendants

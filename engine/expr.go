@@ -882,7 +882,7 @@ func (b *nodeCompiler) timer(n *ast.CallNode, fn string) compiled {
 	}
 	return compiled{kind: Number, n: func(e evalEnv) float64 {
 		if i := e.c.timerIndex(id); i >= 0 {
-			return float64(e.c.Timers[i].Deadline)
+			return float64(e.c.TimerAt(i).Deadline)
 		}
 		return -1
 	}}

@@ -50,7 +50,12 @@ type state struct {
 	// histShallow and histDeep are the Config.Hist entries recording this
 	// state's shallow and deep history, or -1 when no transition resumes
 	// it so.
-	histShallow, histDeep int8
+	histShallow, histDeep int16
+	// histPos, for a parallel state whose deep history a transition
+	// resumes, is the first of the Config.Hist entries recording the
+	// atomic state of each of its regions' positions as it is exited
+	// (-1: none).
+	histPos int16
 	// rootPath lists the state's ancestors from the top, then the state.
 	rootPath []StateID
 	// initLeaf is where entering the state by its initial children stops:
@@ -108,6 +113,16 @@ type transition struct {
 	// prefix of enter that ends with the target.
 	history uint8
 	histCut uint8
+	// histDef and histActs are the history's default transition when it
+	// is not the target's initial states: the states below the target it
+	// enters while nothing is recorded, and its actions, run once the
+	// target is entered (SCXML's default history content).
+	histDef  []StateID
+	histActs []uint32
+	// histPar marks the deep history of a parallel: true state, which
+	// resumes each region where it was (the deep history of each region's
+	// root, recorded as the region is exited).
+	histPar bool
 	// scope is the extent of its exit set (scopeNone, scopeRegion,
 	// scopeAll; see micro.go); exLo and exHi the regions a scopeRegion
 	// transition inside a parallel: true state exits.
@@ -117,6 +132,17 @@ type transition struct {
 	// target (several targets, or one in another region), are the states
 	// each region enters (by child index; nil: its initial states).
 	regionPaths [][]StateID
+	// regionHist are the targets among those that resume a history.
+	regionHist []regionHist
+}
+
+// regionHist is a target in region k of a parallel state that resumes its
+// history: state x's shallow or deep history (slot, in Config.Hist).
+type regionHist struct {
+	k       int
+	x       StateID
+	shallow bool
+	slot    int
 }
 
 const (
@@ -255,7 +281,9 @@ type Machine struct {
 
 	initial  StateID
 	initPath []StateID
-	maxChain int
+	// startActs run once, as the machine starts (Definition.StartActions).
+	startActs []uint32
+	maxChain  int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
 
@@ -928,8 +956,8 @@ func (m *Machine) Describe(c *Config) string {
 		}
 		b.WriteByte(']')
 	}
-	for _, t := range c.Timers {
-		if t.Active && int(t.ID) < len(m.timers) {
+	for i, n := 0, c.TimerSlots(); i < n; i++ {
+		if t := c.TimerAt(i); t.Active && int(t.ID) < len(m.timers) {
 			fmt.Fprintf(&b, " timer{%s@%dms}", m.timers[t.ID].name, t.Deadline)
 		}
 	}

@@ -403,14 +403,18 @@ func (m *Machine) merge(c *Config, x StateID) Join {
 // listens for it; final, when not NoID, is the final state whose entry
 // raised it, and its donedata the event's value.
 func (m *Machine) raiseDone(e evalEnv, x, final StateID, r *Result) {
-	if x == NoID || !m.states[x].heard {
+	if x == NoID {
 		return
 	}
 	q := queued{kind: queuedDone, id: uint16(x)}
 	if final != NoID && m.states[final].doneData != nil {
+		// Evaluated even when no transition listens: an error in it
+		// raises error.execution all the same.
 		q.val = m.states[final].doneData(e)
 	}
-	r.internal = append(r.internal, q)
+	if m.states[x].heard {
+		r.internal = append(r.internal, q)
+	}
 }
 
 // microstep takes the transitions of sel together, as SCXML does: every
@@ -517,22 +521,33 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 			x.enter = x.enter[m.states[x.domain].depth+1:]
 		}
 	}
-	prev := c.State
+	prev, leaf := c.State, c.State
 	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
 		if m.states[s].fork != nil {
 			x.leftRegions = true
+			if b := int(m.states[s].histPos); b >= 0 {
+				for i := 0; i < int(c.NBranch); i++ {
+					c.SetHist(b+i, c.Branches[i].State+1) // NoID+1 is 0: none
+				}
+			}
 			if err := m.exitRegions(*e, s, r); err != nil {
 				return err
 			}
 		}
 		if m.nHist > 0 {
-			m.record(c, s, prev, c.State)
+			m.record(c, s, prev, leaf)
 		}
+		// The recommendation takes each state out of the configuration
+		// once its onexit ran: an ancestor's onexit sees it gone (In()).
+		// The transition's content still sees the source's leaf, as
+		// machine.yaml's actions read it.
+		c.State = s
 		if err := m.run(*e, m.states[s].exit, r); err != nil {
 			return err
 		}
 		prev = s
 	}
+	c.State = leaf
 	return nil
 }
 
@@ -569,13 +584,26 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 			c.clearFork()
 		}
 		tr := &m.trans[steps[x.global].Trans]
-		enter, leaf := x.enter, tr.leaf
+		enter, leaf, into := x.enter, tr.leaf, tr.regionPaths
 		var resume []StateID
-		if tr.history != histNone {
-			enter, resume, leaf = m.resume(c, tr)
+		var dflt bool
+		switch {
+		case tr.regionHist != nil:
+			into = m.resumeInRegions(c, tr)
+		case tr.histPar:
+			enter, into, leaf, dflt = m.resumeRegions(c, tr, r)
+		case tr.history != histNone:
+			enter, resume, leaf, dflt = m.resume(c, tr)
 		}
-		if err := m.enterMain(e, enter, tr.regionPaths, r); err != nil {
+		err := m.enterMain(e, enter, into, r)
+		r.resume = r.resume[:0]
+		if err != nil {
 			return err
+		}
+		if dflt {
+			if err := m.run(*e, tr.histActs, r); err != nil {
+				return err
+			}
 		}
 		if resume != nil {
 			if err := m.enterMain(e, resume, nil, r); err != nil {
@@ -595,12 +623,17 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		re := *e
 		re.br = ch.br
 		tr := &m.trans[ch.t]
-		enter, resume, leaf := tr.enter, []StateID(nil), tr.leaf
+		enter, resume, leaf, dflt := tr.enter, []StateID(nil), tr.leaf, false
 		if tr.history != histNone {
-			enter, resume, leaf = m.resume(c, tr)
+			enter, resume, leaf, dflt = m.resume(c, tr)
 		}
 		if err := m.enterRegion(re, enter, r); err != nil {
 			return err
+		}
+		if dflt {
+			if err := m.run(re, tr.histActs, r); err != nil {
+				return err
+			}
 		}
 		if err := m.enterRegion(re, resume, r); err != nil {
 			return err
@@ -628,8 +661,13 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 		}
 		if fi := st.fork; fi != nil {
 			for _, rp := range fi.regions {
-				if pos := m.states[rp[0]].off; pos != st.off {
+				pos := m.states[rp[0]].off
+				if pos != st.off {
 					c.Branches[pos] = Branch{State: NoID, Pending: NoID}
+				}
+				if int(pos) < len(r.resume) && r.resume[pos] != 0 && m.InState(r.resume[pos]-1, rp[0]) {
+					// A deep history resumed: where the region was.
+					rp = m.resumePath(r.resume[pos]-1, s)
 				}
 				if err := m.enterRegion(re, rp, r); err != nil {
 					return err
@@ -672,35 +710,101 @@ func (m *Machine) regionsFinal(c *Config, q StateID) bool {
 func (m *Machine) record(c *Config, x, child, leaf StateID) {
 	s := &m.states[x]
 	if s.histShallow >= 0 {
-		c.Hist[s.histShallow] = child + 1
+		c.SetHist(int(s.histShallow), child+1)
 	}
 	if s.histDeep >= 0 {
-		c.Hist[s.histDeep] = leaf + 1
+		c.SetHist(int(s.histDeep), leaf+1)
 	}
 }
 
 // resume returns the states transition tr enters when it resumes its
 // target's history, in two parts (down to the target, then the recorded
 // states and, for a shallow history, the initial children below them),
-// and the leaf it ends in. A history with nothing recorded enters the
-// target's initial states, as SCXML's default history transition to the
-// initial child would.
-func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf StateID) {
+// and the leaf it ends in. A history with nothing recorded takes its
+// default transition (dflt): to the target's initial states, or to
+// histDef, whose actions the caller runs between the two parts.
+func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf StateID, dflt bool) {
 	s := &m.states[tr.target]
 	var rec StateID
 	if tr.history == histShallow {
-		rec = c.Hist[s.histShallow]
+		rec = c.HistAt(int(s.histShallow))
 	} else {
-		rec = c.Hist[s.histDeep]
+		rec = c.HistAt(int(s.histDeep))
 	}
 	if rec == 0 {
-		return tr.enter, nil, tr.leaf
+		if tr.histDef != nil {
+			return tr.enter[:tr.histCut], tr.histDef, tr.histDef[len(tr.histDef)-1], true
+		}
+		return tr.enter, nil, tr.leaf, false
 	}
 	leaf = rec - 1
 	if tr.history == histShallow {
 		leaf = m.states[leaf].initLeaf
 	}
-	return tr.enter[:tr.histCut], m.states[leaf].rootPath[s.depth+1:], leaf
+	return tr.enter[:tr.histCut], m.states[leaf].rootPath[s.depth+1:], leaf, false
+}
+
+// resumeRegions is resume for the deep history of a parallel state:
+// the states down to it, and, per region, the path down to the atomic
+// state the region's root recorded. With nothing recorded, it takes the
+// default transition, which enters the regions that histDef is not in
+// by their initial states.
+func (m *Machine) resumeRegions(c *Config, tr *transition, r *Result) (enter []StateID, into [][]StateID, leaf StateID, dflt bool) {
+	p := &m.states[tr.target]
+	enter = tr.enter[:tr.histCut]
+	into = make([][]StateID, len(p.children))
+	if c.HistAt(int(p.histDeep)) == 0 {
+		for k, ch := range p.children {
+			if len(tr.histDef) > 0 && tr.histDef[0] == ch {
+				into[k] = tr.histDef
+			}
+		}
+		return enter, into, tr.target, true
+	}
+	r.resume = r.resume[:0]
+	for i := 0; i < int(p.width); i++ {
+		r.resume = append(r.resume, c.HistAt(int(p.histPos)+i))
+	}
+	for k, ch := range p.children {
+		if rec := r.resume[m.states[ch].off]; rec != 0 {
+			into[k] = m.resumePath(rec-1, tr.target)
+		}
+	}
+	return enter, into, tr.target, false
+}
+
+// resumePath is the path from below state above down to leaf, or to the
+// first parallel state on the way, whose regions are entered from
+// Result.resume in turn.
+func (m *Machine) resumePath(leaf, above StateID) []StateID {
+	rp := m.states[leaf].rootPath
+	start := int(m.states[above].depth) + 1
+	for j := start; j < len(rp); j++ {
+		if m.states[rp[j]].fork != nil {
+			return rp[start : j+1]
+		}
+	}
+	return rp[start:]
+}
+
+// resumeInRegions returns the paths by which a transition into the
+// regions of a parallel state enters them when some of its targets
+// resume a history: where it was recorded, or the compiled default.
+func (m *Machine) resumeInRegions(c *Config, tr *transition) [][]StateID {
+	p := &m.states[tr.target]
+	into := append([][]StateID(nil), tr.regionPaths...)
+	for _, rh := range tr.regionHist {
+		rec := c.HistAt(rh.slot)
+		if rec == 0 {
+			continue
+		}
+		leaf := rec - 1
+		if rh.shallow {
+			leaf = m.states[leaf].initLeaf
+		}
+		into[rh.k] = m.states[leaf].rootPath[p.depth+1:]
+	}
+	return into
 }
 
 // enterMain enters the states of path in the main machine, outermost
@@ -882,6 +986,9 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	r.Handled = true
 	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}
 	step := TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID, ActLo: uint32(len(r.Actions))}
+	if err := m.run(e, m.startActs, r); err != nil {
+		return err
+	}
 	if err := m.enterMain(&e, m.initPath, nil, r); err != nil {
 		return err
 	}

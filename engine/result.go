@@ -100,6 +100,9 @@ type Result struct {
 	// sel is the transition set of the microstep being taken: scratch
 	// space kept here so that a step does not clear a new one each time.
 	sel selection
+	// resume, while a parallel state's deep history is resumed, holds
+	// the atomic state recorded at each region position, plus one.
+	resume []StateID
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -132,6 +135,7 @@ func (r *Result) reset() {
 	r.Joins = r.Joins[:0]
 	r.Text = r.Text[:0]
 	r.internal, r.nextInternal = r.internal[:0], 0
+	r.resume = r.resume[:0]
 }
 
 // EffectText returns the text of a say or escalate effect.

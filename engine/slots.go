@@ -294,13 +294,13 @@ func (d *Config) CopyFrom(c *Config, n int) {
 	nb := max(d.NBranch, c.NBranch)
 	d.Now, d.State, d.Waiting, d.LastSay = c.Now, c.State, c.Waiting, c.LastSay
 	d.FlowDepth, d.Final, d.TimerSeq = c.FlowDepth, c.Final, c.TimerSeq
-	d.Flows, d.Counters, d.Timers = c.Flows, c.Counters, c.Timers
+	d.Flows, d.Counters, d.Timers, d.moreTimers = c.Flows, c.Counters, c.Timers, c.moreTimers
 	n = min(n, InlineSlots)
 	copy(d.slots[:n], c.slots[:n])
 	d.more, d.texts = c.more, c.texts
 	d.NBranch, d.Finished = c.NBranch, c.Finished
 	copy(d.Branches[:nb], c.Branches[:nb])
-	d.Hist = c.Hist
+	d.Hist, d.moreHist = c.Hist, c.moreHist
 }
 
 // Texts returns the fork branches' texts in one opaque string, equal for

@@ -287,6 +287,15 @@ var _ = Describe("statechart semantics (SCXML's microstep)", func() {
 				"exit b2", "exit b", "exit s", "enter s", "enter a"},
 			leaves: []string{"s.a"},
 		}),
+		Entry("a parallel state's deep history resumes every region where it was", chartCase{
+			yaml:   strings.Replace(parallelYAML, "  out: {waits: true}", "  out: {waits: true, on: {start: {target: p, history: deep}}}", 1),
+			events: []string{"start", "go", "leave", "start"},
+			says: []string{"enter p", "enter r1", "enter a1", "enter r2", "enter b1",
+				"exit b1", "exit a1", "go a", "go b", "enter a2", "enter deep", "enter b2",
+				"exit b2", "exit r2", "exit deep", "exit a2", "exit r1", "exit p", "leave",
+				"enter p", "enter r1", "enter a2", "enter deep", "enter r2", "enter b2"},
+			leaves: []string{"p.r1.a2.deep", "p.r2.b2"},
+		}),
 		Entry("a history inside a region resumes there, the other region untouched", chartCase{
 			yaml: regionHistoryYAML, events: []string{"next", "help", "back"},
 			says:   []string{"q2", "b2", "help", "q2"},
@@ -347,17 +356,27 @@ states:
     initial: c
     states: {c: {waits: true}}
 `, `bad.yaml:5:37: history "deepest": expected shallow or deep`),
-		Entry("history of a parallel state", `machine: h
+		// The deep history of a parallel state in the main machine
+		// resumes each region (SCION history3 to history5); one inside
+		// another's region is not recorded.
+		Entry("history of a parallel state in another's region", `machine: h
 initial: a
 intents: [go]
 states:
-  a: {on: {go: {target: p, history: shallow}}}
-  p:
+  a: {on: {go: {target: q.r0.p, history: deep}}}
+  q:
     parallel: true
     states:
-      r1: {initial: x, states: {x: {waits: true}}}
-      r2: {initial: y, states: {y: {waits: true}}}
-`, `history: "p" is a parallel state`),
+      r0:
+        initial: p
+        states:
+          p:
+            parallel: true
+            states:
+              r1: {initial: x, states: {x: {waits: true}}}
+              r2: {initial: y, states: {y: {waits: true}}}
+      r3: {initial: z, states: {z: {waits: true}}}
+`, `history: state "q.r0.p" has no history to resume in its region`),
 		Entry("deep history over a parallel state", `machine: h
 initial: a
 intents: [go]

@@ -50,8 +50,8 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		// deadline consumes it, as in any other state, or a caller firing
 		// due timers would be handed the same one for ever.
 		if ev.Kind == TimerEvent {
-			if i := c.timerAt(ev.Timer, ev.At); i >= 0 && c.Timers[i].Deadline == ev.At {
-				c.Timers[i] = Timer{}
+			if i := c.timerAt(ev.Timer, ev.At); i >= 0 && c.TimerAt(i).Deadline == ev.At {
+				c.setTimer(i, Timer{})
 			}
 		}
 		c.Now = ev.At
@@ -81,11 +81,12 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 			c.Now = ev.At
 			return nil
 		}
-		if c.Timers[i].Deadline != ev.At {
-			return m.rtErr(c, Pos{}, "timer %s fired at %dms, but its deadline is %dms", m.timers[ev.Timer].name, ev.At, c.Timers[i].Deadline)
+		t := c.TimerAt(i)
+		if t.Deadline != ev.At {
+			return m.rtErr(c, Pos{}, "timer %s fired at %dms, but its deadline is %dms", m.timers[ev.Timer].name, ev.At, t.Deadline)
 		}
-		seq := c.Timers[i].Seq
-		c.Timers[i] = Timer{}
+		seq := t.Seq
+		c.setTimer(i, Timer{})
 		tab, stride, col = m.timerTab, len(m.timers), int(ev.Timer)
 		if t := &m.timers[ev.Timer]; t.send {
 			// A delayed send fell due: the machine takes its event from
@@ -253,9 +254,9 @@ func (m *Machine) domainOf(leaf, target StateID) StateID {
 // none is, the first pending one (a send's timer may have several), or -1.
 func (c *Config) timerAt(id TimerID, at int64) int {
 	first := -1
-	for i := range c.Timers {
-		if c.Timers[i].Active && c.Timers[i].ID == id {
-			if c.Timers[i].Deadline == at {
+	for i, n := 0, c.TimerSlots(); i < n; i++ {
+		if t := c.TimerAt(i); t.Active && t.ID == id {
+			if t.Deadline == at {
 				return i
 			}
 			if first < 0 {
@@ -267,8 +268,8 @@ func (c *Config) timerAt(id TimerID, at int64) int {
 }
 
 func (c *Config) timerIndex(id TimerID) int {
-	for i := range c.Timers {
-		if c.Timers[i].Active && c.Timers[i].ID == id {
+	for i, n := 0, c.TimerSlots(); i < n; i++ {
+		if t := c.TimerAt(i); t.Active && t.ID == id {
 			return i
 		}
 	}
@@ -394,22 +395,17 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 			}
 			i := c.timerIndex(a.timer)
 			if i < 0 {
-				for j := range c.Timers {
-					if !c.Timers[j].Active {
-						i = j
-						break
-					}
-				}
+				i = c.freeTimer()
 			}
 			if i < 0 {
 				return m.rtErr(c, a.pos, "start %s: more than %d timers pending", m.timers[a.timer].name, MaxTimers)
 			}
 			c.TimerSeq++
-			c.Timers[i] = Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true}
+			c.setTimer(i, Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true})
 			r.Effects = append(r.Effects, Effect{Kind: EffStartTimer, Action: ai, Timer: a.timer, Deadline: c.Now + after, Ext: NoID})
 		case ActCancel:
 			if i := c.timerIndex(a.timer); i >= 0 {
-				c.Timers[i] = Timer{}
+				c.setTimer(i, Timer{})
 				r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: a.timer, Ext: NoID})
 			}
 		case ActRaise:
@@ -430,12 +426,14 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 			}
 		case ActCancelSend:
 			for _, t := range a.timers {
-				for i := range c.Timers {
-					if c.Timers[i].Active && c.Timers[i].ID == t {
+				// Backwards: a timer beyond the inline ones that is
+				// cancelled moves the later ones down.
+				for i := c.TimerSlots() - 1; i >= 0; i-- {
+					if p := c.TimerAt(i); p.Active && p.ID == t {
 						if m.timers[t].data && r.data != nil {
-							r.data.Drop(c.Timers[i].Seq)
+							r.data.Drop(p.Seq)
 						}
-						c.Timers[i] = Timer{}
+						c.setTimer(i, Timer{})
 						r.Effects = append(r.Effects, Effect{Kind: EffCancelTimer, Action: ai, Timer: t, Ext: NoID})
 					}
 				}
@@ -540,21 +538,19 @@ func (m *Machine) send(e evalEnv, ai uint32, a *action, r *Result) error {
 		}
 		after = int64(d)
 	}
-	i := -1
-	for j := range c.Timers {
-		if !c.Timers[j].Active {
-			i = j
-			break
-		}
-	}
+	i := c.freeTimer()
 	if i < 0 {
 		return m.rtErr(c, a.pos, "send %s: more than %d timers and sends pending", m.intents[m.timers[a.timer].event], MaxTimers)
 	}
 	c.TimerSeq++
-	c.Timers[i] = Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true}
 	if a.hold != nil {
-		a.hold(e, c.TimerSeq)
+		// Its data first: a send whose data fails (error.execution) is
+		// not sent.
+		if a.hold(e, c.TimerSeq); r.abort {
+			return nil
+		}
 	}
+	c.setTimer(i, Timer{Deadline: c.Now + after, Seq: c.TimerSeq, ID: a.timer, Active: true})
 	r.Effects = append(r.Effects, Effect{Kind: EffStartTimer, Action: ai, Timer: a.timer, Deadline: c.Now + after, Ext: NoID})
 	return nil
 }
@@ -602,21 +598,19 @@ func (m *Machine) coerce(c *Config, s SlotID, v *Value, pos Pos) error {
 // NextTimer returns the pending timer that fires first, ordered by
 // (deadline, sequence).
 func (m *Machine) NextTimer(c *Config) (Timer, bool) {
-	best := -1
+	var best Timer
 	for i := range c.Timers {
 		t := &c.Timers[i]
-		if !t.Active {
-			continue
-		}
-		if best < 0 || t.Deadline < c.Timers[best].Deadline ||
-			(t.Deadline == c.Timers[best].Deadline && t.Seq < c.Timers[best].Seq) {
-			best = i
+		if t.Active && (!best.Active || t.Deadline < best.Deadline || (t.Deadline == best.Deadline && t.Seq < best.Seq)) {
+			best = *t
 		}
 	}
-	if best < 0 {
-		return Timer{}, false
+	for i, n := InlineTimers, c.TimerSlots(); i < n; i++ {
+		if t := c.TimerAt(i); !best.Active || t.Deadline < best.Deadline || (t.Deadline == best.Deadline && t.Seq < best.Seq) {
+			best = t
+		}
 	}
-	return c.Timers[best], true
+	return best, best.Active
 }
 
 // Invoke evaluates the stub of external action x against c, as the

@@ -388,8 +388,8 @@ func (k *Checker) timerLaw(st *Step, ev *engine.Event) {
 	// A send's timer may have several instances pending: the one due
 	// at the event's time is the one fired.
 	pending, deadline := false, int64(0)
-	for _, t := range st.Before.Timers {
-		if t.Active && t.ID == ev.Timer {
+	for i := 0; i < st.Before.TimerSlots(); i++ {
+		if t := st.Before.TimerAt(i); t.Active && t.ID == ev.Timer {
 			if t.Deadline == ev.At {
 				return
 			}
@@ -440,8 +440,8 @@ func (k *Checker) timerTaken(r *engine.Result, t engine.TimerID) bool {
 // that no transition of the active states took, though some state handles
 // it (a timer no state handles is not one left behind).
 func (k *Checker) leakedTimer(st *Step, ev *engine.Event) {
-	for _, t := range st.Before.Timers {
-		if !t.Active || t.ID != ev.Timer || t.Deadline != ev.At {
+	for i := 0; i < st.Before.TimerSlots(); i++ {
+		if t := st.Before.TimerAt(i); !t.Active || t.ID != ev.Timer || t.Deadline != ev.At {
 			continue
 		}
 		w := k.in(st.Before.State, engine.NoID)

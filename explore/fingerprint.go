@@ -45,7 +45,7 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 		h.word(uint64(t.ID))
 	}
 	for i := 0; i < x.m.NumHistories(); i++ {
-		h.word(uint64(c.Hist[i]))
+		h.word(uint64(c.HistAt(i)))
 	}
 	for i := 0; i < int(c.NBranch); i++ {
 		b := &c.Branches[i]

@@ -313,7 +313,7 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 		}
 	}
 	for i := 0; i < x.m.NumHistories(); i++ {
-		b = le.AppendUint16(b, uint16(c.Hist[i]))
+		b = le.AppendUint16(b, uint16(c.HistAt(i)))
 	}
 	for i := 0; i < int(c.NBranch); i++ {
 		br := &c.Branches[i]
@@ -390,7 +390,7 @@ func (x *explorer) decode(b []byte, st *searchState) {
 	}
 	c.LoadSlots(vals)
 	for i := 0; i < x.m.NumHistories(); i++ {
-		c.Hist[i] = engine.StateID(le.Uint16(b))
+		c.SetHist(i, engine.StateID(le.Uint16(b)))
 		b = b[2:]
 	}
 	for i := 0; i < int(c.NBranch); i++ {

@@ -74,7 +74,7 @@ func keyOf(m *engine.Machine, st *refState, turn int) refKey {
 		}
 		return ts[i].Seq < ts[j].Seq
 	})
-	c.Timers = [engine.MaxTimers]engine.Timer{}
+	c.Timers = [engine.InlineTimers]engine.Timer{}
 	for i, t := range ts {
 		t.Seq = uint32(i + 1)
 		c.Timers[i] = t

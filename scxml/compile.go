@@ -1,20 +1,22 @@
 package scxml
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/simctl/simctl/engine"
-	"github.com/simctl/simctl/statechart"
 )
 
 // Definition compiles the loaded chart onto the engine: an
 // engine.Definition whose states, transitions and executable content are
-// the chart's, with the ECMAScript data model (the null data model's
-// In() conditions are ECMAScript too). The chart's events are the
-// machine's intents. It is the SCXML loader's path onto the one
+// the chart's, with its data model: ECMAScript (returned too), or, for
+// datamodel="null", Null (the ECMAScript returned is then unused;
+// engine.Machine.NewData makes either's data). The chart's events are
+// the machine's intents. It is the SCXML loader's path onto the one
 // interpreter (issue #25); what the engine cannot run yet is an error
 // naming the element.
 func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
@@ -23,35 +25,45 @@ func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if m.Chart.Datamodel == "null" {
+		n := &Null{paths: map[string]string{}}
+		for i := 1; i < len(m.Chart.States); i++ {
+			n.paths[m.Chart.States[i].ID] = c.paths[i]
+		}
+		d.DataModel = n
+	}
 	return d, c.dm, nil
 }
 
 type compiler struct {
-	ch    *statechart.Chart
+	ch    *Chart
 	dm    *ECMAScript
 	paths []string
-	names map[string]bool // the alphabet: every event name the chart names
-	ids   map[string]bool // every sendid
-	err   error
+	// synthetic are the transient states of <initial> transitions the
+	// engine's initial children cannot express (see initial).
+	synthetic []engine.StateDef
+	names     map[string]bool // the alphabet: every event name the chart names
+	ids       map[string]bool // every sendid
+	err       error
 }
 
-func (c *compiler) fail(pos statechart.Pos, format string, args ...any) {
+func (c *compiler) fail(pos Pos, format string, args ...any) {
 	if c.err == nil {
-		c.err = &statechart.Error{Pos: pos, Msg: fmt.Sprintf(format, args...) + " (not supported on the engine yet)", Unsupported: true}
+		c.err = &Error{Pos: pos, Msg: fmt.Sprintf(format, args...) + " (not supported on the engine yet)", Unsupported: true}
 	}
 }
 
-func epos(p statechart.Pos) engine.Pos { return engine.Pos(p) }
+func epos(p Pos) engine.Pos { return engine.Pos(p) }
 
-func (c *compiler) src(x statechart.Expr) string {
-	if x == statechart.NoExpr {
+func (c *compiler) src(x Expr) string {
+	if x == NoExpr {
 		return ""
 	}
 	return c.ch.Exprs[x].Src
 }
 
-func (c *compiler) expr(x statechart.Expr) engine.Expr {
-	if x == statechart.NoExpr {
+func (c *compiler) expr(x Expr) engine.Expr {
+	if x == NoExpr {
 		return engine.Expr{}
 	}
 	return engine.Expr{Src: c.ch.Exprs[x].Src, Pos: epos(c.ch.Exprs[x].Pos)}
@@ -72,37 +84,100 @@ func name(id string, i int) string {
 	return "s_" + strconv.Itoa(i)
 }
 
-func (c *compiler) definition() (*engine.Definition, error) {
-	ch := c.ch
-	d := &engine.Definition{Name: ch.Name, DataModel: c.dm, MaxChain: engine.MaxChainLimit}
-	c.paths = make([]string, len(ch.States))
-	at := make([]int, len(ch.States)) // chart state index -> d.States index
+// statePaths gives each state of the chart its engine path (index 0, the
+// document, has none).
+func statePaths(ch *Chart) []string {
+	paths := make([]string, len(ch.States))
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
 		n := name(st.ID, i)
 		if st.Parent > 0 {
-			c.paths[i] = c.paths[st.Parent] + "." + n
+			paths[i] = paths[st.Parent] + "." + n
 		} else {
-			c.paths[i] = n
+			paths[i] = n
 		}
 	}
+	return paths
+}
+
+// OtherEvent is the intent of the events a chart names nowhere, not even
+// by a prefix: only its "*" transitions take them (a chart without one
+// has no such intent).
+const OtherEvent = "__simctl_other"
+
+// ErrUnhandled is Machine.Event's answer for an event no transition of
+// the chart can take: delivering it would change nothing.
+var ErrUnhandled = errors.New("no transition of the chart takes this event")
+
+// otherName is the key under which an OtherEvent a chart sends holds its
+// name, beside its data.
+const otherName = "__simctl_event"
+
+// Event is the external event name at virtual time at, for mach (built
+// from m.Definition). A name the chart does not know is delivered as the
+// longest one it knows that is a prefix of it by whole dot-separated
+// parts (its column holds every transition whose descriptors match the
+// name: a descriptor longer than that prefix would be a known name
+// too), or as OtherEvent; the event's Text then holds the name, which
+// _event.name gives.
+func (m *Machine) Event(mach *engine.Machine, name string, at int64) (engine.Event, error) {
+	ev := engine.Event{Kind: engine.UserEvent, At: at, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
+	id, ok := mach.IntentID(name)
+	for p := name; !ok || name == OtherEvent; {
+		ev.Text = name
+		i := strings.LastIndexByte(p, '.')
+		if i < 0 {
+			if id, ok = mach.IntentID(OtherEvent); !ok {
+				return ev, ErrUnhandled
+			}
+			break
+		}
+		p = p[:i]
+		id, ok = mach.IntentID(p)
+	}
+	ev.Intent = id
+	return ev, nil
+}
+
+// Active returns the ids the document gives the atomic states active in
+// c, a configuration of mach (built from m.Definition), in document
+// order: the recommendation's configuration as a test script states it.
+func (m *Machine) Active(mach *engine.Machine, c *engine.Config) []string {
+	var out []string
+	for i, p := range statePaths(m.Chart) {
+		if i == 0 {
+			continue
+		}
+		if s, ok := mach.StateID(p); ok && mach.IsLeaf(s) && mach.IsActive(c, s) {
+			out = append(out, m.Chart.States[i].ID)
+		}
+	}
+	return out
+}
+
+func (c *compiler) definition() (*engine.Definition, error) {
+	ch := c.ch
+	d := &engine.Definition{Name: ch.Name, DataModel: c.dm, MaxChain: engine.MaxChainLimit}
+	c.paths = statePaths(ch)
+	at := make([]int, len(ch.States)) // chart state index -> d.States index
 	for _, e := range []string{"error.execution", "error.communication", "error.platform"} {
 		c.names[e] = true
 	}
 	c.scan()
 	for i := 1; i < len(ch.States); i++ {
 		st := &ch.States[i]
-		if st.Kind == statechart.HistoryShallow || st.Kind == statechart.HistoryDeep {
-			c.fail(st.Pos, "<history>")
+		if c.ch.States[i].Kind == HistoryShallow || c.ch.States[i].Kind == HistoryDeep {
+			// Not a state of the engine: a transition to it resumes its
+			// parent (see transition).
 			continue
 		}
-		sd := engine.StateDef{Name: name(st.ID, i), Pos: epos(st.Pos), Final: st.Kind == statechart.Final,
-			Parallel: st.Kind == statechart.Parallel, Waits: true}
+		sd := engine.StateDef{Name: name(st.ID, i), Pos: epos(st.Pos), Final: st.Kind == Final,
+			Parallel: st.Kind == Parallel, Waits: true}
 		if st.Parent > 0 {
 			sd.Parent = c.paths[st.Parent]
 		}
-		if st.Kind == statechart.Compound {
-			sd.Initial = c.initial(st)
+		if st.Kind == Compound {
+			sd.Initial = c.initial(i)
 		}
 		sd.Entry, sd.Exit = c.blocks(st.OnEntry), c.blocks(st.OnExit)
 		if dd := st.DoneData; dd != nil {
@@ -119,11 +194,12 @@ func (c *compiler) definition() (*engine.Definition, error) {
 		at[i] = len(d.States)
 		d.States = append(d.States, sd)
 	}
-	d.Initial = c.initial(&ch.States[0])
+	d.Initial = c.initial(0)
+	d.States = append(d.States, c.synthetic...)
 	// The document's data (every state's, when bound early) and script
 	// run before anything else: as scripts of the initial state's first
 	// entry actions.
-	d.States = c.prelude(d.States, at)
+	c.prelude(d, at)
 	names := make([]string, 0, len(c.names))
 	for n := range c.names {
 		names = append(names, n)
@@ -135,97 +211,114 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	return d, c.err
 }
 
-// prelude declares the document's <data> and runs its <script> on entering
-// the initial state, before its own entry actions. Bound late, a state's
-// <data> is declared there and assigned when the state is first entered.
-func (c *compiler) prelude(states []engine.StateDef, at []int) []engine.StateDef {
+// prelude declares the document's <data> and runs its <script> as the
+// machine starts (Definition.StartActions). Bound late, a state's <data>
+// is declared there and assigned when the state is first entered.
+func (c *compiler) prelude(d *engine.Definition, at []int) {
 	late := c.ch.Binding == "late"
 	// One script per <data>, so that one that fails (error.execution)
-	// leaves its variable undefined and the others bound.
-	var pre []engine.ActionDef
-	script := func(x statechart.Data, src string) engine.ActionDef {
+	// leaves its variable undefined and the others bound; each its own
+	// block, as a failed one stops only its own.
+	script := func(x Data, src string) engine.ActionDef {
 		return engine.ActionDef{Kind: engine.ActScript, Pos: epos(x.Pos), Expr: engine.Expr{Src: src, Pos: epos(x.Pos)}}
+	}
+	block := func(a engine.ActionDef) engine.ActionDef {
+		return engine.ActionDef{Kind: engine.ActBlock, Pos: a.Pos, Body: []engine.ActionDef{a}}
 	}
 	for i, data := range c.ch.Data {
 		var first []engine.ActionDef
 		for k, x := range data {
 			if !late || i == 0 {
-				pre = append(pre, script(x, "var "+x.ID+" = "+c.dataValue(x)+";"))
+				// Declared apart: a value that does not compile leaves
+				// the variable declared, undefined, for later assigns.
+				d.StartActions = append(d.StartActions, script(x, "var "+x.ID+";"), block(script(x, x.ID+" = "+c.dataValue(x)+";")))
 				continue
 			}
-			pre = append(pre, script(x, "var "+x.ID+";"))
+			d.StartActions = append(d.StartActions, block(script(x, "var "+x.ID+";")))
 			flag := fmt.Sprintf("__simctl_bound_%d_%d", i, k)
 			first = append(first, script(x, "if (typeof "+flag+" === 'undefined') { "+flag+" = true; "+x.ID+" = "+c.dataValue(x)+"; }"))
 		}
 		if len(first) > 0 {
-			states[at[i]].Entry = append(first, states[at[i]].Entry...)
+			d.States[at[i]].Entry = append(first, d.States[at[i]].Entry...)
 		}
 	}
-	if c.ch.Script != statechart.NoExpr {
-		pre = append(pre, engine.ActionDef{Kind: engine.ActScript, Expr: c.expr(c.ch.Script)})
+	if c.ch.Script != NoExpr {
+		d.StartActions = append(d.StartActions, block(engine.ActionDef{Kind: engine.ActScript, Expr: c.expr(c.ch.Script)}))
 	}
-	if len(pre) == 0 {
-		return states
+}
+
+// textValue is the value of inline content: JSON, or else the text with
+// its white space normalized (the recommendation's B.2.2 and 5.6).
+func textValue(text string) string {
+	if t := strings.TrimSpace(text); json.Valid([]byte(t)) {
+		return "JSON.parse(" + strconv.Quote(t) + ")"
 	}
-	top := strings.SplitN(c.initial(&c.ch.States[0]), ".", 2)[0]
-	for i := range states {
-		if states[i].Parent == "" && states[i].Name == top {
-			states[i].Entry = append(pre, states[i].Entry...)
-		}
-	}
-	return states
+	return strconv.Quote(strings.Join(strings.Fields(text), " "))
 }
 
 // dataValue is the value of a <data>: its expression, its content (JSON,
 // or else text), or undefined.
-func (c *compiler) dataValue(x statechart.Data) string {
+func (c *compiler) dataValue(x Data) string {
 	switch {
-	case x.Expr != statechart.NoExpr:
+	case x.Expr != NoExpr:
 		return "(" + c.src(x.Expr) + ")"
 	case x.Text != nil:
-		return "(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*x.Text)) + ")"
+		return textValue(*x.Text)
 	}
 	return "undefined"
 }
 
-// initial names a compound state's initial child; an <initial> with
-// content or a deeper target is not supported yet.
-func (c *compiler) initial(st *statechart.State) string {
+// initial names the state entering st (the document, index 0, or a
+// compound state) by default enters: its initial child, or, for the
+// document, the state its initial attribute names at any depth. An
+// <initial> whose transition has content, several targets or a target
+// deeper down becomes a transient child of its own (synthetic: none of
+// the chart's states), left at once by an eventless transition with that
+// content to those targets, as the recommendation's enterStates runs the
+// content after st's onentry and before entering the targets.
+func (c *compiler) initial(i int) string {
+	st := &c.ch.States[i]
 	t := st.Initial
-	if t == nil || len(t.Targets) != 1 {
-		c.fail(st.Pos, "an initial transition with several targets")
+	if t == nil || len(t.Targets) == 0 {
+		c.fail(st.Pos, "a state without an initial state")
 		return ""
 	}
-	if len(t.Actions) > 0 {
-		c.fail(t.Pos, "an <initial> transition with executable content")
-	}
-	target := t.Targets[0]
-	if c.ch.States[target].Parent != indexOf(c.ch, st) {
-		c.fail(t.Pos, "an initial state that is not a child")
-	}
-	return name(c.ch.States[target].ID, target)
-}
-
-func indexOf(ch *statechart.Chart, st *statechart.State) int {
-	for i := range ch.States {
-		if &ch.States[i] == st {
-			return i
+	if len(t.Targets) == 1 && len(t.Actions) == 0 {
+		x := t.Targets[0]
+		if i == 0 {
+			return c.paths[x]
+		}
+		if k := c.ch.States[x].Kind; c.ch.States[x].Parent == i && k != HistoryShallow && k != HistoryDeep {
+			return name(c.ch.States[x].ID, x)
 		}
 	}
-	return -1
+	sd := engine.StateDef{Name: "__initial_" + strconv.Itoa(i), Pos: epos(t.Pos)}
+	if i > 0 {
+		sd.Parent = c.paths[i]
+	}
+	var targets []string
+	for _, x := range t.Targets {
+		targets = append(targets, c.paths[x])
+	}
+	td := engine.TransitionDef{Pos: epos(t.Pos), Target: strings.Join(targets, " "), Actions: c.actionList(t.Actions)}
+	c.history(&td, t.Targets)
+	sd.Always = []engine.TransitionDef{td}
+	c.synthetic = append(c.synthetic, sd)
+	return sd.Name
 }
 
-func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, bool) {
-	td := engine.TransitionDef{Pos: epos(t.Pos), Guard: c.expr(t.Cond), Actions: c.actionList(t.Actions)}
+func (c *compiler) transition(t *Transition) (engine.TransitionDef, bool) {
+	td := engine.TransitionDef{Pos: epos(t.Pos), TargetPos: epos(t.Pos), OnPos: epos(t.Pos), TypePos: epos(t.Pos), Guard: c.expr(t.Cond), Actions: c.actionList(t.Actions)}
 	var targets []string
 	for _, x := range t.Targets {
 		targets = append(targets, c.paths[x])
 	}
 	td.Target = strings.Join(targets, " ")
-	if t.Type == statechart.Internal && len(t.Targets) > 0 && c.inside(t.Targets, t.Source) {
-		// An internal transition whose targets are not all proper
-		// descendants of its source is external, as the recommendation's
-		// getTransitionDomain says.
+	c.history(&td, t.Targets)
+	if t.Type == Internal && len(t.Targets) > 0 && c.ch.States[t.Source].Kind == Compound && c.inside(t.Targets, t.Source) {
+		// An internal transition whose source is not a compound state,
+		// or whose targets are not all proper descendants of it, is
+		// external, as the recommendation's getTransitionDomain says.
 		td.Type = "internal"
 	}
 	var on []string
@@ -250,6 +343,49 @@ func (c *compiler) transition(t *statechart.Transition) (engine.TransitionDef, b
 	return td, len(t.Events) == 0
 }
 
+// history compiles a transition's targets that are history states: each
+// resumes its parent and, while nothing is recorded, takes its default
+// transition (for one of several targets, one without content).
+func (c *compiler) history(td *engine.TransitionDef, t []int) {
+	targets := strings.Fields(td.Target)
+	for j, h := range t {
+		st := &c.ch.States[h]
+		if st.Kind != HistoryShallow && st.Kind != HistoryDeep {
+			continue
+		}
+		kind := "shallow"
+		if st.Kind == HistoryDeep {
+			kind = "deep"
+		}
+		targets[j], td.HistoryPos = c.paths[st.Parent], td.Pos
+		d := st.Initial
+		if d == nil || len(d.Targets) != 1 {
+			c.fail(st.Pos, "a history whose default transition has several targets")
+			return
+		}
+		p := &c.ch.States[st.Parent]
+		plain := len(d.Actions) == 0 && p.Initial != nil && len(p.Initial.Targets) == 1 && p.Initial.Targets[0] == d.Targets[0] && len(p.Initial.Actions) == 0
+		if len(t) == 1 {
+			td.History = kind
+			if !plain {
+				td.HistoryDefault, td.HistoryActions = c.paths[d.Targets[0]], c.actionList(d.Actions)
+			}
+			continue
+		}
+		if len(d.Actions) > 0 {
+			c.fail(st.Pos, "a history whose default transition has content, one of several targets")
+		}
+		if td.Histories == nil {
+			td.Histories, td.HistoryDefaults = make([]string, len(t)), make([]string, len(t))
+		}
+		td.Histories[j] = kind
+		if !plain {
+			td.HistoryDefaults[j] = c.paths[d.Targets[0]]
+		}
+	}
+	td.Target = strings.Join(targets, " ")
+}
+
 // inside reports whether every target is a proper descendant of state s.
 func (c *compiler) inside(targets []int, s int) bool {
 	for _, x := range targets {
@@ -266,7 +402,7 @@ func (c *compiler) inside(targets []int, s int) bool {
 
 // blocks compiles a state's <onentry> (or <onexit>) elements: each is a
 // block of its own, which an error stops without stopping the next.
-func (c *compiler) blocks(bs [][]statechart.Action) []engine.ActionDef {
+func (c *compiler) blocks(bs [][]Action) []engine.ActionDef {
 	if len(bs) == 1 {
 		return c.actionList(bs[0])
 	}
@@ -277,7 +413,7 @@ func (c *compiler) blocks(bs [][]statechart.Action) []engine.ActionDef {
 	return out
 }
 
-func (c *compiler) actionList(as []statechart.Action) []engine.ActionDef {
+func (c *compiler) actionList(as []Action) []engine.ActionDef {
 	var out []engine.ActionDef
 	for i := range as {
 		if a, ok := c.action(&as[i]); ok {
@@ -287,19 +423,48 @@ func (c *compiler) actionList(as []statechart.Action) []engine.ActionDef {
 	return out
 }
 
-func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
+// tagNames names action kinds as their elements, for error data.
+var tagNames = [...]string{ActRaise: "raise", ActSend: "send", ActCancel: "cancel",
+	ActAssign: "assign", ActScript: "script", ActLog: "log", ActIf: "if",
+	ActForeach: "foreach"}
+
+func (c *compiler) action(a *Action) (engine.ActionDef, bool) {
+	ad, ok := c.action1(a)
+	if ok && int(a.Kind) < len(tagNames) {
+		// Where an error can be raised: the element, its expressions
+		// and those it was compiled into.
+		tag := tagNames[a.Kind]
+		var mark func(ad *engine.ActionDef)
+		mark = func(ad *engine.ActionDef) {
+			for _, p := range []engine.Pos{ad.Pos, ad.Expr.Pos, ad.Data.Pos} {
+				if _, ok := c.dm.tags[p]; !ok && p != (engine.Pos{}) {
+					c.dm.tags[p] = tag
+				}
+			}
+		}
+		mark(&ad)
+		for _, b := range ad.Branches {
+			if _, ok := c.dm.tags[b.Cond.Pos]; !ok && b.Cond.Pos != (engine.Pos{}) {
+				c.dm.tags[b.Cond.Pos] = tag
+			}
+		}
+	}
+	return ad, ok
+}
+
+func (c *compiler) action1(a *Action) (engine.ActionDef, bool) {
 	ad := engine.ActionDef{Pos: epos(a.Pos)}
 	switch a.Kind {
-	case statechart.ActRaise:
-		if a.EventExpr != statechart.NoExpr {
+	case ActRaise:
+		if a.EventExpr != NoExpr {
 			c.fail(a.Pos, "<raise> with a computed event")
 			return ad, false
 		}
 		c.names[a.Event] = true
 		ad.Kind, ad.Name = engine.ActRaise, a.Event
-	case statechart.ActSend:
+	case ActSend:
 		switch {
-		case a.Type != "" && a.Type != statechart.SCXMLProcessor && a.Type != "scxml",
+		case a.Type != "" && a.Type != SCXMLProcessor && a.Type != "scxml",
 			a.Target != "" && a.Target != "#_internal" && !strings.HasPrefix(a.Target, "#_"):
 			// A type or target no processor here has: the send fails
 			// (error.execution) and the rest of its block is skipped.
@@ -312,8 +477,8 @@ func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
 			return ad, true
 		}
 		return c.send(a), true
-	case statechart.ActCancel:
-		if a.IDExpr != statechart.NoExpr {
+	case ActCancel:
+		if a.IDExpr != NoExpr {
 			// The sendids are the chart's own: the cancel is the one
 			// whose id the expression gives.
 			ad.Kind = engine.ActIf
@@ -324,18 +489,18 @@ func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
 			return ad, true
 		}
 		ad.Kind, ad.Name = engine.ActCancelSend, a.ID
-	case statechart.ActAssign:
+	case ActAssign:
 		ad.Kind, ad.Slot, ad.Expr = engine.ActAssign, c.src(a.Location), c.expr(a.Expr)
-	case statechart.ActScript:
+	case ActScript:
 		ad.Kind, ad.Expr = engine.ActScript, c.expr(a.Expr)
-	case statechart.ActLog:
+	case ActLog:
 		ad.Kind, ad.Name, ad.Expr = engine.ActLog, a.Label, c.expr(a.Expr)
-	case statechart.ActIf:
+	case ActIf:
 		ad.Kind = engine.ActIf
 		for i, cond := range a.Conds {
 			ad.Branches = append(ad.Branches, engine.CondDef{Pos: epos(a.Pos), Cond: c.expr(cond), Actions: c.actionList(a.Branches[i])})
 		}
-	case statechart.ActForeach:
+	case ActForeach:
 		ad.Kind, ad.Expr, ad.Item, ad.Index, ad.Body = engine.ActForeach, c.expr(a.Expr), c.src(a.Location), c.src(a.Index), c.actionList(a.Body)
 	default:
 		c.fail(a.Pos, "executable content kind %d", a.Kind)
@@ -348,7 +513,7 @@ func (c *compiler) action(a *statechart.Action) (engine.ActionDef, bool) {
 // targetexpr, typeexpr) becomes an if over what it can be: the chart's
 // event names, this session's targets, the SCXML processor's types;
 // idlocation is given the send's id, which is the chart's own.
-func (c *compiler) send(a *statechart.Action) engine.ActionDef {
+func (c *compiler) send(a *Action) engine.ActionDef {
 	pos := epos(a.Pos)
 	id := c.sendID(a)
 	core := func(event string, internal bool) engine.ActionDef {
@@ -356,7 +521,7 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 		switch {
 		case internal:
 			ad.Kind = engine.ActRaise
-		case a.DelayExpr != statechart.NoExpr:
+		case a.DelayExpr != NoExpr:
 			ad.Expr = engine.Expr{Src: "(function(d){var m=/^\\s*(\\d*\\.?\\d+)(ms|s)\\s*$/.exec(String(d));return m?Number(m[1])*(m[2]=='s'?1000:1):NaN})(" + c.src(a.DelayExpr) + ")", Pos: pos}
 		case a.DelayMS > 0:
 			ad.Expr = engine.Expr{Src: strconv.FormatInt(a.DelayMS, 10), Pos: pos}
@@ -364,20 +529,34 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 		return ad
 	}
 	build := func(internal bool) engine.ActionDef {
-		if a.EventExpr == statechart.NoExpr {
+		if a.EventExpr == NoExpr {
 			return core(a.Event, internal)
 		}
 		ad := engine.ActionDef{Pos: pos, Kind: engine.ActIf}
 		for _, n := range sortedKeys(c.names) {
-			ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Cond: c.is(a.EventExpr, n), Actions: []engine.ActionDef{core(n, internal)}})
+			if n != OtherEvent {
+				ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Cond: c.is(a.EventExpr, n), Actions: []engine.ActionDef{core(n, internal)}})
+			}
 		}
+		if !c.names[OtherEvent] {
+			return ad // a name the chart does not know reaches nothing
+		}
+		// A name the chart does not know: OtherEvent, which only "*"
+		// takes, its name held with its data (otherName).
+		other := core(OtherEvent, internal)
+		data := other.Data.Src
+		if data == "" {
+			data = "undefined"
+		}
+		other.Data = engine.Expr{Src: "({" + strconv.Quote(otherName) + ": String(" + c.src(a.EventExpr) + "), data: " + data + "})", Pos: pos}
+		ad.Branches = append(ad.Branches, engine.CondDef{Pos: pos, Actions: []engine.ActionDef{other}})
 		return ad
 	}
 	fail := func(msg string) engine.ActionDef {
 		return engine.ActionDef{Pos: pos, Kind: engine.ActScript, Expr: engine.Expr{Src: "throw new Error(" + strconv.Quote(msg) + ")", Pos: pos}}
 	}
 	var out engine.ActionDef
-	if a.TargetExpr != statechart.NoExpr {
+	if a.TargetExpr != NoExpr {
 		t := "(" + c.src(a.TargetExpr) + ")"
 		c.names["error.communication"] = true
 		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
@@ -389,13 +568,13 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 	} else {
 		out = build(a.Target == "#_internal")
 	}
-	if a.TypeExpr != statechart.NoExpr {
+	if a.TypeExpr != NoExpr {
 		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{
-			{Pos: pos, Cond: engine.Expr{Src: "[" + strconv.Quote(statechart.SCXMLProcessor) + `, "scxml"].indexOf(` + c.src(a.TypeExpr) + ") >= 0", Pos: pos}, Actions: []engine.ActionDef{out}},
+			{Pos: pos, Cond: engine.Expr{Src: "[" + strconv.Quote(SCXMLProcessor) + `, "scxml"].indexOf(` + c.src(a.TypeExpr) + ") >= 0", Pos: pos}, Actions: []engine.ActionDef{out}},
 			{Pos: pos, Actions: []engine.ActionDef{fail("send: no processor of this type")}},
 		}}
 	}
-	if a.IDLocation != statechart.NoExpr {
+	if a.IDLocation != NoExpr {
 		// Two actions in one: an if with an else alone, whose error
 		// stops the enclosing block as the send's own would.
 		out = engine.ActionDef{Pos: pos, Kind: engine.ActIf, Branches: []engine.CondDef{{Pos: pos, Actions: []engine.ActionDef{
@@ -406,15 +585,15 @@ func (c *compiler) send(a *statechart.Action) engine.ActionDef {
 
 // sendID is a send's id: its own, or, for one with idlocation, one made
 // from its position.
-func (c *compiler) sendID(a *statechart.Action) string {
-	if a.ID == "" && a.IDLocation != statechart.NoExpr {
+func (c *compiler) sendID(a *Action) string {
+	if a.ID == "" && a.IDLocation != NoExpr {
 		return fmt.Sprintf("send_%d_%d", a.Pos.Line, a.Pos.Col)
 	}
 	return a.ID
 }
 
 // is is the condition that expression x has the value v.
-func (c *compiler) is(x statechart.Expr, v string) engine.Expr {
+func (c *compiler) is(x Expr, v string) engine.Expr {
 	return engine.Expr{Src: "(" + c.src(x) + ") === " + strconv.Quote(v), Pos: epos(c.ch.Exprs[x].Pos)}
 }
 
@@ -428,33 +607,34 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // scan collects, before compiling, every event name the chart names
-// (raised, sent, taken by a transition) and every sendid, so that a
-// computed event or sendid can be compiled over them.
+// (raised, sent, taken by a transition; OtherEvent when a transition
+// takes "*") and every sendid, so that a computed event or sendid can be
+// compiled over them.
 func (c *compiler) scan() {
-	var acts func([]statechart.Action)
-	acts = func(as []statechart.Action) {
+	var acts func([]Action)
+	acts = func(as []Action) {
 		for i := range as {
 			a := &as[i]
 			switch a.Kind {
-			case statechart.ActRaise, statechart.ActSend:
-				if a.EventExpr == statechart.NoExpr && a.Event != "" {
+			case ActRaise, ActSend:
+				if a.EventExpr == NoExpr && a.Event != "" {
 					c.names[a.Event] = true
 				}
-				if id := c.sendID(a); a.Kind == statechart.ActSend && id != "" {
+				if id := c.sendID(a); a.Kind == ActSend && id != "" {
 					c.ids[id] = true
 				}
-			case statechart.ActIf:
+			case ActIf:
 				for _, b := range a.Branches {
 					acts(b)
 				}
-			case statechart.ActForeach:
+			case ActForeach:
 				acts(a.Body)
 			}
 		}
 	}
 	for i := range c.ch.States {
 		st := &c.ch.States[i]
-		for _, b := range append(append([][]statechart.Action(nil), st.OnEntry...), st.OnExit...) {
+		for _, b := range append(append([][]Action(nil), st.OnEntry...), st.OnExit...) {
 			acts(b)
 		}
 		if st.Initial != nil {
@@ -463,7 +643,10 @@ func (c *compiler) scan() {
 		for _, t := range st.Trans {
 			acts(t.Actions)
 			for _, e := range t.Events {
-				if e != "*" && !strings.HasPrefix(e, "done.state.") {
+				switch {
+				case e == "*":
+					c.names[OtherEvent] = true
+				case !strings.HasPrefix(e, "done.state."):
 					c.names[e] = true
 				}
 			}
@@ -473,7 +656,7 @@ func (c *compiler) scan() {
 
 // data builds the value of an event's data: an object of the params, or
 // the content.
-func (c *compiler) data(pos statechart.Pos, params []statechart.Param, content statechart.Expr, text *string) engine.Expr {
+func (c *compiler) data(pos Pos, params []Param, content Expr, text *string) engine.Expr {
 	switch {
 	case len(params) > 0:
 		var b strings.Builder
@@ -486,10 +669,10 @@ func (c *compiler) data(pos statechart.Pos, params []statechart.Param, content s
 		}
 		b.WriteString("})")
 		return engine.Expr{Src: b.String(), Pos: epos(pos)}
-	case content != statechart.NoExpr:
+	case content != NoExpr:
 		return c.expr(content)
 	case text != nil:
-		return engine.Expr{Src: "(function(s){try{return JSON.parse(s)}catch(e){return s}})(" + strconv.Quote(strings.TrimSpace(*text)) + ")", Pos: epos(pos)}
+		return engine.Expr{Src: textValue(*text), Pos: epos(pos)}
 	}
 	return engine.Expr{}
 }

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
-
-	"github.com/simctl/simctl/statechart"
 )
 
 // ecmaCompiler compiles a chart's expressions with goja, once per chart;
@@ -24,7 +22,7 @@ type ecmaProgram struct {
 	// evaluated (W3C test312 and its kin), not a reason to reject the
 	// document; warnings are the same errors with their positions.
 	errs     []error
-	warnings []*statechart.Error
+	warnings []*Error
 	// lexical: a script may declare let, const or class globals, which
 	// live outside the global object, so Save never copies a session.
 	lexical bool
@@ -46,7 +44,7 @@ const ScriptTimeout = time.Second
 // maxExprLen bounds one expression's source (goja's parser recurses).
 const maxExprLen = 64 << 10
 
-func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) {
+func (c ecmaCompiler) Compile(ch *Chart) (Program, error) {
 	p := &ecmaProgram{}
 	for _, e := range ch.Exprs {
 		p.add(e)
@@ -56,23 +54,23 @@ func (c ecmaCompiler) Compile(ch *statechart.Chart) (statechart.Program, error) 
 
 // add compiles one expression and returns its index. One that does not
 // compile keeps its error (and a warning) for when it is evaluated.
-func (p *ecmaProgram) add(e statechart.ExprDef) statechart.Expr {
+func (p *ecmaProgram) add(e ExprDef) Expr {
 	i := len(p.progs)
 	p.progs = append(p.progs, nil)
 	p.errs = append(p.errs, nil)
 	p.idents = append(p.idents, "")
 	var src string
 	switch e.Kind {
-	case statechart.ValueExpr, statechart.CondExpr, statechart.LogExpr:
+	case ValueExpr, CondExpr, LogExpr:
 		// A trailing ";" (expr="new f();") is tolerated, as browsers'
 		// SCXML engines do.
 		src = "(" + strings.TrimSuffix(strings.TrimSpace(e.Src), ";") + "\n)"
-	case statechart.LocationExpr:
+	case LocationExpr:
 		src = "\"use strict\";(" + e.Src + "\n) = __simctl_value;"
 		if s := strings.TrimSpace(e.Src); identRE.MatchString(s) {
 			p.idents[i] = s
 		}
-	case statechart.ScriptExpr:
+	case ScriptExpr:
 		src = e.Src
 		if lexicalRE.MatchString(src) {
 			p.lexical = true
@@ -81,7 +79,7 @@ func (p *ecmaProgram) add(e statechart.ExprDef) statechart.Expr {
 	var err error
 	if len(e.Src) > maxExprLen {
 		err = fmt.Errorf("expression longer than %d bytes", maxExprLen)
-	} else if strings.TrimSpace(e.Src) == "" && e.Kind != statechart.ScriptExpr {
+	} else if strings.TrimSpace(e.Src) == "" && e.Kind != ScriptExpr {
 		err = errors.New("empty expression")
 	} else {
 		p.progs[i], err = compileJS(src)
@@ -89,9 +87,9 @@ func (p *ecmaProgram) add(e statechart.ExprDef) statechart.Expr {
 	if err != nil {
 		msg := fmt.Sprintf("expression %q does not compile: %s", clip(e.Src), firstLine(err.Error()))
 		p.errs[i] = errors.New(msg)
-		p.warnings = append(p.warnings, &statechart.Error{Pos: e.Pos, Msg: msg + " (it raises error.execution when evaluated)"})
+		p.warnings = append(p.warnings, &Error{Pos: e.Pos, Msg: msg + " (it raises error.execution when evaluated)"})
 	}
-	return statechart.Expr(i)
+	return Expr(i)
 }
 
 // compileJS compiles a program, turning a parser panic into an error: a
@@ -144,10 +142,6 @@ type ecma struct {
 	rand uint64
 }
 
-func (p *ecmaProgram) NewDatamodel(s *statechart.Session, in func(string) bool) statechart.Datamodel {
-	return p.newEcma(s.Now, s.ID(), s.Chart().Name, in)
-}
-
 // newEcma makes a session's runtime: now is its virtual clock, id and name
 // its _sessionid and _name, in its In().
 func (p *ecmaProgram) newEcma(now func() int64, id, name string, in func(string) bool) *ecma {
@@ -185,7 +179,7 @@ func (p *ecmaProgram) newEcma(now func() int64, id, name string, in func(string)
 	io := rt.NewObject()
 	loc := rt.NewObject()
 	_ = loc.Set("location", "#_scxml_"+id)
-	_ = io.Set(statechart.SCXMLProcessor, loc)
+	_ = io.Set(SCXMLProcessor, loc)
 	_ = io.Set("scxml", loc)
 	d.readonly("_ioprocessors", io)
 	// _event exists, unbound, before the first event.
@@ -203,7 +197,7 @@ func (d *ecma) readonly(name string, v goja.Value) {
 	_ = d.rt.GlobalObject().DefineDataProperty(name, v, goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 }
 
-func (d *ecma) run(e statechart.Expr) (v goja.Value, err error) {
+func (d *ecma) run(e Expr) (v goja.Value, err error) {
 	if err := d.p.errs[e]; err != nil {
 		return nil, err
 	}
@@ -220,19 +214,19 @@ func (d *ecma) run(e statechart.Expr) (v goja.Value, err error) {
 	var ie *goja.InterruptedError
 	if errors.As(err, &ie) {
 		if ie.Value() == interruptMemory {
-			return nil, &statechart.HaltError{Msg: fmt.Sprintf("a script grew the heap by more than %d MB", MaxScriptHeap>>20)}
+			return nil, &HaltError{Msg: fmt.Sprintf("a script grew the heap by more than %d MB", MaxScriptHeap>>20)}
 		}
-		return nil, &statechart.HaltError{Msg: "a script ran longer than " + ScriptTimeout.String() + " (wall clock)"}
+		return nil, &HaltError{Msg: "a script ran longer than " + ScriptTimeout.String() + " (wall clock)"}
 	}
 	return v, err
 }
 
-func (d *ecma) Init(data []statechart.Data) error {
+func (d *ecma) Init(data []Data) error {
 	var first error
 	for _, x := range data {
 		v := goja.Undefined()
 		switch {
-		case x.Expr != statechart.NoExpr:
+		case x.Expr != NoExpr:
 			r, err := d.run(x.Expr)
 			if err != nil {
 				if first == nil {
@@ -264,7 +258,7 @@ func (d *ecma) Snapshot() string {
 	return b.String()
 }
 
-func (d *ecma) SetEvent(ev statechart.Event) {
+func (d *ecma) SetEvent(ev Event) {
 	o := d.rt.NewObject()
 	set := func(k, v string) {
 		if v == "" {
@@ -287,7 +281,7 @@ func (d *ecma) SetEvent(ev statechart.Event) {
 	d.readonly("_event", o)
 }
 
-func (d *ecma) Cond(e statechart.Expr) (bool, error) {
+func (d *ecma) Cond(e Expr) (bool, error) {
 	v, err := d.run(e)
 	if err != nil {
 		return false, err
@@ -295,7 +289,7 @@ func (d *ecma) Cond(e statechart.Expr) (bool, error) {
 	return v.ToBoolean(), nil
 }
 
-func (d *ecma) Value(e statechart.Expr) (any, error) {
+func (d *ecma) Value(e Expr) (any, error) {
 	v, err := d.run(e)
 	if err != nil {
 		return nil, err
@@ -303,7 +297,7 @@ func (d *ecma) Value(e statechart.Expr) (any, error) {
 	return v, nil
 }
 
-func (d *ecma) Text(e statechart.Expr) (string, error) {
+func (d *ecma) Text(e Expr) (string, error) {
 	v, err := d.run(e)
 	if err != nil {
 		return "", err
@@ -336,7 +330,7 @@ func (d *ecma) value(v any) goja.Value {
 	return d.rt.ToValue(v)
 }
 
-func (d *ecma) Assign(loc statechart.Expr, v any, declare bool) (err error) {
+func (d *ecma) Assign(loc Expr, v any, declare bool) (err error) {
 	if declare && d.p.idents[loc] != "" {
 		return d.rt.GlobalObject().Set(d.p.idents[loc], d.value(v))
 	}
@@ -347,12 +341,12 @@ func (d *ecma) Assign(loc statechart.Expr, v any, declare bool) (err error) {
 	return err
 }
 
-func (d *ecma) Script(e statechart.Expr) error {
+func (d *ecma) Script(e Expr) error {
 	_, err := d.run(e)
 	return err
 }
 
-func (d *ecma) Iterate(e statechart.Expr) ([]any, error) {
+func (d *ecma) Iterate(e Expr) ([]any, error) {
 	v, err := d.run(e)
 	if err != nil {
 		return nil, err

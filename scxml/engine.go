@@ -10,18 +10,18 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/simctl/simctl/engine"
-	"github.com/simctl/simctl/statechart"
 )
 
 // ECMAScript is the recommendation's ECMAScript data model (goja) for
 // machines that run on the engine (engine.Definition.DataModel): it
 // compiles their expressions once, and NewData makes one conversation's
-// heap, which lives beside its engine.Config. It is the same runtime as
-// the statechart sessions' (bounded in time and memory, Date on the
-// virtual clock, Math.random seeded), so a chart behaves alike on both
-// while the loader moves onto the engine (issue #25).
+// heap, which lives beside its engine.Config: bounded in time and
+// memory, Date on the virtual clock, Math.random seeded.
 type ECMAScript struct {
 	p *ecmaProgram
+	// tags names the element at each position of executable content,
+	// for the data of the error.execution events it raises.
+	tags map[engine.Pos]string
 	// pure marks the conditions and values that cannot change the data
 	// while it is plain (pureSource); event: some expression may read
 	// _event, so that steps bind it.
@@ -30,20 +30,22 @@ type ECMAScript struct {
 }
 
 // NewECMAScript returns a data model with nothing compiled yet.
-func NewECMAScript() *ECMAScript { return &ECMAScript{p: &ecmaProgram{}} }
+func NewECMAScript() *ECMAScript {
+	return &ECMAScript{p: &ecmaProgram{}, tags: map[engine.Pos]string{}}
+}
 
-var codeKinds = [...]statechart.ExprKind{
-	engine.CondCode:     statechart.CondExpr,
-	engine.ValueCode:    statechart.ValueExpr,
-	engine.LocationCode: statechart.LocationExpr,
-	engine.ScriptCode:   statechart.ScriptExpr,
+var codeKinds = [...]ExprKind{
+	engine.CondCode:     CondExpr,
+	engine.ValueCode:    ValueExpr,
+	engine.LocationCode: LocationExpr,
+	engine.ScriptCode:   ScriptExpr,
 }
 
 // Compile compiles x; an expression that does not compile is returned
 // with its error, which the engine raises as error.execution when the
 // expression is evaluated.
 func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, error) {
-	i := e.p.add(statechart.ExprDef{Src: x.Src, Pos: statechart.Pos(x.Pos), Kind: codeKinds[kind]})
+	i := e.p.add(ExprDef{Src: x.Src, Pos: Pos(x.Pos), Kind: codeKinds[kind]})
 	for len(e.pure) <= int(i) {
 		e.pure = append(e.pure, false)
 	}
@@ -55,7 +57,7 @@ func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, 
 // NewData returns a fresh heap for one conversation of m (built with this
 // data model), its _sessionid id.
 func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
-	x := &ecmaData{m: m, id: id, dm: e}
+	x := &ecmaData{m: m, id: id, dm: e, tags: e.tags}
 	now := func() int64 {
 		if x.cur == nil {
 			return 0
@@ -78,6 +80,7 @@ func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
 // bound to.
 type ecmaData struct {
 	id    string
+	tags  map[engine.Pos]string
 	d     *ecma
 	dm    *ECMAScript
 	m     *engine.Machine
@@ -134,11 +137,23 @@ func (x *ecmaData) held(create bool) *goja.Object {
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.change()
-	v, err := x.d.run(statechart.Expr(code))
+	v, err := x.d.run(Expr(code))
 	if err != nil {
 		return err
 	}
 	return x.held(true).Set(strconv.FormatUint(uint64(key), 10), v)
+}
+
+// HoldError keeps the data of an error.execution event: the element
+// (its tag, from the chart), where it is and the reason.
+func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
+	x.change()
+	o := x.d.rt.NewObject()
+	_ = o.Set("tagname", x.tags[pos])
+	_ = o.Set("line", pos.Line)
+	_ = o.Set("column", pos.Col)
+	_ = o.Set("reason", err.Error())
+	_ = x.held(true).Set(strconv.FormatUint(uint64(key), 10), o)
 }
 
 func (x *ecmaData) Take(key uint32) {
@@ -179,7 +194,7 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 		return
 	}
 	x.ev, x.bound = *ev, true
-	se := statechart.Event{Type: "external"}
+	se := Event{Type: "external"}
 	switch ev.Source {
 	case engine.SourceInternal:
 		se.Type = "internal"
@@ -187,7 +202,7 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 		se.Type = "platform"
 	case engine.SourceSend:
 		se.SendID = x.m.SendID(ev.Timer)
-		se.Origin, se.OriginType = "#_scxml_"+x.id, statechart.SCXMLProcessor
+		se.Origin, se.OriginType = "#_scxml_"+x.id, SCXMLProcessor
 	}
 	switch {
 	case done:
@@ -195,6 +210,10 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 		se.Name = "done.state." + path[strings.LastIndexByte(path, '.')+1:]
 	case ev.Kind == engine.UserEvent:
 		se.Name = x.m.Intents()[ev.Intent]
+		if ev.Text != "" && (se.Name == OtherEvent || strings.HasPrefix(ev.Text, se.Name+".")) {
+			// A name the chart does not know (Machine.Event).
+			se.Name = ev.Text
+		}
 	case ev.Kind == engine.TimerEvent:
 		se.Name = x.m.TimerName(ev.Timer)
 	case ev.Kind == engine.DoneEvent || ev.Kind == engine.FailedEvent:
@@ -203,6 +222,13 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	switch {
 	case ev.Payload != 0 && ev.Payload == x.key:
 		se.Data = x.payload
+		if o, ok := x.payload.(*goja.Object); ok && se.Name == OtherEvent {
+			// A sent event whose computed name the chart does not
+			// know: its name is held with its data.
+			if n := o.Get(otherName); n != nil {
+				se.Name, se.Data = n.String(), o.Get("data")
+			}
+		}
 	case ev.Value != "":
 		se.Data = x.d.literal(ev.Value)
 	}
@@ -220,13 +246,13 @@ func (x *ecmaData) reads(code engine.Code) {
 func (x *ecmaData) Cond(code engine.Code, c *engine.Config, ev *engine.Event) (bool, error) {
 	x.bind(c, ev)
 	x.reads(code)
-	return x.d.Cond(statechart.Expr(code))
+	return x.d.Cond(Expr(code))
 }
 
 func (x *ecmaData) Value(code engine.Code, c *engine.Config, ev *engine.Event) (engine.Value, error) {
 	x.bind(c, ev)
 	x.reads(code)
-	v, err := x.d.run(statechart.Expr(code))
+	v, err := x.d.run(Expr(code))
 	if err != nil {
 		return engine.Value{}, err
 	}
@@ -255,17 +281,17 @@ func engineValue(v goja.Value) engine.Value {
 func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.change()
-	v, err := x.d.Value(statechart.Expr(code))
+	v, err := x.d.Value(Expr(code))
 	if err != nil {
 		return err
 	}
-	return x.d.Assign(statechart.Expr(loc), v, false)
+	return x.d.Assign(Expr(loc), v, false)
 }
 
 func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.change()
-	return x.d.Script(statechart.Expr(code))
+	return x.d.Script(Expr(code))
 }
 
 // Foreach iterates over a shallow copy of the array, as the
@@ -273,16 +299,16 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
 	x.change()
-	items, err := x.d.Iterate(statechart.Expr(arr))
+	items, err := x.d.Iterate(Expr(arr))
 	if err != nil {
 		return err
 	}
 	for i, it := range items {
-		if err := x.d.Assign(statechart.Expr(item), it, true); err != nil {
+		if err := x.d.Assign(Expr(item), it, true); err != nil {
 			return err
 		}
 		if index != engine.NoCode {
-			if err := x.d.Assign(statechart.Expr(index), i, true); err != nil {
+			if err := x.d.Assign(Expr(index), i, true); err != nil {
 				return err
 			}
 		}

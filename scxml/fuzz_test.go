@@ -1,6 +1,6 @@
 package scxml_test
 
-// FuzzSCXML: any bytes give a loaded machine or a *statechart.Error with a
+// FuzzSCXML: any bytes give a loaded machine or a *Error with a
 // line >= 1, never a panic; a loaded machine starts and takes a few events
 // without panicking. Seeds are in testdata/fuzz/FuzzSCXML.
 
@@ -8,8 +8,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/scxml"
-	"github.com/simctl/simctl/statechart"
 )
 
 func FuzzSCXML(f *testing.F) {
@@ -20,17 +20,31 @@ func FuzzSCXML(f *testing.F) {
 		}
 		m, err := scxml.Load("f.scxml", src, scxml.Options{})
 		if err != nil {
-			var se *statechart.Error
+			var se *scxml.Error
 			if !errors.As(err, &se) || se.Pos.Line < 1 || se.Pos.File != "f.scxml" {
 				t.Fatalf("error without a position: %v", err)
 			}
 			return
 		}
-		s := m.NewSession()
-		s.Start()
-		for _, e := range []string{"a", "b", "go", "done", "error"} {
-			s.Send(statechart.Event{Name: e})
-			s.Advance(1000)
+		def, _, err := m.Definition()
+		if err != nil {
+			return // what the engine cannot run yet, named
+		}
+		mach, diags := engine.Build(def)
+		if diags.Err() != nil {
+			return
+		}
+		d := mach.NewData("f")
+		var c engine.Config
+		var r engine.Result
+		if mach.StartWith(&c, d, 0, &r) != nil {
+			return
+		}
+		for i, name := range []string{"a", "b", "go", "done", "error"} {
+			ev, err := m.Event(mach, name, int64(i))
+			if err != nil || mach.StepWith(&c, d, &ev, &r) != nil {
+				return
+			}
 		}
 	})
 }

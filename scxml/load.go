@@ -1,5 +1,5 @@
 // Package scxml loads a machine.scxml (W3C SCXML 1.0) into a
-// statechart.Chart and compiles it with its data model: the null data
+// Chart and compiles it with its data model: the null data
 // model, or the ecmascript one on the embedded goja engine. Every element
 // or attribute simctl does not implement (<invoke>, the HTTP event I/O
 // processor, ...) is a load error "file:line:col: <invoke> is not
@@ -10,24 +10,17 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/simctl/simctl/statechart"
 )
 
 // Machine is a loaded, compiled chart; NewSession starts runs of it.
 type Machine struct {
-	Chart   *statechart.Chart
-	Program statechart.Program
+	Chart   *Chart
+	Program Program
 	// Warnings are what the recommendation lets a document hold but that
 	// can only fail when run: an expression that does not compile, a
 	// <send> type no processor here has. Each raises error.execution when
 	// it is evaluated; simctl lint prints them.
-	Warnings []*statechart.Error
-}
-
-// NewSession returns a fresh, unstarted session.
-func (m *Machine) NewSession() *statechart.Session {
-	return statechart.NewSession(m.Chart, m.Program)
+	Warnings []*Error
 }
 
 // Options change how a document is loaded.
@@ -43,7 +36,7 @@ func Load(file string, src []byte, opt Options) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{file: file, opt: opt, chart: &statechart.Chart{}}
+	l := &loader{file: file, opt: opt, chart: &Chart{}}
 	if err := l.document(root); err != nil {
 		return nil, err
 	}
@@ -54,7 +47,7 @@ func Load(file string, src []byte, opt Options) (*Machine, error) {
 		return nil, err
 	}
 	l.chart.Prepare()
-	var comp statechart.Compiler
+	var comp Compiler
 	if l.chart.Datamodel == "null" {
 		comp = nullCompiler{}
 	} else {
@@ -80,9 +73,9 @@ func Load(file string, src []byte, opt Options) (*Machine, error) {
 const BasicHTTPProcessor = "http://www.w3.org/TR/scxml/#BasicHTTPEventProcessor"
 
 type pendingTargets struct {
-	t    *statechart.Transition
+	t    *Transition
 	ids  []string
-	pos  statechart.Pos
+	pos  Pos
 	kind string // "transition", "initial"
 }
 
@@ -90,20 +83,20 @@ type loader struct {
 	file string
 
 	opt      Options
-	chart    *statechart.Chart
+	chart    *Chart
 	targets  []pendingTargets
-	warnings []*statechart.Error
+	warnings []*Error
 }
 
 func (l *loader) errf(n *node, format string, args ...any) error {
-	return &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pos: n.pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 // unsupportedf is the error of a feature of the recommendation that
 // simctl does not implement (<invoke>, XML content, the Basic HTTP
 // processor): the document may be right, simctl cannot run it.
 func (l *loader) unsupportedf(n *node, format string, args ...any) error {
-	return &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf(format, args...), Unsupported: true}
+	return &Error{Pos: n.pos, Msg: fmt.Sprintf(format, args...), Unsupported: true}
 }
 
 // attrs checks n's attributes against the allowed ones and returns them by
@@ -148,16 +141,16 @@ func (l *loader) checkNS(n *node) error {
 	return nil
 }
 
-func (l *loader) expr(n *node, src string, kind statechart.ExprKind) statechart.Expr {
-	l.chart.Exprs = append(l.chart.Exprs, statechart.ExprDef{Src: src, Pos: n.pos, Kind: kind})
-	return statechart.Expr(len(l.chart.Exprs) - 1)
+func (l *loader) expr(n *node, src string, kind ExprKind) Expr {
+	l.chart.Exprs = append(l.chart.Exprs, ExprDef{Src: src, Pos: n.pos, Kind: kind})
+	return Expr(len(l.chart.Exprs) - 1)
 }
 
-func (l *loader) optExpr(n *node, a map[string]string, name string, kind statechart.ExprKind) statechart.Expr {
+func (l *loader) optExpr(n *node, a map[string]string, name string, kind ExprKind) Expr {
 	if v, ok := a[name]; ok {
 		return l.expr(n, v, kind)
 	}
-	return statechart.NoExpr
+	return NoExpr
 }
 
 func (l *loader) document(n *node) error {
@@ -192,8 +185,8 @@ func (l *loader) document(n *node) error {
 	default:
 		return l.errf(n, "binding %q: expected early or late", b)
 	}
-	c.Script = statechart.NoExpr
-	c.States = append(c.States, statechart.State{ID: "", Pos: n.pos, Kind: statechart.Compound, Parent: -1})
+	c.Script = NoExpr
+	c.States = append(c.States, State{ID: "", Pos: n.pos, Kind: Compound, Parent: -1})
 	c.Data = append(c.Data, nil)
 	if err := l.children(n, 0, a, true); err != nil {
 		return err
@@ -214,7 +207,7 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 			if root && ch.name == "history" {
 				return l.errf(ch, "<history> must be inside a <state> or <parallel>")
 			}
-			if c.States[idx].Kind == statechart.Final {
+			if c.States[idx].Kind == Final {
 				return l.errf(ch, "a <final> state has no child states")
 			}
 			if err := l.state(ch, idx); err != nil {
@@ -229,7 +222,7 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 			}
 			initialEl = ch
 		case "transition":
-			if root || c.States[idx].Kind == statechart.Final {
+			if root || c.States[idx].Kind == Final {
 				return l.errf(ch, "<transition> is not allowed in <%s>", n.name)
 			}
 			t, err := l.transition(ch, idx)
@@ -261,7 +254,7 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 			if !root {
 				return l.errf(ch, "<script> is allowed in <scxml> and in executable content only")
 			}
-			if c.Script != statechart.NoExpr {
+			if c.Script != NoExpr {
 				return l.errf(ch, "a second <script> in <scxml>")
 			}
 			act, err := l.script(ch)
@@ -270,13 +263,13 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 			}
 			c.Script = act.Expr
 		case "donedata":
-			if c.States[idx].Kind != statechart.Final {
+			if c.States[idx].Kind != Final {
 				return l.errf(ch, "<donedata> must be inside a <final>")
 			}
 			if _, err := l.attrs(ch); err != nil {
 				return err
 			}
-			dd := &statechart.DoneData{Content: statechart.NoExpr}
+			dd := &DoneData{Content: NoExpr}
 			for _, x := range ch.children {
 				if err := l.checkNS(x); err != nil {
 					return err
@@ -304,18 +297,18 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 		}
 	}
 	st := &c.States[idx]
-	if len(st.Children) > 0 && st.Kind == statechart.Atomic {
-		st.Kind = statechart.Compound
+	if len(st.Children) > 0 && st.Kind == Atomic {
+		st.Kind = Compound
 	}
 	init, hasInit := a["initial"]
 	switch {
 	case hasInit && initialEl != nil:
 		return l.errf(initialEl, "a state has either an initial attribute or an <initial> element")
 	case hasInit:
-		if st.Kind != statechart.Compound {
+		if st.Kind != Compound {
 			return l.errf(n, "initial on a state without child states")
 		}
-		st.Initial = &statechart.Transition{Pos: n.pos, Source: idx, Cond: statechart.NoExpr, Type: statechart.Internal}
+		st.Initial = &Transition{Pos: n.pos, Source: idx, Cond: NoExpr, Type: Internal}
 		l.targets = append(l.targets, pendingTargets{t: st.Initial, ids: strings.Fields(init), pos: n.pos, kind: "initial"})
 	case initialEl != nil:
 		if _, err := l.attrs(initialEl, "id"); err != nil {
@@ -328,17 +321,17 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 		if err != nil {
 			return err
 		}
-		if len(t.Events) > 0 || t.Cond != statechart.NoExpr {
+		if len(t.Events) > 0 || t.Cond != NoExpr {
 			return l.errf(initialEl.children[0], "the <initial> transition has neither event nor cond")
 		}
-		t.Type = statechart.Internal
+		t.Type = Internal
 		st.Initial = t
 	case root && len(st.Children) == 0:
 		return l.errf(n, "<scxml> holds no state")
-	case st.Kind == statechart.Compound:
+	case st.Kind == Compound:
 		for _, ch := range st.Children {
-			if k := c.States[ch].Kind; k != statechart.HistoryShallow && k != statechart.HistoryDeep {
-				st.Initial = &statechart.Transition{Pos: n.pos, Source: idx, Cond: statechart.NoExpr, Targets: []int{ch}, Type: statechart.Internal}
+			if k := c.States[ch].Kind; k != HistoryShallow && k != HistoryDeep {
+				st.Initial = &Transition{Pos: n.pos, Source: idx, Cond: NoExpr, Targets: []int{ch}, Type: Internal}
 				break
 			}
 		}
@@ -353,16 +346,16 @@ func (l *loader) children(n *node, idx int, a map[string]string, root bool) erro
 func (l *loader) state(n *node, parent int) error {
 	c := l.chart
 	var allowed []string
-	kind := statechart.Atomic
+	kind := Atomic
 	switch n.name {
 	case "state":
 		allowed = []string{"id", "initial"}
 	case "parallel":
-		allowed, kind = []string{"id"}, statechart.Parallel
+		allowed, kind = []string{"id"}, Parallel
 	case "final":
-		allowed, kind = []string{"id"}, statechart.Final
+		allowed, kind = []string{"id"}, Final
 	case "history":
-		allowed, kind = []string{"id", "type"}, statechart.HistoryShallow
+		allowed, kind = []string{"id", "type"}, HistoryShallow
 	}
 	a, err := l.attrs(n, allowed...)
 	if err != nil {
@@ -379,15 +372,15 @@ func (l *loader) state(n *node, parent int) error {
 		switch a["type"] {
 		case "", "shallow":
 		case "deep":
-			kind = statechart.HistoryDeep
+			kind = HistoryDeep
 		default:
 			return l.errf(n, "history type %q: expected shallow or deep", a["type"])
 		}
 	}
-	c.States = append(c.States, statechart.State{ID: id, Pos: n.pos, Kind: kind, Parent: parent})
+	c.States = append(c.States, State{ID: id, Pos: n.pos, Kind: kind, Parent: parent})
 	c.Data = append(c.Data, nil)
 	c.States[parent].Children = append(c.States[parent].Children, idx)
-	if kind == statechart.HistoryShallow || kind == statechart.HistoryDeep {
+	if kind == HistoryShallow || kind == HistoryDeep {
 		c.States[parent].History = append(c.States[parent].History, idx)
 		if len(n.children) != 1 || n.children[0].name != "transition" {
 			return l.errf(n, "<history> holds exactly one default <transition>")
@@ -399,7 +392,7 @@ func (l *loader) state(n *node, parent int) error {
 		if err != nil {
 			return err
 		}
-		if len(t.Events) > 0 || t.Cond != statechart.NoExpr || strings.TrimSpace(attr(n.children[0], "target")) == "" {
+		if len(t.Events) > 0 || t.Cond != NoExpr || strings.TrimSpace(attr(n.children[0], "target")) == "" {
 			return l.errf(n.children[0], "a history's default transition has a target and neither event nor cond")
 		}
 		c.States[idx].Initial = t
@@ -408,12 +401,12 @@ func (l *loader) state(n *node, parent int) error {
 	return l.children(n, idx, a, false)
 }
 
-func (l *loader) transition(n *node, src int) (*statechart.Transition, error) {
+func (l *loader) transition(n *node, src int) (*Transition, error) {
 	a, err := l.attrs(n, "event", "cond", "target", "type")
 	if err != nil {
 		return nil, err
 	}
-	t := &statechart.Transition{Pos: n.pos, Source: src, Cond: l.optExpr(n, a, "cond", statechart.CondExpr)}
+	t := &Transition{Pos: n.pos, Source: src, Cond: l.optExpr(n, a, "cond", CondExpr)}
 	for _, d := range strings.Fields(a["event"]) {
 		if d != "*" {
 			// "foo.*" and "foo." mean "foo"; a descriptor that is only
@@ -431,7 +424,7 @@ func (l *loader) transition(n *node, src int) (*statechart.Transition, error) {
 	switch a["type"] {
 	case "", "external":
 	case "internal":
-		t.Type = statechart.Internal
+		t.Type = Internal
 	default:
 		return nil, l.errf(n, "transition type %q: expected internal or external", a["type"])
 	}
@@ -455,21 +448,21 @@ func (l *loader) resolve() error {
 		for _, id := range p.ids {
 			i, ok := c.Lookup(id)
 			if !ok || i == 0 {
-				return &statechart.Error{Pos: p.pos, Msg: fmt.Sprintf("target %q is not a state", id)}
+				return &Error{Pos: p.pos, Msg: fmt.Sprintf("target %q is not a state", id)}
 			}
 			if p.kind == "initial" && !isDescendant(c, i, p.t.Source) {
-				return &statechart.Error{Pos: p.pos, Msg: fmt.Sprintf("initial state %q is not a descendant of %q", id, c.States[p.t.Source].ID)}
+				return &Error{Pos: p.pos, Msg: fmt.Sprintf("initial state %q is not a descendant of %q", id, c.States[p.t.Source].ID)}
 			}
 			p.t.Targets = append(p.t.Targets, i)
 		}
 	}
 	if c.States[0].Initial == nil {
-		return &statechart.Error{Pos: c.States[0].Pos, Msg: "<scxml> holds no state"}
+		return &Error{Pos: c.States[0].Pos, Msg: "<scxml> holds no state"}
 	}
 	return nil
 }
 
-func isDescendant(c *statechart.Chart, s, anc int) bool {
+func isDescendant(c *Chart, s, anc int) bool {
 	for p := c.States[s].Parent; p >= 0; p = c.States[p].Parent {
 		if p == anc {
 			return true
@@ -493,7 +486,7 @@ func (l *loader) datamodel(n *node, idx int) error {
 		if err != nil {
 			return err
 		}
-		d := statechart.Data{ID: a["id"], Pos: ch.pos, Expr: l.optExpr(ch, a, "expr", statechart.ValueExpr)}
+		d := Data{ID: a["id"], Pos: ch.pos, Expr: l.optExpr(ch, a, "expr", ValueExpr)}
 		if d.ID == "" {
 			return l.errf(ch, "<data> needs an id")
 		}
@@ -503,7 +496,7 @@ func (l *loader) datamodel(n *node, idx int) error {
 		text := strings.TrimSpace(l.innerText(ch))
 		switch {
 		case a["src"] != "":
-			if d.Expr != statechart.NoExpr || text != "" {
+			if d.Expr != NoExpr || text != "" {
 				return l.errf(ch, "<data> has one of src, expr or content")
 			}
 			b, err := l.read(ch, a["src"])
@@ -513,7 +506,7 @@ func (l *loader) datamodel(n *node, idx int) error {
 			s := string(b)
 			d.Text = &s
 		case text != "":
-			if d.Expr != statechart.NoExpr {
+			if d.Expr != NoExpr {
 				return l.errf(ch, "<data> has one of src, expr or content")
 			}
 			d.Text = &text
@@ -549,8 +542,8 @@ func (l *loader) noXML(n *node) error {
 	return nil
 }
 
-func (l *loader) block(children []*node) ([]statechart.Action, error) {
-	var out []statechart.Action
+func (l *loader) block(children []*node) ([]Action, error) {
+	var out []Action
 	for _, ch := range children {
 		a, err := l.action(ch)
 		if err != nil {
@@ -561,33 +554,33 @@ func (l *loader) block(children []*node) ([]statechart.Action, error) {
 	return out, nil
 }
 
-func (l *loader) script(n *node) (statechart.Action, error) {
+func (l *loader) script(n *node) (Action, error) {
 	a, err := l.attrs(n, "src")
 	if err != nil {
-		return statechart.Action{}, err
+		return Action{}, err
 	}
 	body := l.innerText(n)
 	if src, ok := a["src"]; ok {
 		if strings.TrimSpace(body) != "" {
-			return statechart.Action{}, l.errf(n, "<script> has either src or content")
+			return Action{}, l.errf(n, "<script> has either src or content")
 		}
 		b, err := l.read(n, src)
 		if err != nil {
-			return statechart.Action{}, err
+			return Action{}, err
 		}
 		body = string(b)
 	} else if len(n.children) > 0 {
-		return statechart.Action{}, l.errf(n.children[0], "<%s> is not allowed in <script>", n.children[0].name)
+		return Action{}, l.errf(n.children[0], "<%s> is not allowed in <script>", n.children[0].name)
 	}
-	return statechart.Action{Kind: statechart.ActScript, Pos: n.pos, Expr: l.expr(n, body, statechart.ScriptExpr)}, nil
+	return Action{Kind: ActScript, Pos: n.pos, Expr: l.expr(n, body, ScriptExpr)}, nil
 }
 
-func (l *loader) action(n *node) (statechart.Action, error) {
+func (l *loader) action(n *node) (Action, error) {
 	if err := l.checkNS(n); err != nil {
-		return statechart.Action{}, err
+		return Action{}, err
 	}
-	none := statechart.NoExpr
-	act := statechart.Action{Pos: n.pos, EventExpr: none, TargetExpr: none, TypeExpr: none, IDExpr: none,
+	none := NoExpr
+	act := Action{Pos: n.pos, EventExpr: none, TargetExpr: none, TypeExpr: none, IDExpr: none,
 		IDLocation: none, DelayExpr: none, Content: none, Location: none, Expr: none, Index: none}
 	switch n.name {
 	case "raise":
@@ -595,7 +588,7 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 		if err != nil {
 			return act, err
 		}
-		act.Kind, act.Event = statechart.ActRaise, a["event"]
+		act.Kind, act.Event = ActRaise, a["event"]
 		if act.Event == "" {
 			return act, l.errf(n, "<raise> needs an event")
 		}
@@ -604,18 +597,18 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 		if err != nil {
 			return act, err
 		}
-		act.Kind, act.Label, act.Expr = statechart.ActLog, a["label"], l.optExpr(n, a, "expr", statechart.LogExpr)
+		act.Kind, act.Label, act.Expr = ActLog, a["label"], l.optExpr(n, a, "expr", LogExpr)
 	case "assign":
 		a, err := l.attrs(n, "location", "expr")
 		if err != nil {
 			return act, err
 		}
-		act.Kind = statechart.ActAssign
+		act.Kind = ActAssign
 		if a["location"] == "" {
 			return act, l.errf(n, "<assign> needs a location")
 		}
-		act.Location = l.expr(n, a["location"], statechart.LocationExpr)
-		act.Expr = l.optExpr(n, a, "expr", statechart.ValueExpr)
+		act.Location = l.expr(n, a["location"], LocationExpr)
+		act.Expr = l.optExpr(n, a, "expr", ValueExpr)
 		if err := l.noXML(n); err != nil {
 			return act, err
 		}
@@ -632,7 +625,7 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 		if err != nil {
 			return act, err
 		}
-		act.Kind, act.ID, act.IDExpr = statechart.ActCancel, a["sendid"], l.optExpr(n, a, "sendidexpr", statechart.ValueExpr)
+		act.Kind, act.ID, act.IDExpr = ActCancel, a["sendid"], l.optExpr(n, a, "sendidexpr", ValueExpr)
 		if (act.ID == "") == (act.IDExpr == none) {
 			return act, l.errf(n, "<cancel> needs one of sendid or sendidexpr")
 		}
@@ -640,9 +633,9 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 		if _, err := l.attrs(n, "cond"); err != nil {
 			return act, err
 		}
-		act.Kind = statechart.ActIf
-		act.Conds = []statechart.Expr{l.expr(n, attr(n, "cond"), statechart.CondExpr)}
-		act.Branches = [][]statechart.Action{nil}
+		act.Kind = ActIf
+		act.Conds = []Expr{l.expr(n, attr(n, "cond"), CondExpr)}
+		act.Branches = [][]Action{nil}
 		sawElse := false
 		for _, ch := range n.children {
 			if ch.space == NS && (ch.name == "elseif" || ch.name == "else") {
@@ -653,7 +646,7 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 					if _, err := l.attrs(ch, "cond"); err != nil {
 						return act, err
 					}
-					act.Conds = append(act.Conds, l.expr(ch, attr(ch, "cond"), statechart.CondExpr))
+					act.Conds = append(act.Conds, l.expr(ch, attr(ch, "cond"), CondExpr))
 				} else {
 					if _, err := l.attrs(ch); err != nil {
 						return act, err
@@ -679,10 +672,10 @@ func (l *loader) action(n *node) (statechart.Action, error) {
 		if a["array"] == "" || a["item"] == "" {
 			return act, l.errf(n, "<foreach> needs array and item")
 		}
-		act.Kind = statechart.ActForeach
-		act.Expr = l.expr(n, a["array"], statechart.ValueExpr)
-		act.Location = l.expr(n, a["item"], statechart.LocationExpr)
-		act.Index = l.optExpr(n, a, "index", statechart.LocationExpr)
+		act.Kind = ActForeach
+		act.Expr = l.expr(n, a["array"], ValueExpr)
+		act.Location = l.expr(n, a["item"], LocationExpr)
+		act.Index = l.optExpr(n, a, "index", LocationExpr)
 		if act.Body, err = l.block(n.children); err != nil {
 			return act, err
 		}
@@ -706,18 +699,18 @@ func attr(n *node, name string) string {
 	return ""
 }
 
-func (l *loader) send(n *node, act statechart.Action) (statechart.Action, error) {
+func (l *loader) send(n *node, act Action) (Action, error) {
 	a, err := l.attrs(n, "event", "eventexpr", "target", "targetexpr", "type", "typeexpr", "id", "idlocation", "delay", "delayexpr", "namelist")
 	if err != nil {
 		return act, err
 	}
-	act.Kind = statechart.ActSend
-	act.Event, act.EventExpr = a["event"], l.optExpr(n, a, "eventexpr", statechart.ValueExpr)
-	act.Target, act.TargetExpr = a["target"], l.optExpr(n, a, "targetexpr", statechart.ValueExpr)
-	act.Type, act.TypeExpr = a["type"], l.optExpr(n, a, "typeexpr", statechart.ValueExpr)
+	act.Kind = ActSend
+	act.Event, act.EventExpr = a["event"], l.optExpr(n, a, "eventexpr", ValueExpr)
+	act.Target, act.TargetExpr = a["target"], l.optExpr(n, a, "targetexpr", ValueExpr)
+	act.Type, act.TypeExpr = a["type"], l.optExpr(n, a, "typeexpr", ValueExpr)
 	act.ID = a["id"]
-	act.IDLocation = l.optExpr(n, a, "idlocation", statechart.LocationExpr)
-	act.DelayExpr = l.optExpr(n, a, "delayexpr", statechart.ValueExpr)
+	act.IDLocation = l.optExpr(n, a, "idlocation", LocationExpr)
+	act.DelayExpr = l.optExpr(n, a, "delayexpr", ValueExpr)
 	pairs := [][2]string{{"event", "eventexpr"}, {"target", "targetexpr"}, {"type", "typeexpr"}, {"id", "idlocation"}, {"delay", "delayexpr"}}
 	for _, p := range pairs {
 		_, x := a[p[0]]
@@ -731,21 +724,21 @@ func (l *loader) send(n *node, act statechart.Action) (statechart.Action, error)
 	// other type names no processor at all, which the recommendation
 	// makes an error.execution when the <send> runs (W3C test199).
 	switch t := act.Type; t {
-	case "", statechart.SCXMLProcessor, "scxml":
+	case "", SCXMLProcessor, "scxml":
 	case BasicHTTPProcessor:
 		return act, l.unsupportedf(n, "<send type=%q> is not supported (the SCXML event processor only)", t)
 	default:
-		l.warnings = append(l.warnings, &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf("<send type=%q> names no event processor simctl has (the SCXML one only): it raises error.execution when it runs", t)})
+		l.warnings = append(l.warnings, &Error{Pos: n.pos, Msg: fmt.Sprintf("<send type=%q> names no event processor simctl has (the SCXML one only): it raises error.execution when it runs", t)})
 	}
 	if d, ok := a["delay"]; ok {
-		ms, err := statechart.ParseDelay(d)
+		ms, err := ParseDelay(d)
 		if err != nil {
 			return act, l.errf(n, "%v", err)
 		}
 		act.DelayMS = ms
 	}
 	for _, name := range strings.Fields(a["namelist"]) {
-		act.Params = append(act.Params, statechart.Param{Name: name, Expr: l.expr(n, name, statechart.ValueExpr)})
+		act.Params = append(act.Params, Param{Name: name, Expr: l.expr(n, name, ValueExpr)})
 	}
 	for _, ch := range n.children {
 		if err := l.checkNS(ch); err != nil {
@@ -759,7 +752,7 @@ func (l *loader) send(n *node, act statechart.Action) (statechart.Action, error)
 			}
 			act.Params = append(act.Params, p)
 		case "content":
-			if act.Content != statechart.NoExpr || act.ContentStr != nil {
+			if act.Content != NoExpr || act.ContentStr != nil {
 				return act, l.errf(ch, "a second <content>")
 			}
 			act.Content, act.ContentStr, err = l.content(ch)
@@ -770,46 +763,46 @@ func (l *loader) send(n *node, act statechart.Action) (statechart.Action, error)
 			return act, l.errf(ch, "<%s> is not allowed in <send> (expected <param> or <content>)", ch.name)
 		}
 	}
-	if (act.Content != statechart.NoExpr || act.ContentStr != nil) && len(act.Params) > 0 {
+	if (act.Content != NoExpr || act.ContentStr != nil) && len(act.Params) > 0 {
 		return act, l.errf(n, "<send> has either <content> or namelist and <param>")
 	}
 	return act, nil
 }
 
-func (l *loader) param(n *node) (statechart.Param, error) {
+func (l *loader) param(n *node) (Param, error) {
 	a, err := l.attrs(n, "name", "expr", "location")
 	if err != nil {
-		return statechart.Param{}, err
+		return Param{}, err
 	}
 	if a["name"] == "" {
-		return statechart.Param{}, l.errf(n, "<param> needs a name")
+		return Param{}, l.errf(n, "<param> needs a name")
 	}
 	_, e := a["expr"]
 	_, loc := a["location"]
 	if e == loc {
-		return statechart.Param{}, l.errf(n, "<param> needs one of expr or location")
+		return Param{}, l.errf(n, "<param> needs one of expr or location")
 	}
 	src := a["expr"]
 	if loc {
 		src = a["location"]
 	}
-	return statechart.Param{Name: a["name"], Expr: l.expr(n, src, statechart.ValueExpr)}, nil
+	return Param{Name: a["name"], Expr: l.expr(n, src, ValueExpr)}, nil
 }
 
-func (l *loader) content(n *node) (statechart.Expr, *string, error) {
+func (l *loader) content(n *node) (Expr, *string, error) {
 	a, err := l.attrs(n, "expr")
 	if err != nil {
-		return statechart.NoExpr, nil, err
+		return NoExpr, nil, err
 	}
 	if err := l.noXML(n); err != nil {
-		return statechart.NoExpr, nil, err
+		return NoExpr, nil, err
 	}
 	text := l.innerText(n)
 	if e, ok := a["expr"]; ok {
 		if strings.TrimSpace(text) != "" {
-			return statechart.NoExpr, nil, l.errf(n, "<content> has either expr or content")
+			return NoExpr, nil, l.errf(n, "<content> has either expr or content")
 		}
-		return l.expr(n, e, statechart.ValueExpr), nil, nil
+		return l.expr(n, e, ValueExpr), nil, nil
 	}
-	return statechart.NoExpr, &text, nil
+	return NoExpr, &text, nil
 }

@@ -49,9 +49,8 @@ var _ = Describe("Load", func() {
 				got = append(got, w.Error())
 			}
 			Expect(got).To(Equal([]string{want}))
-			s := m.NewSession()
-			s.Start()
-			Expect(s.Active()).To(Equal([]string{"pass"}), "error.execution was raised when it ran")
+			mach, c, _ := started(m)
+			Expect(m.Active(mach, c)).To(Equal([]string{"pass"}), "error.execution was raised when it ran")
 		},
 		Entry("an expression that does not compile (W3C test312)", head+"\n<state id=\"a\"><onentry>\n <assign location=\"x\" expr=\"return\"/></onentry>\n<transition event=\"error.execution\" target=\"pass\"/></state><final id=\"pass\"/></scxml>",
 			`m.scxml:3:2: expression "return" does not compile: SyntaxError: Unexpected token return (it raises error.execution when evaluated)`),
@@ -66,9 +65,8 @@ var _ = Describe("Load", func() {
 			<parallel id="p"><state id="a"><transition cond="In('b')" target="done"/></state><state id="b"/></parallel>
 			<final id="done"/></scxml>`), scxml.Options{})
 		Expect(err).NotTo(HaveOccurred())
-		s := m.NewSession()
-		s.Start()
-		Expect(s.Active()).To(Equal([]string{"done"}))
-		Expect(s.Running()).To(BeFalse())
+		mach, c, _ := started(m)
+		Expect(m.Active(mach, c)).To(Equal([]string{"done"}))
+		Expect(c.Final).To(BeTrue())
 	})
 })

@@ -8,8 +8,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-
-	"github.com/simctl/simctl/statechart"
 )
 
 // NS is the SCXML namespace.
@@ -19,7 +17,7 @@ const NS = "http://www.w3.org/2005/07/scxml"
 type node struct {
 	name     string
 	space    string
-	pos      statechart.Pos
+	pos      Pos
 	attrs    []xml.Attr
 	children []*node
 	text     strings.Builder
@@ -41,12 +39,12 @@ func newPositions(file string, src []byte) positions {
 	return p
 }
 
-func (p positions) at(off int64) statechart.Pos {
+func (p positions) at(off int64) Pos {
 	l := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > off }) - 1
 	if l < 0 {
 		l = 0
 	}
-	return statechart.Pos{File: p.file, Line: l + 1, Col: int(off-p.lines[l]) + 1}
+	return Pos{File: p.file, Line: l + 1, Col: int(off-p.lines[l]) + 1}
 }
 
 // MaxDepth bounds element nesting, so that a hostile file cannot exhaust
@@ -67,14 +65,14 @@ func parseXML(file string, src []byte) (*node, positions, error) {
 			break
 		}
 		if err != nil {
-			return nil, pos, &statechart.Error{Pos: pos.at(syntaxOffset(err, d, pos)), Msg: "malformed XML: " + xmlMessage(err)}
+			return nil, pos, &Error{Pos: pos.at(syntaxOffset(err, d, pos)), Msg: "malformed XML: " + xmlMessage(err)}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
 			n := &node{name: t.Name.Local, space: t.Name.Space, pos: pos.at(off), attrs: t.Attr}
 			if len(stack) == 0 {
 				if root != nil {
-					return nil, pos, &statechart.Error{Pos: n.pos, Msg: "a second root element; a document holds one <scxml>"}
+					return nil, pos, &Error{Pos: n.pos, Msg: "a second root element; a document holds one <scxml>"}
 				}
 				root = n
 			} else {
@@ -83,7 +81,7 @@ func parseXML(file string, src []byte) (*node, positions, error) {
 			}
 			stack = append(stack, n)
 			if len(stack) > MaxDepth {
-				return nil, pos, &statechart.Error{Pos: n.pos, Msg: fmt.Sprintf("elements nested deeper than %d", MaxDepth)}
+				return nil, pos, &Error{Pos: n.pos, Msg: fmt.Sprintf("elements nested deeper than %d", MaxDepth)}
 			}
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
@@ -91,12 +89,12 @@ func parseXML(file string, src []byte) (*node, positions, error) {
 			if len(stack) > 0 {
 				stack[len(stack)-1].text.Write(t)
 			} else if len(bytes.TrimSpace(t)) > 0 {
-				return nil, pos, &statechart.Error{Pos: pos.at(off), Msg: "text outside the <scxml> element"}
+				return nil, pos, &Error{Pos: pos.at(off), Msg: "text outside the <scxml> element"}
 			}
 		}
 	}
 	if root == nil {
-		return nil, pos, &statechart.Error{Pos: pos.at(0), Msg: "expected an <scxml> element"}
+		return nil, pos, &Error{Pos: pos.at(0), Msg: "expected an <scxml> element"}
 	}
 	return root, pos, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/scxml"
-	"github.com/simctl/simctl/statechart"
 )
 
 // ChartFile is the machine file of an SCXML suite, read instead of
@@ -28,7 +27,7 @@ func IsChartSuite(dir string) bool {
 // LoadChart reads and loads a machine.scxml the way every command does
 // (run, lint, explore and the conformance harness): src attributes name
 // files beside it, each read as carefully as the machine. An error of the
-// document is a *statechart.Error (Unsupported set for a feature simctl
+// document is a *scxml.Error (Unsupported set for a feature simctl
 // lacks); reading it fails with an *Error.
 func LoadChart(path string) (*scxml.Machine, error) {
 	src, err := ReadFile(path, "machine file", MaxFileSize)
@@ -125,7 +124,7 @@ func chartAliases(cm *scxml.Machine, m *engine.Machine) map[string]string {
 // chartError is an error of loading or compiling machine.scxml as an
 // *Error with its position.
 func chartError(file string, err error) error {
-	var se *statechart.Error
+	var se *scxml.Error
 	var fe *Error
 	switch {
 	case errors.As(err, &se):

@@ -1,25 +1,14 @@
-// Package statechart runs SCXML statecharts with the semantics of the W3C
-// recommendation "State Chart XML" (2015), Appendix D: the algorithm's
-// procedures keep the names the recommendation gives them (microstep,
-// exitStates, enterStates, selectTransitions, selectEventlessTransitions,
-// removeConflictingTransitions, computeExitSet, getTransitionDomain, ...), so
-// the code can be read beside the text.
-//
-// A Chart is plain data, usually produced by package scxml from a
-// machine.scxml, with states listed in document order. Build checks it and
-// compiles its expressions once through a Datamodel's compiler; a Session
-// then runs it. A Session's configuration is a fixed-size bitset of state
-// indices (Bits), a comparable value; the data model (variables, _event)
-// lives behind the Datamodel interface, because an ECMAScript heap is not a
-// value that can be compared or hashed. The package does no I/O, reads no
-// wall clock and draws no random numbers: delayed <send> events wait on a
-// virtual clock that the caller advances.
-package statechart
+// This file holds the document model the loader builds: a Chart is plain
+// data, its states listed in document order, its expressions kept as
+// source with their positions. Build checks it; Definition compiles it
+// onto the engine.
+
+package scxml
 
 import (
 	"fmt"
 	"math/bits"
-	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -286,39 +275,6 @@ type Chart struct {
 // state, then as written), each at its ID; Prepare fills it in.
 func (c *Chart) Transitions() []*Transition { return c.trans }
 
-// Alphabet returns the external events the chart's transitions name,
-// sorted: each event descriptor as a name, except "*" and the platform's
-// done.* and error.* events, which no user sends. It is what simctl
-// explores and generates from.
-func (c *Chart) Alphabet() []string {
-	seen := map[string]bool{}
-	for _, t := range c.trans {
-		for _, e := range t.Events {
-			if e == "*" || e == "done" || e == "error" || strings.HasPrefix(e, "done.") || strings.HasPrefix(e, "error.") {
-				continue
-			}
-			seen[e] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for e := range seen {
-		out = append(out, e)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Handles reports whether some transition's event descriptors match an
-// event of this name, so that sending it can change something.
-func (c *Chart) Handles(name string) bool {
-	for _, t := range c.trans {
-		if nameMatch(t.Events, name) {
-			return true
-		}
-	}
-	return false
-}
-
 // Lookup returns the index of the state with the given id.
 func (c *Chart) Lookup(id string) (int, bool) {
 	i, ok := c.index[id]
@@ -424,4 +380,29 @@ func (c *Chart) isDescendant(s, anc int) bool {
 func (c *Chart) isHistory(s int) bool {
 	k := c.States[s].Kind
 	return k == HistoryShallow || k == HistoryDeep
+}
+
+// SCXMLProcessor is the type URI of the SCXML event I/O processor, the only
+// one simctl has.
+const SCXMLProcessor = "http://www.w3.org/TR/scxml/#SCXMLEventProcessor"
+
+// ParseDelay reads a CSS2 time ("500ms", "2s", ".5s") as milliseconds.
+func ParseDelay(d string) (int64, error) {
+	d = strings.TrimSpace(d)
+	unit := 1.0
+	switch {
+	case strings.HasSuffix(d, "ms"):
+		d = d[:len(d)-2]
+	case strings.HasSuffix(d, "s"):
+		d, unit = d[:len(d)-1], 1000
+	case strings.HasSuffix(d, "min"):
+		d, unit = d[:len(d)-3], 60000
+	case strings.HasSuffix(d, "h"):
+		d, unit = d[:len(d)-1], 3600000
+	}
+	f, err := strconv.ParseFloat(d, 64)
+	if err != nil || f < 0 || f > 1e12 {
+		return 0, fmt.Errorf("delay %q is not a time such as 500ms or 2s", d)
+	}
+	return int64(f * unit), nil
 }

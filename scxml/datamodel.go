@@ -1,4 +1,4 @@
-package statechart
+package scxml
 
 // Event is an SCXML event as the data model sees it in _event.
 type Event struct {
@@ -58,9 +58,13 @@ type Compiler interface {
 	Compile(c *Chart) (Program, error)
 }
 
-// Program is a chart's compiled expressions.
-type Program interface {
-	// NewDatamodel returns a data model for one session; in reports whether
-	// a state (by id) is active, for In().
-	NewDatamodel(s *Session, in func(id string) bool) Datamodel
-}
+// Program is a chart's compiled expressions: the loader's check that
+// they compile (its warnings); the engine's data models compile them
+// again for the Definition.
+type Program any
+
+// HaltError is returned by a data model to stop the run rather than
+// raise error.execution (a script that ran past its time bound).
+type HaltError struct{ Msg string }
+
+func (e *HaltError) Error() string { return e.Msg }
