@@ -485,7 +485,7 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 			}
 			r.abort = false
 		case ActResetContext:
-			c.keepSlots(len(m.slots), func(i SlotID) bool { return m.slots[i].persist })
+			c.resetSlots(m.transient, func(i SlotID) bool { return m.slots[i].persist })
 			c.Counters = [MaxCounters]int32{}
 			c.Waiting = NoID
 			for i := 0; i < int(c.FlowDepth); i++ {
