@@ -104,12 +104,18 @@ func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int
 	c := e.c
 	sel.n = 0
 	if c.NBranch == 0 {
+		// Most states have no candidates for most events (nor eventless
+		// transitions): those cost no call.
+		cands := tab[int(c.State)*stride+col]
+		if len(cands) == 0 {
+			return
+		}
 		lo := uint32(len(r.Guards))
 		var t TransID
 		if want == NoID {
-			t = m.pick(*e, tab[int(c.State)*stride+col], r)
+			t = m.pick(*e, cands, r)
 		} else {
-			t = m.pickDone(*e, tab[int(c.State)*stride+col], want, r)
+			t = m.pickDone(*e, cands, want, r)
 		}
 		if t != NoID {
 			sel.s[0] = chosen{t: t, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
