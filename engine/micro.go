@@ -529,9 +529,10 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 	}
 	prev, leaf := c.State, c.State
 	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
-		if m.states[s].fork != nil {
+		st := &m.states[s]
+		if st.fork != nil {
 			x.leftRegions = true
-			if b := int(m.states[s].histPos); b >= 0 {
+			if b := int(st.histPos); b >= 0 {
 				for i := 0; i < int(c.NBranch); i++ {
 					c.SetHist(b+i, c.Branches[i].State+1) // NoID+1 is 0: none
 				}
@@ -548,7 +549,7 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 		// The transition's content still sees the source's leaf, as
 		// machine.yaml's actions read it.
 		c.State = s
-		if err := m.run(*e, m.states[s].exit, r); err != nil {
+		if err := m.run(*e, st.exit, r); err != nil {
 			return err
 		}
 		prev = s
@@ -819,17 +820,18 @@ func (m *Machine) resumeInRegions(c *Config, tr *transition) [][]StateID {
 func (m *Machine) enterMain(e *evalEnv, path []StateID, into [][]StateID, r *Result) error {
 	c := e.c
 	for _, s := range path {
+		st := &m.states[s]
 		c.State = s
-		if err := m.run(*e, m.states[s].entry, r); err != nil {
+		if err := m.run(*e, st.entry, r); err != nil {
 			return err
 		}
-		if m.states[s].fork != nil {
+		if st.fork != nil {
 			if err := m.startRegions(*e, s, into, r); err != nil {
 				return err
 			}
 		}
-		if m.states[s].final {
-			m.raiseDone(*e, m.states[s].parent, s, r)
+		if st.final {
+			m.raiseDone(*e, st.parent, s, r)
 		}
 	}
 	return nil
