@@ -57,9 +57,10 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		c.Now = ev.At
 		return nil
 	}
-	if ev.Kind != TimerEvent {
+	if ev.Kind != TimerEvent && len(m.timers) > 0 {
 		// A timer that falls due before the event must fire first; once the
-		// clock passed its deadline it could never fire at it.
+		// clock passed its deadline it could never fire at it. A machine
+		// without timers (or delayed sends) has none pending: no pass.
 		if t, ok := m.NextTimer(c); ok && t.Deadline < ev.At {
 			return m.rtErr(c, Pos{}, "event at %dms skips timer %s due at %dms (fire due timers first)", ev.At, m.timers[t.ID].name, t.Deadline)
 		}
