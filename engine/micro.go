@@ -218,15 +218,19 @@ func conflict(a, b *chosen) bool {
 // transitions whose exit sets intersect, the one whose source is a
 // descendant of the other's preempts it; otherwise the one first in
 // document order wins.
+//
+// It filters sel in place: the set kept so far is sel.s[:n], n never past
+// the transition considered, so that no second selection (a kilobyte) is
+// zeroed and copied back per event.
 func (m *Machine) removeConflictingTransitions(sel *selection) {
-	var out selection
+	n := 0
 	for i := 0; i < sel.n; i++ {
-		t1 := &sel.s[i]
+		t1 := sel.s[i]
 		preempted := false
 		var drop [MaxBranches + 1]bool
-		for j := 0; j < out.n; j++ {
-			t2 := &out.s[j]
-			if !conflict(t1, t2) {
+		for j := 0; j < n; j++ {
+			t2 := &sel.s[j]
+			if !conflict(&t1, t2) {
 				continue
 			}
 			if m.descends(m.trans[t1.t].source, m.trans[t2.t].source) {
@@ -240,17 +244,16 @@ func (m *Machine) removeConflictingTransitions(sel *selection) {
 			continue
 		}
 		k := 0
-		for j := 0; j < out.n; j++ {
+		for j := 0; j < n; j++ {
 			if !drop[j] {
-				out.s[k] = out.s[j]
+				sel.s[k] = sel.s[j]
 				k++
 			}
 		}
-		out.n = k
-		out.s[out.n] = *t1
-		out.n++
+		sel.s[k] = t1
+		n = k + 1
 	}
-	*sel = out
+	sel.n = n
 }
 
 // descends reports whether state a is a proper descendant of state b (the
