@@ -123,8 +123,7 @@ func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int
 		}
 		return
 	}
-	var buf [MaxBranches + 1]atom
-	for _, a := range m.atoms(c, only, &buf) {
+	for _, a := range m.atoms(c, only, &r.atoms) {
 		lo := uint32(len(r.Guards))
 		for _, t := range tab[int(a.leaf)*stride+col] {
 			tr := &m.trans[t]
