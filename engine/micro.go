@@ -113,7 +113,7 @@ func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int
 		lo := uint32(len(r.Guards))
 		var t TransID
 		if want == NoID {
-			t = m.pick(*e, cands, r)
+			t = m.pick(e, cands, r)
 		} else {
 			t = m.pickDone(*e, cands, want, r)
 		}

@@ -168,14 +168,15 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 }
 
 // pick returns the first candidate whose guard holds, recording each guard
-// it evaluates.
-func (m *Machine) pick(e evalEnv, cands []TransID, r *Result) TransID {
+// it evaluates. e is a pointer: the environment is copied only for a
+// guard, and most candidates have none.
+func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
 	for _, t := range cands {
 		tr := &m.trans[t]
 		if tr.guard == nil {
 			return t
 		}
-		pass := tr.guard(e)
+		pass := tr.guard(*e)
 		r.Guards = append(r.Guards, GuardOutcome{Trans: t, Pass: pass})
 		if pass {
 			return t
