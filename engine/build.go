@@ -235,6 +235,9 @@ func (b *builder) symbols() {
 			}
 		}
 		m.slotIDs[sd.Name] = SlotID(len(m.slots))
+		if len(m.slots) < InlineSlots && !s.persist {
+			m.transient |= 1 << len(m.slots)
+		}
 		m.slots = append(m.slots, s)
 	}
 	if len(d.Counters) > MaxCounters {

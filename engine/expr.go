@@ -67,7 +67,9 @@ type compiled struct {
 	s     strFn
 }
 
-func (c compiled) value(e evalEnv) Value {
+// value takes c by pointer: a compiled is nine words, copied on every
+// action that sets a slot otherwise.
+func (c *compiled) value(e evalEnv) Value {
 	switch c.kind {
 	case Text:
 		return TextValue(c.s(e))
@@ -78,7 +80,7 @@ func (c compiled) value(e evalEnv) Value {
 }
 
 // appendTo renders the expression's value into b.
-func (c compiled) appendTo(e evalEnv, b []byte) []byte {
+func (c *compiled) appendTo(e evalEnv, b []byte) []byte {
 	if c.kind == Text {
 		return append(b, c.s(e)...)
 	}

@@ -286,6 +286,9 @@ type Machine struct {
 	maxChain  int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
+	// transient has a bit per inline slot that a context reset empties
+	// (not persistent), so that the reset needs no pass over every slot.
+	transient uint32
 
 	userTab   [][]TransID // [state*len(intents)+intent]
 	timerTab  [][]TransID // [state*len(timers)+timer]

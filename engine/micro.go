@@ -104,12 +104,18 @@ func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int
 	c := e.c
 	sel.n = 0
 	if c.NBranch == 0 {
+		// Most states have no candidates for most events (nor eventless
+		// transitions): those cost no call.
+		cands := tab[int(c.State)*stride+col]
+		if len(cands) == 0 {
+			return
+		}
 		lo := uint32(len(r.Guards))
 		var t TransID
 		if want == NoID {
-			t = m.pick(*e, tab[int(c.State)*stride+col], r)
+			t = m.pick(e, cands, r)
 		} else {
-			t = m.pickDone(*e, tab[int(c.State)*stride+col], want, r)
+			t = m.pickDone(*e, cands, want, r)
 		}
 		if t != NoID {
 			sel.s[0] = chosen{t: t, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
@@ -117,8 +123,7 @@ func (m *Machine) selectTransitions(e *evalEnv, tab [][]TransID, stride, col int
 		}
 		return
 	}
-	var buf [MaxBranches + 1]atom
-	for _, a := range m.atoms(c, only, &buf) {
+	for _, a := range m.atoms(c, only, &r.atoms) {
 		lo := uint32(len(r.Guards))
 		for _, t := range tab[int(a.leaf)*stride+col] {
 			tr := &m.trans[t]
@@ -212,15 +217,19 @@ func conflict(a, b *chosen) bool {
 // transitions whose exit sets intersect, the one whose source is a
 // descendant of the other's preempts it; otherwise the one first in
 // document order wins.
+//
+// It filters sel in place: the set kept so far is sel.s[:n], n never past
+// the transition considered, so that no second selection (a kilobyte) is
+// zeroed and copied back per event.
 func (m *Machine) removeConflictingTransitions(sel *selection) {
-	var out selection
+	n := 0
 	for i := 0; i < sel.n; i++ {
-		t1 := &sel.s[i]
+		t1 := sel.s[i]
 		preempted := false
 		var drop [MaxBranches + 1]bool
-		for j := 0; j < out.n; j++ {
-			t2 := &out.s[j]
-			if !conflict(t1, t2) {
+		for j := 0; j < n; j++ {
+			t2 := &sel.s[j]
+			if !conflict(&t1, t2) {
 				continue
 			}
 			if m.descends(m.trans[t1.t].source, m.trans[t2.t].source) {
@@ -234,17 +243,16 @@ func (m *Machine) removeConflictingTransitions(sel *selection) {
 			continue
 		}
 		k := 0
-		for j := 0; j < out.n; j++ {
+		for j := 0; j < n; j++ {
 			if !drop[j] {
-				out.s[k] = out.s[j]
+				sel.s[k] = sel.s[j]
 				k++
 			}
 		}
-		out.n = k
-		out.s[out.n] = *t1
-		out.n++
+		sel.s[k] = t1
+		n = k + 1
 	}
-	*sel = out
+	sel.n = n
 }
 
 // descends reports whether state a is a proper descendant of state b (the
@@ -523,9 +531,10 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 	}
 	prev, leaf := c.State, c.State
 	for s := c.State; s != x.domain && s != NoID; s = m.states[s].parent {
-		if m.states[s].fork != nil {
+		st := &m.states[s]
+		if st.fork != nil {
 			x.leftRegions = true
-			if b := int(m.states[s].histPos); b >= 0 {
+			if b := int(st.histPos); b >= 0 {
 				for i := 0; i < int(c.NBranch); i++ {
 					c.SetHist(b+i, c.Branches[i].State+1) // NoID+1 is 0: none
 				}
@@ -542,7 +551,7 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 		// The transition's content still sees the source's leaf, as
 		// machine.yaml's actions read it.
 		c.State = s
-		if err := m.run(*e, m.states[s].exit, r); err != nil {
+		if err := m.run(*e, st.exit, r); err != nil {
 			return err
 		}
 		prev = s
@@ -813,17 +822,18 @@ func (m *Machine) resumeInRegions(c *Config, tr *transition) [][]StateID {
 func (m *Machine) enterMain(e *evalEnv, path []StateID, into [][]StateID, r *Result) error {
 	c := e.c
 	for _, s := range path {
+		st := &m.states[s]
 		c.State = s
-		if err := m.run(*e, m.states[s].entry, r); err != nil {
+		if err := m.run(*e, st.entry, r); err != nil {
 			return err
 		}
-		if m.states[s].fork != nil {
+		if st.fork != nil {
 			if err := m.startRegions(*e, s, into, r); err != nil {
 				return err
 			}
 		}
-		if m.states[s].final {
-			m.raiseDone(*e, m.states[s].parent, s, r)
+		if st.final {
+			m.raiseDone(*e, st.parent, s, r)
 		}
 	}
 	return nil

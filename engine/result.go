@@ -100,6 +100,9 @@ type Result struct {
 	// sel is the transition set of the microstep being taken: scratch
 	// space kept here so that a step does not clear a new one each time.
 	sel selection
+	// atoms is selectTransitions' list of active atomic states, kept
+	// here so that no call zeroes a fresh one.
+	atoms [MaxBranches + 1]atom
 	// resume, while a parallel state's deep history is resumed, holds
 	// the atomic state recorded at each region position, plus one.
 	resume []StateID

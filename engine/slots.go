@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"strings"
 )
 
@@ -205,13 +206,11 @@ func (c *Config) LoadSlots(vals []Value) {
 	c.more = encodeMore(recs)
 }
 
-// keepSlots empties every slot of the first n but those keep reports true
-// for.
-func (c *Config) keepSlots(n int, keep func(SlotID) bool) {
-	for i := 0; i < n && i < InlineSlots; i++ {
-		if !keep(SlotID(i)) {
-			c.slots[i] = Value{}
-		}
+// resetSlots empties the inline slots of mask (bit i: slot i) and the
+// slots beyond them that keep reports false for.
+func (c *Config) resetSlots(mask uint32, keep func(SlotID) bool) {
+	for ; mask != 0; mask &= mask - 1 {
+		c.slots[bits.TrailingZeros32(mask)] = Value{}
 	}
 	if c.more != "" {
 		c.rebuildMore(func(id SlotID, v Value) Value {

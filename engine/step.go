@@ -57,9 +57,10 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		c.Now = ev.At
 		return nil
 	}
-	if ev.Kind != TimerEvent {
+	if ev.Kind != TimerEvent && len(m.timers) > 0 {
 		// A timer that falls due before the event must fire first; once the
-		// clock passed its deadline it could never fire at it.
+		// clock passed its deadline it could never fire at it. A machine
+		// without timers (or delayed sends) has none pending: no pass.
 		if t, ok := m.NextTimer(c); ok && t.Deadline < ev.At {
 			return m.rtErr(c, Pos{}, "event at %dms skips timer %s due at %dms (fire due timers first)", ev.At, m.timers[t.ID].name, t.Deadline)
 		}
@@ -167,14 +168,15 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 }
 
 // pick returns the first candidate whose guard holds, recording each guard
-// it evaluates.
-func (m *Machine) pick(e evalEnv, cands []TransID, r *Result) TransID {
+// it evaluates. e is a pointer: the environment is copied only for a
+// guard, and most candidates have none.
+func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
 	for _, t := range cands {
 		tr := &m.trans[t]
 		if tr.guard == nil {
 			return t
 		}
-		pass := tr.guard(e)
+		pass := tr.guard(*e)
 		r.Guards = append(r.Guards, GuardOutcome{Trans: t, Pass: pass})
 		if pass {
 			return t
@@ -485,7 +487,7 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 			}
 			r.abort = false
 		case ActResetContext:
-			c.keepSlots(len(m.slots), func(i SlotID) bool { return m.slots[i].persist })
+			c.resetSlots(m.transient, func(i SlotID) bool { return m.slots[i].persist })
 			c.Counters = [MaxCounters]int32{}
 			c.Waiting = NoID
 			for i := 0; i < int(c.FlowDepth); i++ {
