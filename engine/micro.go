@@ -615,7 +615,16 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 			}
 		}
 		if resume != nil {
-			if err := m.enterMain(e, resume, nil, r); err != nil {
+			// A deep history that recorded a parallel state resumes each
+			// of its regions where it was, as the recommendation enters
+			// every atomic state the history recorded.
+			var into [][]StateID
+			if tr.history == histDeep && !dflt && m.states[leaf].histPos >= 0 {
+				into = m.resumeEach(c, leaf, r)
+			}
+			err := m.enterMain(e, resume, into, r)
+			r.resume = r.resume[:0]
+			if err != nil {
 				return err
 			}
 		}
@@ -761,25 +770,39 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 func (m *Machine) resumeRegions(c *Config, tr *transition, r *Result) (enter []StateID, into [][]StateID, leaf StateID, dflt bool) {
 	p := &m.states[tr.target]
 	enter = tr.enter[:tr.histCut]
-	into = make([][]StateID, len(p.children))
 	if c.HistAt(int(p.histDeep)) == 0 {
-		for k, ch := range p.children {
+		r.into = r.into[:0]
+		for _, ch := range p.children {
+			var path []StateID
 			if len(tr.histDef) > 0 && tr.histDef[0] == ch {
-				into[k] = tr.histDef
+				path = tr.histDef
 			}
+			r.into = append(r.into, path)
 		}
-		return enter, into, tr.target, true
+		return enter, r.into, tr.target, true
 	}
+	return enter, m.resumeEach(c, tr.target, r), tr.target, false
+}
+
+// resumeEach returns the path by which each region of parallel state p
+// resumes the atomic state recorded at its position (nil: its initial
+// states), and keeps every position's record in Result.resume for the
+// parallel states nested in the regions.
+func (m *Machine) resumeEach(c *Config, p StateID, r *Result) [][]StateID {
+	ps := &m.states[p]
 	r.resume = r.resume[:0]
-	for i := 0; i < int(p.width); i++ {
-		r.resume = append(r.resume, c.HistAt(int(p.histPos)+i))
+	for i := 0; i < int(ps.width); i++ {
+		r.resume = append(r.resume, c.HistAt(int(ps.histPos)+i))
 	}
-	for k, ch := range p.children {
+	r.into = r.into[:0]
+	for _, ch := range ps.children {
+		var path []StateID
 		if rec := r.resume[m.states[ch].off]; rec != 0 {
-			into[k] = m.resumePath(rec-1, tr.target)
+			path = m.resumePath(rec-1, p)
 		}
+		r.into = append(r.into, path)
 	}
-	return enter, into, tr.target, false
+	return r.into
 }
 
 // resumePath is the path from below state above down to leaf, or to the
