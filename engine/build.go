@@ -804,24 +804,28 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	}
 	if t.history == histDeep {
 		// SCXML's deep history resumes every active atomic state below x:
-		// a parallel state of the main machine below it records where
-		// each of its regions was, as it is exited with x. Inside a
-		// region, x's one recorded state is that of its first position,
-		// and a fork's branches share their states: neither restores a
+		// x records where each region of a parallel state of the main
+		// machine below it was, as it is exited with x. Inside a region,
+		// x's one recorded state is that of its first position, and a
+		// fork's branches share their states: neither restores a
 		// parallel state's regions.
+		var width uint8
 		for _, y := range m.subtree(x)[1:] {
 			p := &m.states[y]
 			switch {
 			case p.fork == nil:
 			case s.forkRoot == NoID && p.fork.parallel:
-				if p.forkRoot == NoID && !b.regionSlots(y, td.HistoryPos) {
-					t.history = histNone
-					return
+				if p.forkRoot == NoID {
+					width = max(width, p.width)
 				}
 			default:
 				b.deepOverParallel(x, y, td.HistoryPos)
 				return
 			}
+		}
+		if width > 0 && !b.regionSlots(x, width, td.HistoryPos) {
+			t.history = histNone
+			return
 		}
 	}
 	for i, y := range t.enter {
@@ -935,26 +939,26 @@ func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
 		s.histDeep = int16(b.nHist)
 		b.nHist++
 	}
-	if !b.regionSlots(x, td.HistoryPos) {
+	if !b.regionSlots(x, s.width, td.HistoryPos) {
 		t.history, t.histPar = histNone, false
 	}
 }
 
-// regionSlots gives parallel: true state x of the main machine, once,
-// the Config.Hist entries that record the atomic state at each of its
-// regions' positions as it is exited (histPos on), for its own deep
-// history or an ancestor's.
-func (b *builder) regionSlots(x StateID, pos Pos) bool {
+// regionSlots gives state x, once, the width Config.Hist entries in which
+// its deep history records the atomic state at each region position of
+// the parallel state of the main machine exited with it (histPos on):
+// x's own regions, or those of a parallel state below it.
+func (b *builder) regionSlots(x StateID, width uint8, pos Pos) bool {
 	s := &b.m.states[x]
 	if s.histPos >= 0 {
 		return true
 	}
-	if b.nHist+int(s.width) > MaxHistory {
-		b.errf(pos, "too many histories: more than %d (shallow and deep of a state count apart, a parallel state's deep one once per region)", MaxHistory)
+	if b.nHist+int(width) > MaxHistory {
+		b.errf(pos, "too many histories: more than %d (shallow and deep of a state count apart, a deep one once more per region of the parallel state it holds)", MaxHistory)
 		return false
 	}
-	s.histPos = int16(b.nHist)
-	b.nHist += int(s.width)
+	s.histPos, s.histWidth = int16(b.nHist), width
+	b.nHist += int(width)
 	return true
 }
 

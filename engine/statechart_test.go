@@ -155,10 +155,11 @@ states:
 // wrappedParallelYAML holds parallel state p inside compound states s and
 // t, and parallel state a2 inside p's region r1: out leaves s, and deep
 // and shallow come back to it by its history. go moves both of p's
-// regions, in moves a2's region q1.
+// regions, in moves a2's region q1; again, from inside p, resumes t's
+// deep history without leaving t.
 const wrappedParallelYAML = `machine: wrapped
 initial: idle
-intents: [start, go, in, leave, deep, shallow]
+intents: [start, go, in, leave, deep, shallow, again]
 states:
   idle:
     waits: true
@@ -196,7 +197,7 @@ states:
                 initial: b1
                 states:
                   b1: {entry: [{say: "enter b1"}], on: {go: r2.b2}}
-                  b2: {entry: [{say: "enter b2"}]}
+                  b2: {entry: [{say: "enter b2"}], on: {again: {target: s.t, history: deep}}}
   out:
     waits: true
     on:
@@ -364,6 +365,19 @@ var _ = Describe("statechart semantics (SCXML's microstep)", func() {
 				"exit p", "exit s",
 				"enter s", "enter t", "enter p", "enter a2", "enter x2", "enter y1", "enter b2"},
 			leaves: []string{"s.t.p.r1.a2.q1.x2", "s.t.p.r1.a2.q2.y1", "s.t.p.r2.b2"},
+		}),
+		Entry("a compound state's deep history over a parallel state resumes what it recorded when it was last exited, not since", chartCase{
+			yaml:   wrappedParallelYAML,
+			events: []string{"start", "leave", "deep", "go", "again"},
+			// again, from b2 to t's history, does not exit t: t resumes
+			// where it was as it was left by leave, though p was exited
+			// since, in a2 and b2.
+			says: []string{"enter s", "enter t", "enter p", "enter a1", "enter b1",
+				"exit p", "exit s",
+				"enter s", "enter t", "enter p", "enter a1", "enter b1",
+				"enter a2", "enter x1", "enter y1", "enter b2",
+				"exit p", "enter p", "enter a1", "enter b1"},
+			leaves: []string{"s.t.p.r1.a1", "s.t.p.r2.b1"},
 		}),
 		Entry("a compound state's shallow history over a parallel state enters its regions afresh", chartCase{
 			yaml:   wrappedParallelYAML,
