@@ -27,6 +27,15 @@ var _ = Describe("SCXML suites", func() {
 		golden("run-research-scxml.txt", []byte(stdout))
 	})
 
+	It("run on the booking example (parallel regions, a deep history over them, done.state) passes", func() {
+		// help_resumes expects both regions of form back at their leaves
+		// after back, through the deep history of open.
+		code, stdout, stderr := run(noOut, "run", "../examples/booking-scxml", "--out", "", "--generate", "100", "--quiet")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		golden("run-booking-scxml.txt", []byte(stdout))
+	})
+
 	It("run --generate 200 --nlu-noise 0.1 plays the users of its users.yaml, the same for the same seed", func() {
 		code, first, stderr := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "200", "--nlu-noise", "0.1", "--seed", "3", "--quiet")
 		Expect(stderr).To(BeEmpty())
@@ -162,10 +171,10 @@ var _ = Describe("SCXML suites", func() {
 	})
 
 	It("lint passes the SCXML suites", func() {
-		code, stdout, stderr := run(noOut, "lint", "../docs/examples/research", "testdata/charts/fixed")
+		code, stdout, stderr := run(noOut, "lint", "../docs/examples/research", "../examples/booking-scxml", "testdata/charts/fixed")
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(Equal(cli.ExitOK))
-		Expect(stdout).To(Equal("lint: 2 suites, 0 errors, 0 warnings\n"))
+		Expect(stdout).To(Equal("lint: 3 suites, 0 errors, 0 warnings\n"))
 	})
 
 	It("lint warns of an expression that does not compile (W3C test312), which run loads and raises error.execution for", func() {

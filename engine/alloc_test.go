@@ -69,3 +69,37 @@ var _ = Describe("a steady-state Step", func() {
 		Expect(allocs).To(BeZero(), "got %v allocations per round trip, want 0", allocs)
 	})
 })
+
+var _ = Describe("a Step resuming a deep history over a parallel state", func() {
+	It("does not allocate", func() {
+		m, c, r := startChart(wrappedParallelYAML)
+		event := func(name string) engine.Event {
+			ev, err := et.ParseEvent(m, c, name)
+			Expect(err).NotTo(HaveOccurred())
+			return ev
+		}
+		step := func(ev *engine.Event) {
+			if err := m.Step(c, ev, r); err != nil || !r.Handled {
+				Fail("got an unhandled step or an error, want every step handled")
+			}
+		}
+		for _, name := range []string{"start", "go", "in"} {
+			ev := event(name)
+			step(&ev)
+		}
+		// leave, then deep: out of s and back by its deep history.
+		evs := []engine.Event{event("leave"), event("deep")}
+		roundTrip := func() {
+			for i := range evs {
+				step(&evs[i])
+			}
+		}
+		for range 5 { // grow the Result's buffers
+			roundTrip()
+		}
+		Expect(activeLeaves(m, c)).To(Equal([]string{"s.t.p.r1.a2.q1.x2", "s.t.p.r1.a2.q2.y1", "s.t.p.r2.b2"}))
+
+		allocs := testing.AllocsPerRun(1000, roundTrip)
+		Expect(allocs).To(BeZero(), "got %v allocations per round trip, want 0", allocs)
+	})
+})

@@ -803,11 +803,29 @@ func (b *builder) history(t *transition, td TransitionDef) {
 		return
 	}
 	if t.history == histDeep {
+		// SCXML's deep history resumes every active atomic state below x:
+		// x records where each region of a parallel state of the main
+		// machine below it was, as it is exited with x. Inside a region,
+		// x's one recorded state is that of its first position, and a
+		// fork's branches share their states: neither restores a
+		// parallel state's regions.
+		var width uint8
 		for _, y := range m.subtree(x)[1:] {
-			if m.states[y].fork != nil {
-				b.errf(td.HistoryPos, "deep history: state %q holds parallel state %q, whose regions' states one recorded state cannot restore; use shallow history", s.path, m.states[y].path)
+			p := &m.states[y]
+			switch {
+			case p.fork == nil:
+			case s.forkRoot == NoID && p.fork.parallel:
+				if p.forkRoot == NoID {
+					width = max(width, p.width)
+				}
+			default:
+				b.deepOverParallel(x, y, td.HistoryPos)
 				return
 			}
+		}
+		if width > 0 && !b.regionSlots(x, width, td.HistoryPos) {
+			t.history = histNone
+			return
 		}
 	}
 	for i, y := range t.enter {
@@ -867,6 +885,13 @@ func (b *builder) regionHistory(x StateID, kind string, td TransitionDef) (regio
 	slot := &s.histDeep
 	if rh.shallow {
 		slot = &s.histShallow
+	} else {
+		for _, y := range m.subtree(x)[1:] {
+			if m.states[y].fork != nil {
+				b.deepOverParallel(x, y, td.HistoryPos)
+				return rh, false
+			}
+		}
 	}
 	if *slot < 0 {
 		if b.nHist >= MaxHistory {
@@ -878,6 +903,13 @@ func (b *builder) regionHistory(x StateID, kind string, td TransitionDef) (regio
 	}
 	rh.slot = int(*slot)
 	return rh, true
+}
+
+// deepOverParallel reports the deep history of state x, which holds
+// parallel state y but records one atomic state (x is inside a region, or
+// y is a fork, whose branches share their states).
+func (b *builder) deepOverParallel(x, y StateID, pos Pos) {
+	b.errf(pos, "deep history: state %q holds parallel state %q, whose regions' states one recorded state cannot restore; use shallow history", b.m.states[x].path, b.m.states[y].path)
 }
 
 // parallelHistory compiles the deep history of parallel: true state x,
@@ -898,16 +930,36 @@ func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
 		t.histActs = b.actions(td.HistoryActions)
 	}
 	s := &m.states[x]
-	if s.histDeep >= 0 {
-		return
+	if s.histDeep < 0 {
+		if b.nHist >= MaxHistory {
+			b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart, a parallel state's deep one once per region)", MaxHistory)
+			t.history, t.histPar = histNone, false
+			return
+		}
+		s.histDeep = int16(b.nHist)
+		b.nHist++
 	}
-	if b.nHist+1+int(s.width) > MaxHistory {
-		b.errf(td.HistoryPos, "too many histories: more than %d (shallow and deep of a state count apart, a parallel state's deep one once per region)", MaxHistory)
+	if !b.regionSlots(x, s.width, td.HistoryPos) {
 		t.history, t.histPar = histNone, false
-		return
 	}
-	s.histDeep, s.histPos = int16(b.nHist), int16(b.nHist+1)
-	b.nHist += 1 + int(s.width)
+}
+
+// regionSlots gives state x, once, the width Config.Hist entries in which
+// its deep history records the atomic state at each region position of
+// the parallel state of the main machine exited with it (histPos on):
+// x's own regions, or those of a parallel state below it.
+func (b *builder) regionSlots(x StateID, width uint8, pos Pos) bool {
+	s := &b.m.states[x]
+	if s.histPos >= 0 {
+		return true
+	}
+	if b.nHist+int(width) > MaxHistory {
+		b.errf(pos, "too many histories: more than %d (shallow and deep of a state count apart, a deep one once more per region of the parallel state it holds)", MaxHistory)
+		return false
+	}
+	s.histPos, s.histWidth = int16(b.nHist), width
+	b.nHist += int(width)
+	return true
 }
 
 // declareParallel checks a parallel: true state and records its regions:

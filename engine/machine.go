@@ -51,11 +51,14 @@ type state struct {
 	// state's shallow and deep history, or -1 when no transition resumes
 	// it so.
 	histShallow, histDeep int16
-	// histPos, for a parallel state whose deep history a transition
-	// resumes, is the first of the Config.Hist entries recording the
-	// atomic state of each of its regions' positions as it is exited
-	// (-1: none).
-	histPos int16
+	// histPos, for a state whose deep history a transition resumes and
+	// that is or holds a parallel state of the main machine, is the first
+	// of histWidth Config.Hist entries recording the atomic state at each
+	// region position of the parallel state exited with it (-1: none).
+	// A compound state records apart from the parallel states below it:
+	// those may be exited without it, after it recorded.
+	histPos   int16
+	histWidth uint8
 	// rootPath lists the state's ancestors from the top, then the state.
 	rootPath []StateID
 	// initLeaf is where entering the state by its initial children stops:

@@ -534,10 +534,8 @@ func (m *Machine) exitStates(e *evalEnv, x *microState) error {
 		st := &m.states[s]
 		if st.fork != nil {
 			x.leftRegions = true
-			if b := int(st.histPos); b >= 0 {
-				for i := 0; i < int(c.NBranch); i++ {
-					c.SetHist(b+i, c.Branches[i].State+1) // NoID+1 is 0: none
-				}
+			if m.nHist > 0 {
+				m.recordPositions(c, s, x.domain)
 			}
 			if err := m.exitRegions(*e, s, r); err != nil {
 				return err
@@ -615,7 +613,16 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 			}
 		}
 		if resume != nil {
-			if err := m.enterMain(e, resume, nil, r); err != nil {
+			// A deep history that recorded a parallel state resumes each
+			// of its regions where it was, as the recommendation enters
+			// every atomic state the history recorded.
+			var into [][]StateID
+			if tr.history == histDeep && !dflt && m.states[leaf].fork != nil {
+				into = m.resumeEach(c, leaf, int(m.states[tr.target].histPos), r)
+			}
+			err := m.enterMain(e, resume, into, r)
+			r.resume = r.resume[:0]
+			if err != nil {
 				return err
 			}
 		}
@@ -711,6 +718,25 @@ func (m *Machine) regionsFinal(c *Config, q StateID) bool {
 	return true
 }
 
+// recordPositions keeps, as parallel state p is exited and before its
+// regions' exits clear the positions of parallel states nested in them,
+// the atomic state at each region position in the deep histories that
+// resume them: p's own, and those of its ancestors exited with it (up to
+// domain, the first one that is not).
+func (m *Machine) recordPositions(c *Config, p, domain StateID) {
+	for a := p; a != domain && a != NoID; a = m.states[a].parent {
+		if b := int(m.states[a].histPos); b >= 0 {
+			for i := 0; i < int(m.states[a].histWidth); i++ {
+				v := StateID(0) // none
+				if i < int(c.NBranch) {
+					v = c.Branches[i].State + 1 // NoID+1 is 0: none
+				}
+				c.SetHist(b+i, v)
+			}
+		}
+	}
+}
+
 // record keeps, as state x is exited with leaf the atomic state active
 // below it and child its child on the way, what x's histories resume: the
 // child (shallow) and the leaf (deep). SCXML records them before any exit
@@ -723,6 +749,14 @@ func (m *Machine) record(c *Config, x, child, leaf StateID) {
 	}
 	if s.histDeep >= 0 {
 		c.SetHist(int(s.histDeep), leaf+1)
+		if s.histPos >= 0 && m.states[leaf].fork == nil {
+			// Left from an atomic state: no region position to resume,
+			// and none kept, so that the configuration is the same as
+			// for a history that never held a parallel state.
+			for i := 0; i < int(s.histWidth); i++ {
+				c.SetHist(int(s.histPos)+i, 0)
+			}
+		}
 	}
 }
 
@@ -761,25 +795,40 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 func (m *Machine) resumeRegions(c *Config, tr *transition, r *Result) (enter []StateID, into [][]StateID, leaf StateID, dflt bool) {
 	p := &m.states[tr.target]
 	enter = tr.enter[:tr.histCut]
-	into = make([][]StateID, len(p.children))
 	if c.HistAt(int(p.histDeep)) == 0 {
-		for k, ch := range p.children {
+		r.into = r.into[:0]
+		for _, ch := range p.children {
+			var path []StateID
 			if len(tr.histDef) > 0 && tr.histDef[0] == ch {
-				into[k] = tr.histDef
+				path = tr.histDef
 			}
+			r.into = append(r.into, path)
 		}
-		return enter, into, tr.target, true
+		return enter, r.into, tr.target, true
 	}
+	return enter, m.resumeEach(c, tr.target, int(p.histPos), r), tr.target, false
+}
+
+// resumeEach returns the path by which each region of parallel state p
+// resumes the atomic state recorded at its position, in the Config.Hist
+// entries from base on (nil: its initial states), and keeps every
+// position's record in Result.resume for the parallel states nested in
+// the regions.
+func (m *Machine) resumeEach(c *Config, p StateID, base int, r *Result) [][]StateID {
+	ps := &m.states[p]
 	r.resume = r.resume[:0]
-	for i := 0; i < int(p.width); i++ {
-		r.resume = append(r.resume, c.HistAt(int(p.histPos)+i))
+	for i := 0; i < int(ps.width); i++ {
+		r.resume = append(r.resume, c.HistAt(base+i))
 	}
-	for k, ch := range p.children {
+	r.into = r.into[:0]
+	for _, ch := range ps.children {
+		var path []StateID
 		if rec := r.resume[m.states[ch].off]; rec != 0 {
-			into[k] = m.resumePath(rec-1, tr.target)
+			path = m.resumePath(rec-1, p)
 		}
+		r.into = append(r.into, path)
 	}
-	return enter, into, tr.target, false
+	return r.into
 }
 
 // resumePath is the path from below state above down to leaf, or to the

@@ -106,6 +106,9 @@ type Result struct {
 	// resume, while a parallel state's deep history is resumed, holds
 	// the atomic state recorded at each region position, plus one.
 	resume []StateID
+	// into, while a parallel state's regions resume a deep history, holds
+	// the path each region enters (by child index; nil: initial states).
+	into [][]StateID
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -139,6 +142,7 @@ func (r *Result) reset() {
 	r.Text = r.Text[:0]
 	r.internal, r.nextInternal = r.internal[:0], 0
 	r.resume = r.resume[:0]
+	r.into = r.into[:0]
 }
 
 // EffectText returns the text of a say or escalate effect.

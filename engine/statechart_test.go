@@ -152,6 +152,59 @@ states:
             entry: [{say: "b2"}]
 `
 
+// wrappedParallelYAML holds parallel state p inside compound states s and
+// t, and parallel state a2 inside p's region r1: out leaves s, and deep
+// and shallow come back to it by its history. go moves both of p's
+// regions, in moves a2's region q1; again, from inside p, resumes t's
+// deep history without leaving t.
+const wrappedParallelYAML = `machine: wrapped
+initial: idle
+intents: [start, go, in, leave, deep, shallow, again]
+states:
+  idle:
+    waits: true
+    on: {start: s}
+  s:
+    initial: t
+    entry: [{say: "enter s"}]
+    exit: [{say: "exit s"}]
+    on: {leave: out}
+    states:
+      t:
+        initial: p
+        entry: [{say: "enter t"}]
+        states:
+          p:
+            parallel: true
+            entry: [{say: "enter p"}]
+            exit: [{say: "exit p"}]
+            states:
+              r1:
+                initial: a1
+                states:
+                  a1: {entry: [{say: "enter a1"}], on: {go: r1.a2}}
+                  a2:
+                    parallel: true
+                    entry: [{say: "enter a2"}]
+                    states:
+                      q1:
+                        initial: x1
+                        states:
+                          x1: {entry: [{say: "enter x1"}], on: {in: q1.x2}}
+                          x2: {entry: [{say: "enter x2"}]}
+                      q2: {initial: y1, states: {y1: {entry: [{say: "enter y1"}]}}}
+              r2:
+                initial: b1
+                states:
+                  b1: {entry: [{say: "enter b1"}], on: {go: r2.b2}}
+                  b2: {entry: [{say: "enter b2"}], on: {again: {target: s.t, history: deep}}}
+  out:
+    waits: true
+    on:
+      deep: {target: s, history: deep}
+      shallow: {target: s, history: shallow}
+`
+
 // chartCase is a machine, the events fed to it after its start, what it
 // says in response (all events together, in order) and the atomic states
 // active at the end.
@@ -163,14 +216,17 @@ type chartCase struct {
 }
 
 // activeLeaves lists the active atomic states: the main machine's, or each
-// region's, in region order.
+// region's, in region order (a position that a parallel state nested in a
+// region holds only while it is active is skipped while empty).
 func activeLeaves(m *engine.Machine, c *engine.Config) []string {
 	if c.NBranch == 0 {
 		return []string{m.StateName(c.State)}
 	}
 	var out []string
 	for i := 0; i < int(c.NBranch); i++ {
-		out = append(out, m.StateName(c.Branches[i].State))
+		if s := c.Branches[i].State; s != engine.NoID {
+			out = append(out, m.StateName(s))
+		}
 	}
 	return out
 }
@@ -296,6 +352,49 @@ var _ = Describe("statechart semantics (SCXML's microstep)", func() {
 				"enter p", "enter r1", "enter a2", "enter deep", "enter r2", "enter b2"},
 			leaves: []string{"p.r1.a2.deep", "p.r2.b2"},
 		}),
+		// SCXML's deep history records every active atomic state below its
+		// parent: one over a parallel state, at any depth, resumes each
+		// region (and each region of a parallel state nested in one) at
+		// the leaf it was left in.
+		Entry("a compound state's deep history resumes every region of the parallel state below it", chartCase{
+			yaml:   wrappedParallelYAML,
+			events: []string{"start", "go", "in", "leave", "deep"},
+			says: []string{"enter s", "enter t", "enter p", "enter a1", "enter b1",
+				"enter a2", "enter x1", "enter y1", "enter b2",
+				"enter x2",
+				"exit p", "exit s",
+				"enter s", "enter t", "enter p", "enter a2", "enter x2", "enter y1", "enter b2"},
+			leaves: []string{"s.t.p.r1.a2.q1.x2", "s.t.p.r1.a2.q2.y1", "s.t.p.r2.b2"},
+		}),
+		Entry("a compound state's deep history over a parallel state resumes what it recorded when it was last exited, not since", chartCase{
+			yaml:   wrappedParallelYAML,
+			events: []string{"start", "leave", "deep", "go", "again"},
+			// again, from b2 to t's history, does not exit t: t resumes
+			// where it was as it was left by leave, though p was exited
+			// since, in a2 and b2.
+			says: []string{"enter s", "enter t", "enter p", "enter a1", "enter b1",
+				"exit p", "exit s",
+				"enter s", "enter t", "enter p", "enter a1", "enter b1",
+				"enter a2", "enter x1", "enter y1", "enter b2",
+				"exit p", "enter p", "enter a1", "enter b1"},
+			leaves: []string{"s.t.p.r1.a1", "s.t.p.r2.b1"},
+		}),
+		Entry("a compound state's shallow history over a parallel state enters its regions afresh", chartCase{
+			yaml:   wrappedParallelYAML,
+			events: []string{"start", "go", "in", "leave", "shallow"},
+			says: []string{"enter s", "enter t", "enter p", "enter a1", "enter b1",
+				"enter a2", "enter x1", "enter y1", "enter b2",
+				"enter x2",
+				"exit p", "exit s",
+				"enter s", "enter t", "enter p", "enter a1", "enter b1"},
+			leaves: []string{"s.t.p.r1.a1", "s.t.p.r2.b1"},
+		}),
+		Entry("a compound state's deep history over a parallel state, never recorded, enters the initial states", chartCase{
+			yaml:   strings.Replace(wrappedParallelYAML, "initial: idle\n", "initial: out\n", 1),
+			events: []string{"deep"},
+			says:   []string{"enter s", "enter t", "enter p", "enter a1", "enter b1"},
+			leaves: []string{"s.t.p.r1.a1", "s.t.p.r2.b1"},
+		}),
 		Entry("a history inside a region resumes there, the other region untouched", chartCase{
 			yaml: regionHistoryYAML, events: []string{"next", "help", "back"},
 			says:   []string{"q2", "b2", "help", "q2"},
@@ -377,20 +476,30 @@ states:
               r2: {initial: y, states: {y: {waits: true}}}
       r3: {initial: z, states: {z: {waits: true}}}
 `, `history: state "q.r0.p" has no history to resume in its region`),
-		Entry("deep history over a parallel state", `machine: h
+		// A compound state inside a region records one atomic state, that
+		// of its first position: its deep history cannot resume a parallel
+		// state's regions below it.
+		Entry("deep history over a parallel state, inside a region", `machine: h
 initial: a
 intents: [go]
 states:
-  a: {on: {go: {target: s, history: deep}}}
-  s:
-    initial: p
+  a: {on: {go: {target: q.r0.s, history: deep}}}
+  q:
+    parallel: true
     states:
-      p:
-        parallel: true
+      r0:
+        initial: s
         states:
-          r1: {initial: x, states: {x: {waits: true}}}
-          r2: {initial: y, states: {y: {waits: true}}}
-`, `deep history: state "s" holds parallel state "s.p"`),
+          s:
+            initial: p
+            states:
+              p:
+                parallel: true
+                states:
+                  r1: {initial: x, states: {x: {waits: true}}}
+                  r2: {initial: y, states: {y: {waits: true}}}
+      r3: {initial: z, states: {z: {waits: true}}}
+`, `deep history: state "q.r0.s" holds parallel state "q.r0.s.p"`),
 		Entry("an internal transition to a state outside its source", `machine: h
 initial: a
 intents: [go]

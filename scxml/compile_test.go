@@ -180,6 +180,20 @@ var _ = Describe("charts compiled onto the engine", func() {
   <transition cond="k === 1" target="fail"/>
 </parallel>
 <state id="out"><transition target="h"/></state>`),
+		Entry("a compound state's deep history over a parallel state resumes every region at its leaf", `
+<datamodel><data id="k" expr="0"/></datamodel>
+<state id="s0"><transition target="o"/></state>
+<state id="o">
+  <history id="h" type="deep"><transition target="p"/></history>
+  <parallel id="p">
+    <state id="ra"><state id="a1"><transition cond="k === 0" target="a2"/></state><state id="a2"/></state>
+    <state id="rb"><state id="b1"><transition cond="k === 0" target="b2"/></state><state id="b2"/></state>
+  </parallel>
+  <transition cond="k === 0 &amp;&amp; In('a2') &amp;&amp; In('b2')" target="out"><assign location="k" expr="1"/></transition>
+  <transition cond="k === 1 &amp;&amp; In('p') &amp;&amp; In('a2') &amp;&amp; In('b2')" target="pass"/>
+  <transition cond="k === 1" target="fail"/>
+</state>
+<state id="out"><transition target="h"/></state>`),
 	)
 
 	It("delivers an event the chart does not name to the descriptors that are prefixes of it, and to *", func() {
