@@ -25,10 +25,18 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 	for i := 0; i < x.nCounters; i++ {
 		h.word(uint64(uint32(min(c.Counters[i], x.ctrTop[i]))))
 	}
-	// Pending timers in firing order, (deadline, sequence).
+	// Pending timers, those beyond the inline ones too, in firing order
+	// (deadline, sequence).
 	var ts [engine.MaxTimers]engine.Timer
 	n := 0
-	for _, t := range c.Timers {
+	for i, k := 0, c.TimerSlots(); i < k; i++ {
+		// TimerAt is not inlined: the inline timers are read directly.
+		var t engine.Timer
+		if i < engine.InlineTimers {
+			t = c.Timers[i]
+		} else {
+			t = c.TimerAt(i)
+		}
 		if !t.Active {
 			continue
 		}
