@@ -309,3 +309,12 @@ func (c *Config) Texts() string { return c.texts }
 
 // SetTexts sets the fork branches' texts from what Texts returned.
 func (c *Config) SetTexts(s string) { c.texts = s }
+
+// MoreTimers returns the pending timers beyond InlineTimers in one opaque
+// string, equal for equal timers, for callers that store configurations
+// (the explorer's queue); SetMoreTimers puts it back.
+func (c *Config) MoreTimers() string { return c.moreTimers }
+
+// SetMoreTimers sets the timers beyond InlineTimers from what MoreTimers
+// returned.
+func (c *Config) SetMoreTimers(s string) { c.moreTimers = s }

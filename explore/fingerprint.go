@@ -25,19 +25,17 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 	for i := 0; i < x.nCounters; i++ {
 		h.word(uint64(uint32(min(c.Counters[i], x.ctrTop[i]))))
 	}
-	// Pending timers in firing order, (deadline, sequence).
+	// Pending timers, those beyond the inline ones too, in firing order
+	// (deadline, sequence).
 	var ts [engine.MaxTimers]engine.Timer
 	n := 0
 	for _, t := range c.Timers {
-		if !t.Active {
-			continue
+		if t.Active {
+			n = rankTimer(&ts, n, t)
 		}
-		j := n
-		for ; j > 0 && (t.Deadline < ts[j-1].Deadline || (t.Deadline == ts[j-1].Deadline && t.Seq < ts[j-1].Seq)); j-- {
-			ts[j] = ts[j-1]
-		}
-		ts[j] = t
-		n++
+	}
+	for i := engine.InlineTimers; i < c.TimerSlots(); i++ {
+		n = rankTimer(&ts, n, c.TimerAt(i))
 	}
 	h.word(uint64(n))
 	for _, t := range ts[:n] {
@@ -80,6 +78,17 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 		h.word(uint64(rel))
 	}
 	return h.sum()
+}
+
+// rankTimer inserts t among the n timers ts holds in firing order
+// (deadline, then sequence) and returns how many it holds.
+func rankTimer(ts *[engine.MaxTimers]engine.Timer, n int, t engine.Timer) int {
+	j := n
+	for ; j > 0 && (t.Deadline < ts[j-1].Deadline || (t.Deadline == ts[j-1].Deadline && t.Seq < ts[j-1].Seq)); j-- {
+		ts[j] = ts[j-1]
+	}
+	ts[j] = t
+	return n + 1
 }
 
 // hasher mixes 64-bit words: each is xored in, then multiplied and

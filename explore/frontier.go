@@ -266,6 +266,11 @@ const (
 	slotNum = 1 << 3 // a number follows
 )
 
+// moreTimers flags, in an encoded configuration's Final byte, that timers
+// beyond engine.InlineTimers follow the inline ones: their count, then
+// the engine's string of them (engine.Config.MoreTimers).
+const moreTimers = 1 << 1
+
 var le = binary.LittleEndian
 
 func (x *explorer) encode(b []byte, st *searchState) []byte {
@@ -281,7 +286,12 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 	b = le.AppendUint16(b, uint16(c.State))
 	b = le.AppendUint16(b, uint16(c.Waiting))
 	b = le.AppendUint16(b, c.LastSay)
-	b = append(b, c.FlowDepth, byte(flag(c.Final)), c.NBranch, c.Finished, active)
+	more := c.MoreTimers()
+	fin := byte(flag(c.Final))
+	if more != "" {
+		fin |= moreTimers
+	}
+	b = append(b, c.FlowDepth, fin, c.NBranch, c.Finished, active)
 	for i := 0; i < int(c.FlowDepth); i++ {
 		b = le.AppendUint16(b, uint16(c.Flows[i]))
 	}
@@ -294,6 +304,10 @@ func (x *explorer) encode(b []byte, st *searchState) []byte {
 			b = le.AppendUint32(b, t.Seq)
 			b = le.AppendUint16(b, uint16(t.ID))
 		}
+	}
+	if more != "" {
+		b = binary.AppendUvarint(b, uint64(len(more)))
+		b = append(b, more...)
 	}
 	for i := 0; i < x.nSlots; i++ {
 		v := c.Slot(engine.SlotID(i))
@@ -352,7 +366,8 @@ func (x *explorer) decode(b []byte, st *searchState) {
 	c.State = engine.StateID(le.Uint16(b[12:]))
 	c.Waiting = engine.SlotID(le.Uint16(b[14:]))
 	c.LastSay = le.Uint16(b[16:])
-	c.FlowDepth, c.Final, c.NBranch, c.Finished = b[18], b[19] != 0, b[20], b[21]
+	c.FlowDepth, c.Final, c.NBranch, c.Finished = b[18], b[19]&1 != 0, b[20], b[21]
+	fin := b[19]
 	active := b[22]
 	b = b[23:]
 	for i := range c.Flows {
@@ -371,6 +386,11 @@ func (x *explorer) decode(b []byte, st *searchState) {
 			c.Timers[i] = engine.Timer{Deadline: int64(le.Uint64(b)), Seq: le.Uint32(b[8:]), ID: engine.TimerID(le.Uint16(b[12:])), Active: true}
 			b = b[14:]
 		}
+	}
+	if fin&moreTimers != 0 {
+		n, k := binary.Uvarint(b)
+		c.SetMoreTimers(string(b[k : k+int(n)]))
+		b = b[k+int(n):]
 	}
 	vals := x.slotBuf
 	for i := 0; i < x.nSlots; i++ {

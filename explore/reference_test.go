@@ -43,7 +43,7 @@ type refState struct {
 // time made relative and its counters saturated (timers count from now, ranked by firing order, the
 // last utterance forgotten), data past the flow stack's and the fork's
 // length cleared, and the path state with within-bounds counted from the
-// state's turn.
+// state's turn (path also holds the ranked timers).
 type refKey struct {
 	cfg  engine.Config
 	path string
@@ -62,8 +62,8 @@ func keyOf(m *engine.Machine, st *refState, turn int) refKey {
 	now := c.Now
 	c.Now, c.TimerSeq, c.LastSay = 0, 0, 0
 	var ts []engine.Timer
-	for _, t := range c.Timers {
-		if t.Active {
+	for i := range c.TimerSlots() {
+		if t := c.TimerAt(i); t.Active {
 			t.Deadline -= now
 			ts = append(ts, t)
 		}
@@ -74,10 +74,12 @@ func keyOf(m *engine.Machine, st *refState, turn int) refKey {
 		}
 		return ts[i].Seq < ts[j].Seq
 	})
+	// The ranked timers go in the path string: past the inline ones the
+	// engine keeps them in a string of its own.
 	c.Timers = [engine.InlineTimers]engine.Timer{}
-	for i, t := range ts {
-		t.Seq = uint32(i + 1)
-		c.Timers[i] = t
+	c.SetMoreTimers("")
+	for i := range ts {
+		ts[i].Seq = uint32(i + 1)
 	}
 	for i := int(c.FlowDepth); i < len(c.Flows); i++ {
 		c.Flows[i] = 0
@@ -97,7 +99,7 @@ func keyOf(m *engine.Machine, st *refState, turn int) refKey {
 			due[i] = d - turn
 		}
 	}
-	return refKey{cfg: c, path: fmt.Sprint(st.path.Last, due)}
+	return refKey{cfg: c, path: fmt.Sprint(st.path.Last, due, ts)}
 }
 
 // refNode is what the reference knows of one configuration.
