@@ -170,27 +170,38 @@ func (res *Result) stuck(open func(int) bool, at, rev []int32, canEnd []bool, kn
 }
 
 // addGraphFinding adds the first configuration, in search order, that is
-// a finding of kind by is: the first one no note names, else the first
-// one a note names (known). One finding of each kind is kept, so a note
-// that excuses one state must not hide another state's unexcused one.
-// msg formats the state's name.
+// a finding of kind by is (see addFirstFinding). msg formats the state's
+// name.
 func (res *Result) addGraphFinding(known *eval.Known, kind string, is func(int) bool, msg string) {
-	var first *Finding
-	for i := range res.nodes {
+	res.addFirstFinding(known, len(res.nodes), func(i int) (Finding, bool) {
 		if !is(i) {
-			continue
+			return Finding{}, false
 		}
 		c := res.ConfigAt(int32(i))
 		name := res.m.StateName(c.State)
-		f := Finding{Kind: kind, Node: int32(i), Violation: eval.Violation{Invariant: kind, Turn: int(res.nodes[i].depth),
-			State: name, Msg: fmt.Sprintf(msg, name), After: res.m.Describe(c)}}
-		n := known.Match(&f.Violation)
-		if n == nil {
+		return Finding{Kind: kind, Node: int32(i), Violation: eval.Violation{Invariant: kind, Turn: int(res.nodes[i].depth),
+			State: name, Msg: fmt.Sprintf(msg, name), After: res.m.Describe(c)}}, true
+	})
+}
+
+// addFirstFinding adds the first of n candidates, in order, that is a
+// finding: the first one no note names, else the first one a note names
+// (known). One finding of each kind is kept, so a note that excuses one
+// state must not hide another state's unexcused one.
+func (res *Result) addFirstFinding(known *eval.Known, n int, candidate func(i int) (Finding, bool)) {
+	var first *Finding
+	for i := 0; i < n; i++ {
+		f, ok := candidate(i)
+		if !ok {
+			continue
+		}
+		note := known.Match(&f.Violation)
+		if note == nil {
 			res.add(f)
 			return
 		}
 		if first == nil {
-			f.Known, f.Note = n.String(), n.Pos
+			f.Known, f.Note = note.String(), note.Pos
 			first = &f
 		}
 	}

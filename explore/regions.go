@@ -138,10 +138,10 @@ func (res *Result) stuckRegions(at, rev []int32, unexpanded func(int) bool, know
 			}
 		}
 	}
-	var first *Finding
-	for k, pn := range res.par {
+	res.addFirstFinding(known, len(res.par), func(k int) (Finding, bool) {
+		pn := res.par[k]
 		if bad[k] == 0 || res.nodes[pn.node].witness {
-			continue
+			return Finding{}, false
 		}
 		c := res.ConfigAt(pn.node)
 		var names []string
@@ -155,22 +155,10 @@ func (res *Result) stuckRegions(at, rev []int32, unexpanded func(int) bool, know
 		if len(names) > 1 {
 			word = "regions " + strings.Join(names, ", ") + " cannot reach their final states"
 		}
-		f := Finding{Kind: StuckRegion, Node: pn.node, Violation: eval.Violation{Invariant: StuckRegion, Turn: int(res.nodes[pn.node].depth),
+		return Finding{Kind: StuckRegion, Node: pn.node, Violation: eval.Violation{Invariant: StuckRegion, Turn: int(res.nodes[pn.node].depth),
 			State: pname, Msg: fmt.Sprintf("parallel state %s can never complete: %s, and no transition leaves %s", pname, word, pname),
-			After: res.m.Describe(c)}}
-		n := known.Match(&f.Violation)
-		if n == nil {
-			res.add(f)
-			return
-		}
-		if first == nil {
-			f.Known, f.Note = n.String(), n.Pos
-			first = &f
-		}
-	}
-	if first != nil {
-		res.add(*first)
-	}
+			After: res.m.Describe(c)}}, true
+	})
 }
 
 // regionName is the state that names region i of configuration c's
