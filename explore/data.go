@@ -2,6 +2,7 @@ package explore
 
 import (
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/wordhash"
 )
 
 // A machine whose data lives outside the Config (an SCXML chart's
@@ -96,9 +97,9 @@ func (x *explorer) key(st *searchState, turn int) uint64 {
 	if x.data == nil {
 		return fp
 	}
-	h := hasher(fp)
-	h.word(x.dataFP(st))
-	return h.sum()
+	h := wordhash.Hash(fp)
+	h.Word(x.dataFP(st))
+	return h.Sum()
 }
 
 // store keeps st's fresh data (the Data holds it): saved, or, when Save

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/wordhash"
 )
 
 // The digest of a complete search stands for its reachable labelled
@@ -25,33 +26,33 @@ import (
 // event ev.
 func (x *explorer) stepObs(ev *engine.Event) uint64 {
 	r := &x.r
-	h := hasher(0x6A09E667F3BCC908)
-	h.word(uint64(ev.Kind) | flag(r.Handled)<<8)
+	h := wordhash.Hash(0x6A09E667F3BCC908)
+	h.Word(uint64(ev.Kind) | flag(r.Handled)<<8)
 	for i := range r.Steps {
 		s := &r.Steps[i]
-		h.word(uint64(uint16(s.From)) | uint64(uint16(s.To))<<16 | uint64(s.Branch)<<32)
+		h.Word(uint64(uint16(s.From)) | uint64(uint16(s.To))<<16 | uint64(s.Branch)<<32)
 	}
 	for i := range r.Effects {
 		e := &r.Effects[i]
-		h.word(uint64(e.Kind) | uint64(e.Branch)<<8 | uint64(uint16(e.Ext))<<16 | uint64(uint16(e.Timer))<<32)
+		h.Word(uint64(e.Kind) | uint64(e.Branch)<<8 | uint64(uint16(e.Ext))<<16 | uint64(uint16(e.Timer))<<32)
 		switch e.Kind {
 		case engine.EffStartTimer:
-			h.word(uint64(e.Deadline - ev.At))
+			h.Word(uint64(e.Deadline - ev.At))
 		case engine.EffSay, engine.EffEscalate:
-			h.str(string(r.EffectText(e)))
+			h.Str(string(r.EffectText(e)))
 		}
 	}
 	for _, j := range r.Joins {
-		h.word(uint64(j.Branches) | uint64(j.Finished)<<16 | uint64(j.Failed)<<32 | uint64(j.Delivered)<<48)
+		h.Word(uint64(j.Branches) | uint64(j.Finished)<<16 | uint64(j.Failed)<<32 | uint64(j.Delivered)<<48)
 	}
-	return h.sum()
+	return h.Sum()
 }
 
 // thenObs is what the steps of one event show so far, level after level.
 func thenObs(before, step uint64) uint64 {
-	h := hasher(before)
-	h.word(step)
-	return h.sum()
+	h := wordhash.Hash(before)
+	h.Word(step)
+	return h.Sum()
 }
 
 // digestEdge adds an edge of the search to the digest.
@@ -61,21 +62,21 @@ func thenObs(before, step uint64) uint64 {
 // after the edge is hashed too, so such a slot left otherwise tells the
 // two machines apart.
 func (x *explorer) digestEdge(e edge, target uint64, stop bool, obs uint64, after *engine.Config) {
-	h := hasher(0xBB67AE8584CAA73B)
+	h := wordhash.Hash(0xBB67AE8584CAA73B)
 	for i := 0; i < x.nSlots; i++ {
 		v := after.Slot(engine.SlotID(i))
-		h.word(uint64(v.Kind))
+		h.Word(uint64(v.Kind))
 		if v.Kind != engine.Empty {
-			h.str(v.Str)
-			h.word(math.Float64bits(v.Num))
+			h.Str(v.Str)
+			h.Word(math.Float64bits(v.Num))
 		}
 	}
-	h.word(x.srcFP)
-	h.word(uint64(uint32(e.event)) | uint64(e.fails)<<32)
-	h.word(uint64(x.weight) | flag(stop)<<63)
-	h.word(target)
-	h.word(obs)
-	sum := h.sum()
+	h.Word(x.srcFP)
+	h.Word(uint64(uint32(e.event)) | uint64(e.fails)<<32)
+	h.Word(uint64(x.weight) | flag(stop)<<63)
+	h.Word(target)
+	h.Word(obs)
+	sum := h.Sum()
 	x.res.Digest += sum
 	x.res.nodeSums[x.srcFP] += sum
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
+	"github.com/simctl/simctl/wordhash"
 )
 
 // fingerprint hashes a configuration without its absolute time: timers
@@ -17,13 +18,13 @@ import (
 // a 64-bit word at a time; it neither copies the configuration nor
 // allocates.
 func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) uint64 {
-	h := hasher(0x9E3779B97F4A7C15)
-	h.word(uint64(c.State) | uint64(c.Waiting)<<16 | uint64(c.FlowDepth)<<32 | uint64(c.NBranch)<<40 | uint64(c.Finished)<<48 | flag(c.Final)<<56)
+	h := wordhash.Hash(0x9E3779B97F4A7C15)
+	h.Word(uint64(c.State) | uint64(c.Waiting)<<16 | uint64(c.FlowDepth)<<32 | uint64(c.NBranch)<<40 | uint64(c.Finished)<<48 | flag(c.Final)<<56)
 	for i := 0; i < int(c.FlowDepth); i++ {
-		h.word(uint64(c.Flows[i]))
+		h.Word(uint64(c.Flows[i]))
 	}
 	for i := 0; i < x.nCounters; i++ {
-		h.word(uint64(uint32(min(c.Counters[i], x.ctrTop[i]))))
+		h.Word(uint64(uint32(min(c.Counters[i], x.ctrTop[i]))))
 	}
 	// Pending timers, those beyond the inline ones too, in firing order
 	// (deadline, sequence).
@@ -37,20 +38,20 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 	for i := engine.InlineTimers; i < c.TimerSlots(); i++ {
 		n = rankTimer(&ts, n, c.TimerAt(i))
 	}
-	h.word(uint64(n))
+	h.Word(uint64(n))
 	for _, t := range ts[:n] {
-		h.word(uint64(t.Deadline - c.Now))
-		h.word(uint64(t.ID))
+		h.Word(uint64(t.Deadline - c.Now))
+		h.Word(uint64(t.ID))
 	}
 	for i := 0; i < x.m.NumHistories(); i++ {
-		h.word(uint64(c.HistAt(i)))
+		h.Word(uint64(c.HistAt(i)))
 	}
 	for i := 0; i < int(c.NBranch); i++ {
 		b := &c.Branches[i]
-		h.word(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)
+		h.Word(uint64(b.State) | uint64(b.Pending)<<16 | uint64(b.Status)<<32 | uint64(b.Order)<<40)
 		in, res := c.BranchInput(i), c.BranchResult(i)
-		h.str(in)
-		h.str(res)
+		h.Str(in)
+		h.Str(res)
 	}
 	var dead uint64
 	if x.reduce && c.NBranch == 0 {
@@ -61,23 +62,23 @@ func (x *explorer) fingerprint(c *engine.Config, ps eval.PathState, turn int) ui
 			continue
 		}
 		v := c.Slot(engine.SlotID(i))
-		h.word(uint64(v.Kind))
+		h.Word(uint64(v.Kind))
 		if v.Kind != engine.Empty {
-			h.str(v.Str)
-			h.word(math.Float64bits(v.Num))
+			h.Str(v.Str)
+			h.Word(math.Float64bits(v.Num))
 		}
 	}
 	for _, s := range ps.Last {
-		h.word(uint64(s))
+		h.Word(uint64(s))
 	}
 	for _, d := range ps.Due {
 		rel := -1
 		if d >= 0 {
 			rel = d - turn
 		}
-		h.word(uint64(rel))
+		h.Word(uint64(rel))
 	}
-	return h.sum()
+	return h.Sum()
 }
 
 // rankTimer inserts t among the n timers ts holds in firing order
@@ -89,40 +90,6 @@ func rankTimer(ts *[engine.MaxTimers]engine.Timer, n int, t engine.Timer) int {
 	}
 	ts[j] = t
 	return n + 1
-}
-
-// hasher mixes 64-bit words: each is xored in, then multiplied and
-// xor-shifted (a bijection, so two words after the same prefix differ).
-type hasher uint64
-
-func (h *hasher) word(w uint64) {
-	x := uint64(*h) ^ w
-	x *= 0xbf58476d1ce4e5b9
-	*h = hasher(x ^ x>>31)
-}
-
-func (h *hasher) str(s string) {
-	h.word(uint64(len(s)))
-	for len(s) >= 8 {
-		h.word(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
-		s = s[8:]
-	}
-	var w uint64
-	for i := 0; i < len(s); i++ {
-		w |= uint64(s[i]) << (8 * i)
-	}
-	h.word(w)
-}
-
-// sum finishes the hash (murmur3's fmix64).
-func (h hasher) sum() uint64 {
-	x := uint64(h)
-	x ^= x >> 33
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	x *= 0xc4ceb9fe1a85ec53
-	return x ^ x>>33
 }
 
 func flag(b bool) uint64 {

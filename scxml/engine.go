@@ -1,7 +1,6 @@
 package scxml
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/wordhash"
 )
 
 // ECMAScript is the recommendation's ECMAScript data model (goja) for
@@ -388,36 +388,12 @@ func (x *ecmaData) hashVars() {
 // changed, with its name.
 func (x *ecmaData) Fingerprint() uint64 {
 	x.hashVars()
-	h := valueHash(x.d.rand)
+	h := wordhash.Hash(x.d.rand)
 	for i, n := range x.hashNames {
-		h.str(n)
-		h.word(x.hashes[i])
+		h.Str(n)
+		h.Word(x.hashes[i])
 	}
 	return uint64(h)
-}
-
-// valueHash hashes script values: equal plain data hashes equally; any
-// other object counts as its class and its String (a function, its
-// source), as render shows it.
-type valueHash uint64
-
-func (h *valueHash) word(w uint64) {
-	x := uint64(*h) ^ w
-	x *= 0xbf58476d1ce4e5b9
-	*h = valueHash(x ^ x>>31)
-}
-
-func (h *valueHash) str(s string) {
-	h.word(uint64(len(s)))
-	for len(s) >= 8 {
-		h.word(binary.LittleEndian.Uint64([]byte(s[:8])))
-		s = s[8:]
-	}
-	var w uint64
-	for i := 0; i < len(s); i++ {
-		w |= uint64(s[i]) << (8 * i)
-	}
-	h.word(w)
 }
 
 // maxHashDepth bounds the nesting hashed (a cycle stops there).
@@ -430,7 +406,10 @@ const maxHashDepth = 64
 // does not). Restore sets only the variables whose hashes differ from the
 // saved ones when they do.
 type hashWalk struct {
-	h       valueHash
+	// h hashes script values: equal plain data hashes equally; any other
+	// object counts as its class and its String (a function, its source),
+	// as render shows it.
+	h       wordhash.Hash
 	plain   bool
 	protos  [2]*goja.Object // Object.prototype, Array.prototype
 	seen    []*goja.Object
@@ -463,36 +442,36 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 	h := &w.h
 	switch {
 	case v == nil || goja.IsUndefined(v):
-		h.word(1)
+		h.Word(1)
 		return
 	case goja.IsNull(v):
-		h.word(2)
+		h.Word(2)
 		return
 	case goja.IsString(v):
-		h.word(3)
-		h.str(v.String())
+		h.Word(3)
+		h.Str(v.String())
 		return
 	case goja.IsNumber(v):
-		h.word(4)
-		h.word(math.Float64bits(v.ToFloat()))
+		h.Word(4)
+		h.Word(math.Float64bits(v.ToFloat()))
 		return
 	}
 	o, ok := v.(*goja.Object)
 	if !ok {
-		h.word(5)
-		h.str(v.String())
+		h.Word(5)
+		h.Str(v.String())
 		return
 	}
 	if depth >= maxHashDepth || w.visit(o) {
-		h.word(6)
+		h.Word(6)
 		w.plain = false
 		return
 	}
 	switch o.ClassName() {
 	case "Array":
 		n := o.Get("length").ToInteger()
-		h.word(7)
-		h.word(uint64(n))
+		h.Word(7)
+		h.Word(uint64(n))
 		if o.Prototype() != w.protos[1] || len(o.GetOwnPropertyNames()) != int(n)+1 {
 			w.plain = false
 		}
@@ -500,20 +479,20 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 			w.value(o.Get(strconv.FormatInt(i, 10)), depth+1)
 		}
 	case "Object":
-		h.word(8)
+		h.Word(8)
 		keys := o.Keys()
 		if o.Prototype() != w.protos[0] || len(o.GetOwnPropertyNames()) != len(keys) || len(o.Symbols()) > 0 {
 			w.plain = false
 		}
 		for _, k := range keys {
-			h.str(k)
+			h.Str(k)
 			w.value(o.Get(k), depth+1)
 		}
 	default:
 		w.plain = false
-		h.word(9)
-		h.str(o.ClassName())
-		h.str(o.String())
+		h.Word(9)
+		h.Str(o.ClassName())
+		h.Str(o.String())
 	}
 }
 
