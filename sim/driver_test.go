@@ -63,6 +63,9 @@ var _ = Describe("the stub NLU", func() {
 			Expect(ev.Value).To(Equal(c.value))
 		},
 		Entry("an exact phrase, any case", parseCase{"YES", "affirm", ""}),
+		Entry("an exact phrase, trimmed", parseCase{" Nope ", "deny", ""}),
+		Entry("an exact phrase with a letter outside ASCII, any case", parseCase{"SÍ", "affirm", ""}),
+		Entry("text as long as an exact phrase but not one", parseCase{"Lyon", "inform", "Lyon"}),
 		Entry("a pattern", parseCase{"I want to book a flight", "book_flight", ""}),
 		Entry("a keyword, whole words only", parseCase{"quiero reservar un vuelo", "reservar_vuelo", ""}),
 		Entry("a keyword inside a word does not match", parseCase{"cancellation policy", "inform", "cancellation policy"}),

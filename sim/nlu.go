@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -21,7 +22,9 @@ type NLU interface {
 
 // Stub is the deterministic rule-based NLU of a suite's nlu.yaml.
 type Stub struct {
-	exact    map[string]int // lower-cased phrase -> rule
+	exact map[string]int // lower-cased phrase -> rule
+	// byLen holds exact's ASCII phrases by length in bytes (exactRule).
+	byLen    [][]exactPhrase
 	rules    []stubRule
 	entities []stubEntity
 	markers  []string
@@ -29,6 +32,18 @@ type Stub struct {
 	fbConf   float64
 	// slotNorm maps a slot to the entity rules that normalise it.
 	slotNorm map[engine.SlotID][]int
+	// scan lists the rules with keywords or patterns, in file order: the
+	// only ones Parse tries when no exact phrase matches.
+	scan []int
+	// needLower says whether anything past the exact phrases reads the
+	// lower-cased text (keywords, entity synonyms), so that Parse folds
+	// the case of an utterance, which allocates, only then.
+	needLower bool
+}
+
+type exactPhrase struct {
+	lower string
+	rule  int
 }
 
 type stubRule struct {
@@ -61,6 +76,7 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 			s.rules = append(s.rules, stubRule{intent: engine.IntentID(i), conf: 1})
 			s.exact[strings.ToLower(name)] = i
 		}
+		s.indexExact()
 		return s
 	}
 	for i := range n.Intents {
@@ -97,6 +113,17 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 	for _, mk := range n.Markers {
 		s.markers = append(s.markers, strings.ToLower(mk))
 	}
+	for i := range s.rules {
+		r := &s.rules[i]
+		if len(r.keywords) > 0 || r.rule != nil && len(r.rule.Compiled) > 0 {
+			s.scan = append(s.scan, i)
+		}
+		s.needLower = s.needLower || len(r.keywords) > 0
+	}
+	for i := range s.entities {
+		s.needLower = s.needLower || s.entities[i].rule.Compiled == nil && len(s.entities[i].synonyms) > 0
+	}
+	s.indexExact()
 	if n.Fallback != nil {
 		s.fallback, _ = m.IntentID(n.Fallback.Intent.Value)
 		s.fbConf = n.Fallback.Confidence
@@ -109,12 +136,14 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
 	trimmed := strings.TrimSpace(text)
-	lower := strings.ToLower(trimmed)
-	rule := -1
-	if i, ok := s.exact[lower]; ok {
-		rule = i
-	} else {
-		for i := range s.rules {
+	var lower string
+	if s.needLower {
+		lower = strings.ToLower(trimmed)
+	}
+	rule, ok := s.exactRule(trimmed)
+	if !ok {
+		rule = -1
+		for _, i := range s.scan {
 			r := &s.rules[i]
 			if containsAnyWord(lower, r.keywords) {
 				rule = i
@@ -137,6 +166,70 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 		}
 	}
 	return nil
+}
+
+// exactRule looks trimmed text up among the exact phrases, lower-cased as
+// strings.ToLower does. ASCII text (whose lower case is as long) is
+// compared with the ASCII phrases of its length, folding as it goes, so
+// that nothing is allocated; other text is lower-cased and looked up.
+func (s *Stub) exactRule(trimmed string) (int, bool) {
+	for i := 0; i < len(trimmed); i++ {
+		if trimmed[i] >= utf8.RuneSelf {
+			rule, ok := s.exact[strings.ToLower(trimmed)]
+			return rule, ok
+		}
+	}
+	if len(trimmed) >= len(s.byLen) {
+		return 0, false
+	}
+	for _, p := range s.byLen[len(trimmed)] {
+		if equalLowerASCII(trimmed, p.lower) {
+			return p.rule, true
+		}
+	}
+	return 0, false
+}
+
+// indexExact fills byLen from exact. Keys are distinct lower-cased
+// phrases, so at most one can match a text; sorting keeps the order of
+// the comparisons the same from run to run.
+func (s *Stub) indexExact() {
+	for p, rule := range s.exact {
+		if !isASCII(p) {
+			continue
+		}
+		for len(s.byLen) <= len(p) {
+			s.byLen = append(s.byLen, nil)
+		}
+		s.byLen[len(p)] = append(s.byLen[len(p)], exactPhrase{lower: p, rule: rule})
+	}
+	for _, b := range s.byLen {
+		slices.SortFunc(b, func(x, y exactPhrase) int { return strings.Compare(x.lower, y.lower) })
+	}
+}
+
+// equalLowerASCII reports whether ASCII text, lower-cased, equals lower,
+// which is as long.
+func equalLowerASCII(text, lower string) bool {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func matchesAny(r *spec.IntentRule, text string) bool {
