@@ -112,9 +112,11 @@ func NewDriver(m *engine.Machine, nlu NLU, stub *Stub) *Driver {
 func (d *Driver) Start(at int64) error {
 	d.Turn = 0
 	d.beginTurn()
-	// Before the start nothing is (as in the explorer): no state, no slot
-	// waited for.
-	d.prev = engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
+	if len(d.Observers) > 0 {
+		// Before the start nothing is (as in the explorer): no state, no
+		// slot waited for. Only observers read it, and a Config is 1.7 KB.
+		d.prev = engine.Config{State: engine.NoID, Waiting: engine.NoID, LastSay: engine.NoID}
+	}
 	d.fixedRand = nil
 	d.Data = d.M.NewData(SessionID)
 	var err error
@@ -202,7 +204,11 @@ func (d *Driver) beginTurn() {
 	d.Info.Latency = 0
 	d.BranchSteps = 0
 	d.Picks = d.Picks[:0]
-	d.acct.reset()
+	if d.Latency != nil {
+		// Only the latency model fills the account (charge, chargeNLU),
+		// and it is half a kilobyte to clear.
+		d.acct.reset()
+	}
 }
 
 // User plays one user utterance at the current virtual time. In a state
@@ -315,8 +321,8 @@ func (d *Driver) notify(ev *engine.Event) {
 
 func (d *Driver) after(ev *engine.Event, depth int) error {
 	r := &d.Res
-	for _, s := range r.Steps {
-		if s.Trans != engine.NoID {
+	for i := range r.Steps {
+		if s := &r.Steps[i]; s.Trans != engine.NoID {
 			d.Info.Steps++
 			d.Transitions++
 			if s.Branch == 0 {
@@ -354,7 +360,9 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 	if d.Latency != nil {
 		d.charge()
 	}
-	d.notify(ev)
+	if len(d.Observers) > 0 {
+		d.notify(ev)
+	}
 	if n > 0 && depth >= maxInvokeDepth {
 		return fmt.Errorf("external actions kept invoking each other past %d levels", maxInvokeDepth)
 	}

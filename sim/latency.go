@@ -234,10 +234,16 @@ func domainOf(m *engine.Machine, source, target engine.StateID) engine.StateID {
 // turn's latency (firing the timers due meanwhile), and the aggregate, if
 // any, records the turn (user turns only: a wait is no response time),
 // the transitions taken and the NLU call skipped.
+// Without a model there is nothing to close: that test is kept apart, so
+// that it is inlined into every turn.
 func (d *Driver) endTurn(user bool) error {
 	if d.Latency == nil {
 		return nil
 	}
+	return d.closeTurn(user)
+}
+
+func (d *Driver) closeTurn(user bool) error {
 	total := d.acct.total()
 	d.acct.placed = true
 	d.Info.Latency = total
@@ -258,7 +264,10 @@ func (d *Driver) elapse(target int64) error {
 		if !ok || t.Deadline > target {
 			break
 		}
-		before := d.acct.total()
+		var before int64
+		if d.Latency != nil {
+			before = d.acct.total()
+		}
 		d.ev = engine.Event{Kind: engine.TimerEvent, Timer: t.ID, At: t.Deadline}
 		if err := d.step(&d.ev, 0); err != nil {
 			return err
