@@ -150,6 +150,14 @@ const maxBranchSteps = 10000
 // schedule (then the seeded source) chooses, until none awaits one: the
 // order in which results arrive is the only interleaving regions have.
 func (d *Driver) runBranches() error {
+	if d.Cfg.NBranch == 0 {
+		// No parallel state is active: nothing awaits (inlined).
+		return nil
+	}
+	return d.deliverResults()
+}
+
+func (d *Driver) deliverResults() error {
 	for {
 		mask := d.Cfg.Awaiting()
 		if mask == 0 {
@@ -321,18 +329,21 @@ func (d *Driver) notify(ev *engine.Event) {
 
 func (d *Driver) after(ev *engine.Event, depth int) error {
 	r := &d.Res
+	path, n := d.Info.Path, 0
 	for i := range r.Steps {
 		if s := &r.Steps[i]; s.Trans != engine.NoID {
-			d.Info.Steps++
-			d.Transitions++
+			n++
 			if s.Branch == 0 {
-				d.Info.Path = append(d.Info.Path, s.To)
+				path = append(path, s.To)
 			}
 		}
 	}
+	d.Info.Path = path
+	d.Info.Steps += n
+	d.Transitions += n
 	var invoke [8]engine.ExtID
 	var branch [8]uint8
-	n := 0
+	n = 0
 	for i := range r.Effects {
 		e := &r.Effects[i]
 		switch e.Kind {

@@ -135,7 +135,7 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 // rule's keywords and patterns; then entities are extracted.
 func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
-	trimmed := strings.TrimSpace(text)
+	trimmed := trimSpace(text)
 	var lower string
 	if s.needLower {
 		lower = strings.ToLower(trimmed)
@@ -155,7 +155,9 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 			}
 		}
 	}
-	s.extract(trimmed, lower, ev)
+	if len(s.entities) > 0 {
+		s.extract(trimmed, lower, ev)
+	}
 	switch {
 	case rule >= 0:
 		ev.Intent, ev.Confidence = s.rules[rule].intent, s.rules[rule].conf
@@ -168,16 +170,23 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	return nil
 }
 
+// trimSpace is strings.TrimSpace, answered without a call when text
+// starts and ends with ASCII that is not space, as most utterances do.
+func trimSpace(text string) string {
+	if len(text) > 0 && text[0] > ' ' && text[0] < utf8.RuneSelf && text[len(text)-1] > ' ' && text[len(text)-1] < utf8.RuneSelf {
+		return text
+	}
+	return strings.TrimSpace(text)
+}
+
 // exactRule looks trimmed text up among the exact phrases, lower-cased as
 // strings.ToLower does. ASCII text (whose lower case is as long) is
 // compared with the ASCII phrases of its length, folding as it goes, so
 // that nothing is allocated; other text is lower-cased and looked up.
 func (s *Stub) exactRule(trimmed string) (int, bool) {
-	for i := 0; i < len(trimmed); i++ {
-		if trimmed[i] >= utf8.RuneSelf {
-			rule, ok := s.exact[strings.ToLower(trimmed)]
-			return rule, ok
-		}
+	if !isASCII(trimmed) {
+		rule, ok := s.exact[strings.ToLower(trimmed)]
+		return rule, ok
 	}
 	if len(trimmed) >= len(s.byLen) {
 		return 0, false
@@ -224,12 +233,11 @@ func equalLowerASCII(text, lower string) bool {
 }
 
 func isASCII(s string) bool {
+	var or byte
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
+		or |= s[i]
 	}
-	return true
+	return or < utf8.RuneSelf
 }
 
 func matchesAny(r *spec.IntentRule, text string) bool {
