@@ -180,23 +180,23 @@ func trimSpace(text string) string {
 }
 
 // exactRule looks trimmed text up among the exact phrases, lower-cased as
-// strings.ToLower does. ASCII text (whose lower case is as long) is
-// compared with the ASCII phrases of its length, folding as it goes, so
-// that nothing is allocated; other text is lower-cased and looked up.
+// strings.ToLower does, without allocating for ASCII text: its lower case
+// is as long, so it is compared with the ASCII phrases of its length,
+// folded as it goes. A match is ASCII (folding changes only A-Z); other
+// text is lower-cased and looked up.
 func (s *Stub) exactRule(trimmed string) (int, bool) {
-	if !isASCII(trimmed) {
-		rule, ok := s.exact[strings.ToLower(trimmed)]
-		return rule, ok
-	}
-	if len(trimmed) >= len(s.byLen) {
-		return 0, false
-	}
-	for _, p := range s.byLen[len(trimmed)] {
-		if equalLowerASCII(trimmed, p.lower) {
-			return p.rule, true
+	if len(trimmed) < len(s.byLen) {
+		for _, p := range s.byLen[len(trimmed)] {
+			if equalLowerASCII(trimmed, p.lower) {
+				return p.rule, true
+			}
 		}
 	}
-	return 0, false
+	if isASCII(trimmed) {
+		return 0, false
+	}
+	rule, ok := s.exact[strings.ToLower(trimmed)]
+	return rule, ok
 }
 
 // indexExact fills byLen from exact. Keys are distinct lower-cased
@@ -217,10 +217,23 @@ func (s *Stub) indexExact() {
 	}
 }
 
-// equalLowerASCII reports whether ASCII text, lower-cased, equals lower,
-// which is as long.
+// equalLowerASCII reports whether text, lower-cased, equals lower, an
+// ASCII string as long; text outside ASCII never does. It compares eight
+// bytes at a time (the last eight overlapping the ones before), then the
+// bytes of text shorter than eight.
 func equalLowerASCII(text, lower string) bool {
-	for i := 0; i < len(text); i++ {
+	n := len(text)
+	if n >= 8 {
+		for i := 0; i < n; i += 8 {
+			i = min(i, n-8)
+			w := load8(text, i)
+			if w&highBits != 0 || lowerASCII8(w) != load8(lower, i) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < n; i++ {
 		c := text[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
@@ -232,12 +245,41 @@ func equalLowerASCII(text, lower string) bool {
 	return true
 }
 
+// isASCII reports whether s holds only ASCII, eight bytes at a time.
 func isASCII(s string) bool {
-	var or byte
-	for i := 0; i < len(s); i++ {
-		or |= s[i]
+	var or uint64
+	n := len(s)
+	if n >= 8 {
+		for i := 0; i < n; i += 8 {
+			or |= load8(s, min(i, n-8))
+		}
+		return or&highBits == 0
 	}
-	return or < utf8.RuneSelf
+	for i := 0; i < n; i++ {
+		or |= uint64(s[i])
+	}
+	return or&highBits == 0
+}
+
+// highBits has the top bit of every byte of a word set.
+const highBits = 0x8080808080808080
+
+// load8 reads s[i:i+8] as a little-endian word, which the compiler makes
+// one load.
+func load8(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// lowerASCII8 lower-cases the eight ASCII bytes of w: a byte from A to Z
+// gains 0x20. Adding 0x80-'A' (0x80-'Z'-1) to a byte below 0x80 sets its
+// top bit when it is at least 'A' (past 'Z'), with no carry into the next.
+func lowerASCII8(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	geA := w + (0x80-'A')*ones
+	gtZ := w + (0x80-'Z'-1)*ones
+	return w | (geA&^gtZ&highBits)>>2
 }
 
 func matchesAny(r *spec.IntentRule, text string) bool {
