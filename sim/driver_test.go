@@ -66,6 +66,8 @@ var _ = Describe("the stub NLU", func() {
 		Entry("an exact phrase, trimmed", parseCase{" Nope ", "deny", ""}),
 		Entry("an exact phrase with a letter outside ASCII, any case", parseCase{"SÍ", "affirm", ""}),
 		Entry("text as long as an exact phrase but not one", parseCase{"Lyon", "inform", "Lyon"}),
+		Entry("an exact phrase of eight bytes, any case", parseCase{"CorrectO", "affirm", ""}),
+		Entry("eight bytes that differ from an exact phrase in the last", parseCase{"correctx", "inform", "correctx"}),
 		Entry("a pattern", parseCase{"I want to book a flight", "book_flight", ""}),
 		Entry("a keyword, whole words only", parseCase{"quiero reservar un vuelo", "reservar_vuelo", ""}),
 		Entry("a keyword inside a word does not match", parseCase{"cancellation policy", "inform", "cancellation policy"}),
@@ -73,6 +75,21 @@ var _ = Describe("the stub NLU", func() {
 		Entry("a synonym normalised to its value", parseCase{"from Madrid please", "inform", "MAD"}),
 		Entry("the fallback with the whole text", parseCase{"  New York ", "inform", "New York"}),
 	)
+
+	It("matches exact phrases longer than eight bytes in any case, and only them", func() {
+		s := load("../scenarios/bench-soni")
+		stub := sim.NewStub(s.NLU, s.Machine)
+		book, _ := s.Machine.IntentID("book_flight")
+		inform, _ := s.Machine.IntentID("inform")
+		for text, want := range map[string]engine.IntentID{
+			"book a flight": book, "BOOK A FLIGHT": book, "Book a flighT": book,
+			"book a flighx": inform, "xook a flight": inform, "book a flight!": inform, "book a flïght": inform,
+		} {
+			var ev engine.Event
+			Expect(stub.Parse(text, 0, &ev)).To(Succeed())
+			Expect(ev.Intent).To(Equal(want), text)
+		}
+	})
 
 	It("says which texts carry intent markers", func() {
 		Expect(stub.HasMarker("Actually, Boston")).To(BeTrue())
