@@ -202,14 +202,7 @@ func (d *Driver) pick(mask uint64) int {
 }
 
 func (d *Driver) beginTurn() {
-	d.Info.Intent = engine.NoID
-	d.Info.Skipped = false
-	d.Info.Said = d.Info.Said[:0]
-	d.Info.Invoked = d.Info.Invoked[:0]
-	d.Info.Escalated = false
-	d.Info.Steps = 0
-	d.Info.Path = d.Info.Path[:0]
-	d.Info.Latency = 0
+	d.Info = TurnInfo{Intent: engine.NoID, Said: d.Info.Said[:0], Invoked: d.Info.Invoked[:0], Path: d.Info.Path[:0]}
 	d.BranchSteps = 0
 	d.Picks = d.Picks[:0]
 	if d.Latency != nil {
@@ -315,8 +308,7 @@ func (d *Driver) step(ev *engine.Event, depth int) error {
 	return d.after(ev, depth)
 }
 
-// after records what the step produced, tells the observers, then performs
-// the external actions it invoked and steps their results.
+// notify tells the observers about the step just taken.
 func (d *Driver) notify(ev *engine.Event) {
 	if len(d.Observers) == 0 {
 		return
@@ -327,11 +319,12 @@ func (d *Driver) notify(ev *engine.Event) {
 	}
 }
 
+// after records what the step produced, tells the observers, then performs
+// the external actions it invoked and steps their results.
 func (d *Driver) after(ev *engine.Event, depth int) error {
-	r := &d.Res
-	path, n := d.Info.Path, 0
-	for i := range r.Steps {
-		if s := &r.Steps[i]; s.Trans != engine.NoID {
+	path, n, steps := d.Info.Path, 0, d.Res.Steps
+	for i := range steps {
+		if s := &steps[i]; s.Trans != engine.NoID {
 			n++
 			if s.Branch == 0 {
 				path = append(path, s.To)
@@ -341,9 +334,21 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 	d.Info.Path = path
 	d.Info.Steps += n
 	d.Transitions += n
+	if len(d.Res.Effects) == 0 && d.Latency == nil && len(d.Observers) == 0 && !d.M.HasSends() {
+		// Nothing to perform, charge or tell, as on most steps.
+		return nil
+	}
+	return d.perform(ev, depth)
+}
+
+// perform is the rest of after: the step's effects, its latency costs,
+// the observers, then the external actions it invoked and the sends due
+// at once.
+func (d *Driver) perform(ev *engine.Event, depth int) error {
+	r := &d.Res
 	var invoke [8]engine.ExtID
 	var branch [8]uint8
-	n = 0
+	n := 0
 	for i := range r.Effects {
 		e := &r.Effects[i]
 		switch e.Kind {

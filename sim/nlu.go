@@ -135,7 +135,12 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 // rule's keywords and patterns; then entities are extracted.
 func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
-	trimmed := trimSpace(text)
+	// strings.TrimSpace, without the call when text starts and ends with
+	// ASCII that is not space, as most utterances do.
+	trimmed := text
+	if n := len(text); n == 0 || !graphicASCII(text[0]) || !graphicASCII(text[n-1]) {
+		trimmed = strings.TrimSpace(text)
+	}
 	var lower string
 	if s.needLower {
 		lower = strings.ToLower(trimmed)
@@ -170,14 +175,9 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	return nil
 }
 
-// trimSpace is strings.TrimSpace, answered without a call when text
-// starts and ends with ASCII that is not space, as most utterances do.
-func trimSpace(text string) string {
-	if len(text) > 0 && text[0] > ' ' && text[0] < utf8.RuneSelf && text[len(text)-1] > ' ' && text[len(text)-1] < utf8.RuneSelf {
-		return text
-	}
-	return strings.TrimSpace(text)
-}
+// graphicASCII reports whether c is ASCII and neither space nor a control
+// character below it: c-'!' wraps around past 0x7f-'!' for those.
+func graphicASCII(c byte) bool { return c-'!' < utf8.RuneSelf-'!' }
 
 // exactRule looks trimmed text up among the exact phrases, lower-cased as
 // strings.ToLower does, without allocating for ASCII text: its lower case
