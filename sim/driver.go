@@ -202,7 +202,9 @@ func (d *Driver) pick(mask uint64) int {
 }
 
 func (d *Driver) beginTurn() {
-	d.Info = TurnInfo{Intent: engine.NoID, Said: d.Info.Said[:0], Invoked: d.Info.Invoked[:0], Path: d.Info.Path[:0]}
+	in := &d.Info
+	in.Intent, in.Skipped, in.Escalated, in.Steps, in.Latency = engine.NoID, false, false, 0, 0
+	in.Said, in.Invoked, in.Path = in.Said[:0], in.Invoked[:0], in.Path[:0]
 	d.BranchSteps = 0
 	d.Picks = d.Picks[:0]
 	if d.Latency != nil {
