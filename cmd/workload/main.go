@@ -70,12 +70,15 @@ func main() {
 	d := sim.NewDriver(m, stub, stub)
 	last, _ := m.SlotID("last_outcome")
 	var turns, booked, cancelled, failed int
+	// The options are read once: the peers' harness does not compare
+	// strings per conversation either.
+	mix, fresh := *workload == "mix", *mode == "fresh"
 	conv := func(i int, count bool) {
 		w := &scripts[0]
-		if *workload == "mix" {
+		if mix {
 			w = &scripts[i%len(scripts)]
 		}
-		if *mode == "fresh" || i == 0 {
+		if fresh || i == 0 {
 			if err := d.Start(0); err != nil {
 				fail("%v", err)
 			}
