@@ -67,6 +67,9 @@ type state struct {
 	// doneData, on a final state, gives the value of the done.state event
 	// its entry raises; nil: none.
 	doneData func(evalEnv) Value
+	// plainExit: leaving the state as the active leaf of a configuration
+	// without a parallel state records no history (fast.go).
+	plainExit bool
 }
 
 // forkInfo is a compiled parallel state: declared with parallel: true
@@ -137,6 +140,9 @@ type transition struct {
 	regionPaths [][]StateID
 	// regionHist are the targets among those that resume a history.
 	regionHist []regionHist
+	// plain: taken alone from a configuration without a parallel state,
+	// the transition is fire's to take (fast.go).
+	plain bool
 }
 
 // regionHist is a target in region k of a parallel state that resumes its
@@ -314,6 +320,9 @@ type Machine struct {
 	// state of the main machine.
 	rootTrans []TransID
 	params    map[string]Value
+	// general makes every step take the general algorithm, never fire:
+	// set only by the specs that compare the two (export_test.go).
+	general bool
 }
 
 // Param returns the value of a machine parameter in this build.

@@ -146,6 +146,9 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	c.Now = ev.At
 	e := evalEnv{m: m, c: c, ev: ev, r: r}
 	r.internal, r.nextInternal = r.internal[:0], 0
+	if c.NBranch == 0 && !m.general {
+		return m.stepLeaf(&e, tab[int(c.State)*stride+col], r)
+	}
 	sel := &r.sel
 	m.selectTransitions(&e, tab, stride, col, NoID, int(ev.Branch), sel, r)
 	if sel.n == 0 {
@@ -156,7 +159,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		// event.* by a guard) may enable one. Handled then reports whether
 		// the configuration moved.
 		n := len(r.Steps)
-		err := m.macrostep(e, r)
+		err := m.macrostep(e, r, 0)
 		r.Handled = len(r.Steps) > n
 		return err
 	}
@@ -164,7 +167,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	if err := m.microstep(&e, sel, r); err != nil {
 		return err
 	}
-	return m.macrostep(e, r)
+	return m.macrostep(e, r, 0)
 }
 
 // pick returns the first candidate whose guard holds, recording each guard

@@ -1,0 +1,10 @@
+package engine
+
+// GeneralOnly returns a copy of m whose every step takes the general
+// algorithm (micro.go), never the short way of fast.go, so that specs can
+// compare the two on the same conversation.
+func GeneralOnly(m *Machine) *Machine {
+	g := *m
+	g.general = true
+	return &g
+}

@@ -1,0 +1,151 @@
+package engine
+
+// This file holds the short way through a step that most steps of a
+// conversation take: no parallel state active, so one atomic state (the
+// Config's State) selects at most one transition per round, and a
+// transition that records no history, enters no parallel state, and is
+// not replaced by an override. For such a transition, the recommendation's
+// microstep (micro.go) reduces to what fire does: the exits from the leaf
+// up to the transition's domain, its actions, the entries down to its
+// leaf. Skipping the general algorithm's selection set, conflict removal
+// and per-transition bookkeeping is most of Step's time on the WORKLOAD
+// machine (docs/one-interpreter.md). Whenever a precondition fails (a
+// parallel state entered, an event on the internal queue, a transition
+// that is not plain), the step goes on along the general path from where
+// it is, so that both give the same Config and Result byte for byte
+// (fast_test.go compares them on every bundled suite).
+
+// prepareFast marks, once the tables are built, the transitions and
+// states fire can take alone.
+func (m *Machine) prepareFast() {
+	for i := range m.states {
+		s := &m.states[i]
+		// A parallel state active as the Config's State has no region
+		// (a fork with no input): leaving it clears its fork record.
+		s.plainExit = s.fork == nil
+		for a := StateID(i); a != NoID; a = m.states[a].parent {
+			if st := &m.states[a]; st.histShallow >= 0 || st.histDeep >= 0 {
+				s.plainExit = false
+			}
+		}
+	}
+	for i := range m.trans {
+		tr := &m.trans[i]
+		tr.plain = tr.scope != scopeRegion && tr.override == "" && tr.history == histNone &&
+			!tr.histPar && tr.regionPaths == nil && tr.regionHist == nil &&
+			(tr.scope == scopeNone || len(m.overrides) == 0)
+		for _, s := range tr.enter {
+			if m.states[s].fork != nil {
+				tr.plain = false
+			}
+		}
+	}
+}
+
+// stepLeaf is step for a configuration without an active parallel
+// state, once the event was accepted: cands are the transitions the
+// event may take from the active leaf, in priority order.
+func (m *Machine) stepLeaf(e *evalEnv, cands []TransID, r *Result) error {
+	lo := uint32(len(r.Guards))
+	t := TransID(NoID)
+	if len(cands) > 0 {
+		t = m.pick(e, cands, r)
+	}
+	if t == NoID {
+		// As step's general path: the eventless transitions are selected
+		// again, and Handled says whether the configuration moved.
+		n := len(r.Steps)
+		err := m.settle(e, r)
+		r.Handled = len(r.Steps) > n
+		return err
+	}
+	r.Handled = true
+	if err := m.take(e, t, lo, r); err != nil {
+		return err
+	}
+	return m.settle(e, r)
+}
+
+// settle is macrostep while the configuration holds no active parallel
+// state and the internal queue is empty: it takes the eventless
+// transitions one at a time, and hands over to macrostep, at the same
+// round, as soon as either stops being so.
+func (m *Machine) settle(e *evalEnv, r *Result) error {
+	c := e.c
+	for n := 0; ; n++ {
+		if c.Final {
+			return nil
+		}
+		if c.NBranch != 0 || r.nextInternal < len(r.internal) {
+			return m.macrostep(*e, r, n)
+		}
+		cands := m.alwaysTab[c.State]
+		if len(cands) == 0 {
+			return nil
+		}
+		lo := uint32(len(r.Guards))
+		t := m.pick(e, cands, r)
+		if t == NoID {
+			return nil
+		}
+		if n >= m.maxChain {
+			return m.chainErr(c, t)
+		}
+		if err := m.take(e, t, lo, r); err != nil {
+			return err
+		}
+	}
+}
+
+// take takes transition t, selected alone by the active leaf with its
+// guards at r.Guards[lo:]: by fire when it is plain, else by the general
+// microstep of a one-transition set.
+func (m *Machine) take(e *evalEnv, t TransID, lo uint32, r *Result) error {
+	if m.trans[t].plain && m.states[e.c.State].plainExit {
+		return m.fire(e, t, lo, r)
+	}
+	sel := &r.sel
+	sel.s[0] = chosen{t: t, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
+	sel.n = 1
+	return m.microstep(e, sel, r)
+}
+
+// fire is microstep for one plain transition t taken from the active
+// leaf: the same trace step, filled in at the same points (a step that
+// fails part way leaves the same partial record), the same actions in the
+// same order, the same configuration.
+func (m *Machine) fire(e *evalEnv, t TransID, lo uint32, r *Result) error {
+	c := e.c
+	tr := &m.trans[t]
+	leaf := c.State
+	r.Steps = append(r.Steps, TraceStep{From: leaf, To: leaf, Trans: t, Overrode: NoID, GuardLo: lo, GuardHi: uint32(len(r.Guards))})
+	st := &r.Steps[len(r.Steps)-1]
+	exitLo := uint32(len(r.Actions))
+	if tr.target != NoID {
+		for s := leaf; s != tr.domain && s != NoID; s = m.states[s].parent {
+			// As exitStates: each state leaves the configuration once its
+			// exit actions ran.
+			c.State = s
+			if err := m.run(*e, m.states[s].exit, r); err != nil {
+				return err
+			}
+		}
+		c.State = leaf
+	}
+	st.ActLo = uint32(len(r.Actions))
+	if err := m.run(*e, tr.actions, r); err != nil {
+		return err
+	}
+	st.ActHi = uint32(len(r.Actions))
+	st.ActLo = exitLo
+	if tr.target != NoID {
+		if err := m.enterMain(e, tr.enter, nil, r); err != nil {
+			return err
+		}
+		c.State = tr.leaf
+		c.Final = m.states[tr.leaf].final && m.states[tr.leaf].parent == NoID
+		st.To = tr.leaf
+	}
+	st.ActHi = uint32(len(r.Actions))
+	return nil
+}
