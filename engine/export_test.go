@@ -8,3 +8,7 @@ func GeneralOnly(m *Machine) *Machine {
 	g.general = true
 	return &g
 }
+
+// Plain reports whether transition t, taken alone from a configuration
+// without a parallel state, is fire's to take (fast.go).
+func Plain(m *Machine, t TransID) bool { return m.trans[t].plain }
