@@ -15,29 +15,65 @@ package engine
 // it is, so that both give the same Config and Result byte for byte
 // (fast_test.go compares them on every bundled suite).
 
-// prepareFast marks, once the tables are built, the transitions and
-// states fire can take alone.
+// prepareFast marks, once the tables are built, the transitions fire
+// can take: those that record no history, resume none, enter no parallel
+// state and that no override may replace, from every leaf that selects
+// them (the states outside any parallel state's regions, whose candidate
+// lists hold them).
 func (m *Machine) prepareFast() {
-	for i := range m.states {
-		s := &m.states[i]
-		// A parallel state active as the Config's State has no region
-		// (a fork with no input): leaving it clears its fork record.
-		s.plainExit = s.fork == nil
-		for a := StateID(i); a != NoID; a = m.states[a].parent {
-			if st := &m.states[a]; st.histShallow >= 0 || st.histDeep >= 0 {
-				s.plainExit = false
-			}
-		}
-	}
 	for i := range m.trans {
 		tr := &m.trans[i]
 		tr.plain = tr.scope != scopeRegion && tr.override == "" && tr.history == histNone &&
 			!tr.histPar && tr.regionPaths == nil && tr.regionHist == nil &&
 			(tr.scope == scopeNone || len(m.overrides) == 0)
+		tr.quietExit, tr.quietEnter = true, true
+		if tr.target == NoID {
+			continue
+		}
 		for _, s := range tr.enter {
-			if m.states[s].fork != nil {
+			st := &m.states[s]
+			if st.fork != nil {
 				tr.plain = false
 			}
+			if len(st.entry) > 0 || st.final {
+				tr.quietEnter = false
+			}
+		}
+		tr.ends = m.states[tr.leaf].final && m.states[tr.leaf].parent == NoID
+	}
+	for _, tab := range [][][]TransID{m.userTab, m.timerTab, m.doneTab, m.failTab, m.alwaysTab} {
+		if len(m.states) == 0 {
+			break
+		}
+		stride := len(tab) / len(m.states)
+		for k, cands := range tab {
+			leaf := StateID(k / stride)
+			if m.states[leaf].forkRoot != NoID {
+				// Only a parallel state's regions hold it: never the
+				// Config's State.
+				continue
+			}
+			for _, t := range cands {
+				m.exitsFrom(&m.trans[t], leaf)
+			}
+		}
+	}
+}
+
+// exitsFrom clears tr.plain when tr, selected by leaf, leaves a state
+// fire does not handle (one that records a history, a parallel state),
+// and tr.quietExit when a state it leaves has exit actions.
+func (m *Machine) exitsFrom(tr *transition, leaf StateID) {
+	if tr.target == NoID {
+		return
+	}
+	for s := leaf; s != tr.domain && s != NoID; s = m.states[s].parent {
+		st := &m.states[s]
+		if st.fork != nil || st.histShallow >= 0 || st.histDeep >= 0 {
+			tr.plain = false
+		}
+		if len(st.exit) > 0 {
+			tr.quietExit = false
 		}
 	}
 }
@@ -101,7 +137,7 @@ func (m *Machine) settle(e *evalEnv, r *Result) error {
 // guards at r.Guards[lo:]: by fire when it is plain, else by the general
 // microstep of a one-transition set.
 func (m *Machine) take(e *evalEnv, t TransID, lo uint32, r *Result) error {
-	if m.trans[t].plain && m.states[e.c.State].plainExit {
+	if m.trans[t].plain {
 		return m.fire(e, t, lo, r)
 	}
 	sel := &r.sel
@@ -113,7 +149,8 @@ func (m *Machine) take(e *evalEnv, t TransID, lo uint32, r *Result) error {
 // fire is microstep for one plain transition t taken from the active
 // leaf: the same trace step, filled in at the same points (a step that
 // fails part way leaves the same partial record), the same actions in the
-// same order, the same configuration.
+// same order, the same configuration. What Build found quiet (no exit or
+// entry action on the way) is skipped: no action can see it.
 func (m *Machine) fire(e *evalEnv, t TransID, lo uint32, r *Result) error {
 	c := e.c
 	tr := &m.trans[t]
@@ -121,29 +158,48 @@ func (m *Machine) fire(e *evalEnv, t TransID, lo uint32, r *Result) error {
 	r.Steps = append(r.Steps, TraceStep{From: leaf, To: leaf, Trans: t, Overrode: NoID, GuardLo: lo, GuardHi: uint32(len(r.Guards))})
 	st := &r.Steps[len(r.Steps)-1]
 	exitLo := uint32(len(r.Actions))
-	if tr.target != NoID {
+	if !tr.quietExit {
 		for s := leaf; s != tr.domain && s != NoID; s = m.states[s].parent {
 			// As exitStates: each state leaves the configuration once its
 			// exit actions ran.
 			c.State = s
-			if err := m.run(*e, m.states[s].exit, r); err != nil {
-				return err
+			if acts := m.states[s].exit; len(acts) > 0 {
+				r.abort = false
+				if err := m.runBlock(e, acts, r); err != nil {
+					return err
+				}
 			}
 		}
 		c.State = leaf
 	}
 	st.ActLo = uint32(len(r.Actions))
-	if err := m.run(*e, tr.actions, r); err != nil {
-		return err
+	if acts := tr.actions; len(acts) > 0 {
+		r.abort = false
+		if err := m.runBlock(e, acts, r); err != nil {
+			return err
+		}
 	}
 	st.ActHi = uint32(len(r.Actions))
 	st.ActLo = exitLo
 	if tr.target != NoID {
-		if err := m.enterMain(e, tr.enter, nil, r); err != nil {
-			return err
+		if !tr.quietEnter {
+			// As enterMain, without a parallel state to start.
+			for _, s := range tr.enter {
+				en := &m.states[s]
+				c.State = s
+				if len(en.entry) > 0 {
+					r.abort = false
+					if err := m.runBlock(e, en.entry, r); err != nil {
+						return err
+					}
+				}
+				if en.final {
+					m.raiseDone(*e, en.parent, s, r)
+				}
+			}
 		}
 		c.State = tr.leaf
-		c.Final = m.states[tr.leaf].final && m.states[tr.leaf].parent == NoID
+		c.Final = tr.ends
 		st.To = tr.leaf
 	}
 	st.ActHi = uint32(len(r.Actions))

@@ -67,9 +67,6 @@ type state struct {
 	// doneData, on a final state, gives the value of the done.state event
 	// its entry raises; nil: none.
 	doneData func(evalEnv) Value
-	// plainExit: leaving the state as the active leaf of a configuration
-	// without a parallel state records no history (fast.go).
-	plainExit bool
 }
 
 // forkInfo is a compiled parallel state: declared with parallel: true
@@ -141,8 +138,11 @@ type transition struct {
 	// regionHist are the targets among those that resume a history.
 	regionHist []regionHist
 	// plain: taken alone from a configuration without a parallel state,
-	// the transition is fire's to take (fast.go).
-	plain bool
+	// from any leaf that selects it, the transition is fire's to take;
+	// quietExit: the states it exits then run no exit actions; quietEnter:
+	// those it enters run no entry actions and none is final; ends: its
+	// leaf is a top-level final state (fast.go).
+	plain, quietExit, quietEnter, ends bool
 }
 
 // regionHist is a target in region k of a parallel state that resumes its

@@ -295,14 +295,18 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		return nil
 	}
 	r.abort = false
-	return m.runBlock(e, acts, r)
+	return m.runBlock(&e, acts, r)
 }
 
 // runBlock runs actions until one raises an error (Result.abort), also
 // inside an if's or a foreach's actions. Only the actions that evaluate
 // a data model's expressions can raise one, so only they are checked:
 // the expression language's actions pay nothing for it.
-func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
+//
+// The environment comes by pointer, so that the call passes its arguments
+// in registers; the actions' expressions take a copy.
+func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
+	e := *ep
 	c := e.c
 	for _, ai := range acts {
 		a := &m.acts[ai]
@@ -446,7 +450,7 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 		case ActIf:
 			for i, cond := range a.conds {
 				if cond == nil || cond(e) {
-					if err := m.runBlock(e, a.blocks[i], r); err != nil {
+					if err := m.runBlock(&e, a.blocks[i], r); err != nil {
 						return err
 					}
 					break
@@ -459,8 +463,11 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				return nil
 			}
 		case ActForeach:
+			// The body's environment is a copy the closure owns, so that
+			// only a foreach moves one to the heap.
+			be := e
 			if err := a.each(e, func() error {
-				if err := m.runBlock(e, a.body, r); err != nil || r.abort {
+				if err := m.runBlock(&be, a.body, r); err != nil || r.abort {
 					return errAbort(err)
 				}
 				return nil
@@ -485,7 +492,7 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				return nil
 			}
 		case ActBlock:
-			if err := m.runBlock(e, a.body, r); err != nil {
+			if err := m.runBlock(&e, a.body, r); err != nil {
 				return err
 			}
 			r.abort = false
