@@ -85,61 +85,72 @@ func (m *Machine) stepLeaf(e *evalEnv, cands []TransID, r *Result) error {
 	lo := uint32(len(r.Guards))
 	t := TransID(NoID)
 	if len(cands) > 0 {
-		t = m.pick(e, cands, r)
+		t = m.pickLeaf(e, cands, r)
 	}
 	if t == NoID {
 		// As step's general path: the eventless transitions are selected
 		// again, and Handled says whether the configuration moved.
 		n := len(r.Steps)
-		err := m.settle(e, r)
+		err := m.settle(e, NoID, lo, r)
 		r.Handled = len(r.Steps) > n
 		return err
 	}
 	r.Handled = true
-	if err := m.take(e, t, lo, r); err != nil {
-		return err
-	}
-	return m.settle(e, r)
+	return m.settle(e, t, lo, r)
 }
 
-// settle is macrostep while the configuration holds no active parallel
-// state and the internal queue is empty: it takes the eventless
-// transitions one at a time, and hands over to macrostep, at the same
-// round, as soon as either stops being so.
-func (m *Machine) settle(e *evalEnv, r *Result) error {
+// pickLeaf is pick, without a call for the common candidate list whose
+// first transition has no guard.
+func (m *Machine) pickLeaf(e *evalEnv, cands []TransID, r *Result) TransID {
+	if m.trans[cands[0]].guard == nil {
+		return cands[0]
+	}
+	return m.pick(e, cands, r)
+}
+
+// settle takes transition t (NoID: none), selected by the active leaf
+// with its guards at r.Guards[lo:], then is macrostep while the
+// configuration holds no active parallel state and the internal queue is
+// empty: it takes the eventless transitions one at a time, and hands over
+// to macrostep, at the same round, as soon as either stops being so.
+// Each transition is fire's when it is plain, else the general
+// microstep's, as a set of one.
+func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 	c := e.c
-	for n := 0; ; n++ {
+	// n counts the eventless rounds, as macrostep does: -1 is the
+	// event's own transition.
+	for n := -1; ; n++ {
+		if t != NoID {
+			if m.trans[t].plain {
+				if err := m.fire(e, t, lo, r); err != nil {
+					return err
+				}
+			} else if err := m.microstep1(e, t, lo, r); err != nil {
+				return err
+			}
+		}
 		if c.Final {
 			return nil
 		}
 		if c.NBranch != 0 || r.nextInternal < len(r.internal) {
-			return m.macrostep(*e, r, n)
+			return m.macrostep(*e, r, n+1)
 		}
 		cands := m.alwaysTab[c.State]
 		if len(cands) == 0 {
 			return nil
 		}
-		lo := uint32(len(r.Guards))
-		t := m.pick(e, cands, r)
-		if t == NoID {
+		lo = uint32(len(r.Guards))
+		if t = m.pickLeaf(e, cands, r); t == NoID {
 			return nil
 		}
-		if n >= m.maxChain {
+		if n+1 >= m.maxChain {
 			return m.chainErr(c, t)
-		}
-		if err := m.take(e, t, lo, r); err != nil {
-			return err
 		}
 	}
 }
 
-// take takes transition t, selected alone by the active leaf with its
-// guards at r.Guards[lo:]: by fire when it is plain, else by the general
-// microstep of a one-transition set.
-func (m *Machine) take(e *evalEnv, t TransID, lo uint32, r *Result) error {
-	if m.trans[t].plain {
-		return m.fire(e, t, lo, r)
-	}
+// microstep1 is the general microstep of the one transition t.
+func (m *Machine) microstep1(e *evalEnv, t TransID, lo uint32, r *Result) error {
 	sel := &r.sel
 	sel.s[0] = chosen{t: t, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
 	sel.n = 1
