@@ -10,5 +10,5 @@ func GeneralOnly(m *Machine) *Machine {
 }
 
 // Plain reports whether transition t, taken alone from a configuration
-// without a parallel state, is fire's to take (fast.go).
+// without a parallel state, is one settle fires itself (fast.go).
 func Plain(m *Machine, t TransID) bool { return m.trans[t].plain }

@@ -5,7 +5,7 @@ package engine
 // Config's State) selects at most one transition per round, and a
 // transition that records no history, enters no parallel state, and is
 // not replaced by an override. For such a transition, the recommendation's
-// microstep (micro.go) reduces to what fire does: the exits from the leaf
+// microstep (micro.go) reduces to what settle does: the exits from the leaf
 // up to the transition's domain, its actions, the entries down to its
 // leaf. Skipping the general algorithm's selection set, conflict removal
 // and per-transition bookkeeping is most of Step's time on the WORKLOAD
@@ -15,7 +15,7 @@ package engine
 // it is, so that both give the same Config and Result byte for byte
 // (fast_test.go compares them on every bundled suite).
 
-// prepareFast marks, once the tables are built, the transitions fire
+// prepareFast marks, once the tables are built, the transitions settle
 // can take: those that record no history, resume none, enter no parallel
 // state and that no override may replace, from every leaf that selects
 // them (the states outside any parallel state's regions, whose candidate
@@ -61,7 +61,7 @@ func (m *Machine) prepareFast() {
 }
 
 // exitsFrom clears tr.plain when tr, selected by leaf, leaves a state
-// fire does not handle (one that records a history, a parallel state),
+// settle does not fire itself (one that records a history, a parallel state),
 // and tr.quietExit when a state it leaves has exit actions.
 func (m *Machine) exitsFrom(tr *transition, leaf StateID) {
 	if tr.target == NoID {
@@ -113,20 +113,76 @@ func (m *Machine) pickLeaf(e *evalEnv, cands []TransID, r *Result) TransID {
 // configuration holds no active parallel state and the internal queue is
 // empty: it takes the eventless transitions one at a time, and hands over
 // to macrostep, at the same round, as soon as either stops being so.
-// Each transition is fire's when it is plain, else the general
-// microstep's, as a set of one.
+//
+// A transition that is not plain is the general microstep's, as a set of
+// one. A plain one is fired here, in the loop (a call per transition is
+// 3% of Step on the WORKLOAD machine): microstep for one transition
+// taken from the active leaf, the same trace step, filled in at the same
+// points (a step that fails part way leaves the same partial record), the
+// same actions in the same order, the same configuration. What Build
+// found quiet (no exit or entry action on the way) is skipped: no action
+// can see it.
 func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 	c := e.c
 	// n counts the eventless rounds, as macrostep does: -1 is the
 	// event's own transition.
 	for n := -1; ; n++ {
 		if t != NoID {
-			if m.trans[t].plain {
-				if err := m.fire(e, t, lo, r); err != nil {
+			if !m.trans[t].plain {
+				if err := m.microstep1(e, t, lo, r); err != nil {
 					return err
 				}
-			} else if err := m.microstep1(e, t, lo, r); err != nil {
-				return err
+			} else {
+				tr := &m.trans[t]
+				leaf := c.State
+				r.Steps = append(r.Steps, TraceStep{From: leaf, To: leaf, Trans: t, Overrode: NoID, GuardLo: lo, GuardHi: uint32(len(r.Guards))})
+				st := &r.Steps[len(r.Steps)-1]
+				exitLo := uint32(len(r.Actions))
+				if !tr.quietExit {
+					for s := leaf; s != tr.domain && s != NoID; s = m.states[s].parent {
+						// As exitStates: each state leaves the configuration once its
+						// exit actions ran.
+						c.State = s
+						if acts := m.states[s].exit; len(acts) > 0 {
+							r.abort = false
+							if err := m.runBlock(e, acts, r); err != nil {
+								return err
+							}
+						}
+					}
+					c.State = leaf
+				}
+				st.ActLo = uint32(len(r.Actions))
+				if acts := tr.actions; len(acts) > 0 {
+					r.abort = false
+					if err := m.runBlock(e, acts, r); err != nil {
+						return err
+					}
+				}
+				st.ActHi = uint32(len(r.Actions))
+				st.ActLo = exitLo
+				if tr.target != NoID {
+					if !tr.quietEnter {
+						// As enterMain, without a parallel state to start.
+						for _, s := range tr.enter {
+							en := &m.states[s]
+							c.State = s
+							if len(en.entry) > 0 {
+								r.abort = false
+								if err := m.runBlock(e, en.entry, r); err != nil {
+									return err
+								}
+							}
+							if en.final {
+								m.raiseDone(*e, en.parent, s, r)
+							}
+						}
+					}
+					c.State = tr.leaf
+					c.Final = tr.ends
+					st.To = tr.leaf
+				}
+				st.ActHi = uint32(len(r.Actions))
 			}
 		}
 		if c.Final {
@@ -155,64 +211,4 @@ func (m *Machine) microstep1(e *evalEnv, t TransID, lo uint32, r *Result) error 
 	sel.s[0] = chosen{t: t, scope: m.scope(t), lo: lo, hi: uint32(len(r.Guards))}
 	sel.n = 1
 	return m.microstep(e, sel, r)
-}
-
-// fire is microstep for one plain transition t taken from the active
-// leaf: the same trace step, filled in at the same points (a step that
-// fails part way leaves the same partial record), the same actions in the
-// same order, the same configuration. What Build found quiet (no exit or
-// entry action on the way) is skipped: no action can see it.
-func (m *Machine) fire(e *evalEnv, t TransID, lo uint32, r *Result) error {
-	c := e.c
-	tr := &m.trans[t]
-	leaf := c.State
-	r.Steps = append(r.Steps, TraceStep{From: leaf, To: leaf, Trans: t, Overrode: NoID, GuardLo: lo, GuardHi: uint32(len(r.Guards))})
-	st := &r.Steps[len(r.Steps)-1]
-	exitLo := uint32(len(r.Actions))
-	if !tr.quietExit {
-		for s := leaf; s != tr.domain && s != NoID; s = m.states[s].parent {
-			// As exitStates: each state leaves the configuration once its
-			// exit actions ran.
-			c.State = s
-			if acts := m.states[s].exit; len(acts) > 0 {
-				r.abort = false
-				if err := m.runBlock(e, acts, r); err != nil {
-					return err
-				}
-			}
-		}
-		c.State = leaf
-	}
-	st.ActLo = uint32(len(r.Actions))
-	if acts := tr.actions; len(acts) > 0 {
-		r.abort = false
-		if err := m.runBlock(e, acts, r); err != nil {
-			return err
-		}
-	}
-	st.ActHi = uint32(len(r.Actions))
-	st.ActLo = exitLo
-	if tr.target != NoID {
-		if !tr.quietEnter {
-			// As enterMain, without a parallel state to start.
-			for _, s := range tr.enter {
-				en := &m.states[s]
-				c.State = s
-				if len(en.entry) > 0 {
-					r.abort = false
-					if err := m.runBlock(e, en.entry, r); err != nil {
-						return err
-					}
-				}
-				if en.final {
-					m.raiseDone(*e, en.parent, s, r)
-				}
-			}
-		}
-		c.State = tr.leaf
-		c.Final = tr.ends
-		st.To = tr.leaf
-	}
-	st.ActHi = uint32(len(r.Actions))
-	return nil
 }

@@ -138,7 +138,7 @@ type transition struct {
 	// regionHist are the targets among those that resume a history.
 	regionHist []regionHist
 	// plain: taken alone from a configuration without a parallel state,
-	// from any leaf that selects it, the transition is fire's to take;
+	// from any leaf that selects it, settle fires the transition itself;
 	// quietExit: the states it exits then run no exit actions; quietEnter:
 	// those it enters run no entry actions and none is final; ends: its
 	// leaf is a top-level final state (fast.go).
