@@ -2,6 +2,7 @@ package mutate_test
 
 import (
 	"path/filepath"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -44,6 +45,41 @@ var _ = Describe("a chart's start actions", func() {
 	It("are none on a YAML machine, which compiles nothing into them", func() {
 		for _, dir := range []string{lamp, "testdata/door", "testdata/switchboard"} {
 			Expect(load(dir).Def.StartActions).To(BeEmpty(), dir)
+		}
+	})
+})
+
+var _ = Describe("a chart's mutants on several goroutines", func() {
+	// Each mutant's machine compiles into a data model of its own, so
+	// judging mutants at once races on nothing (run under -race) and gives
+	// the verdicts of one goroutine.
+	It("get the verdicts they get one at a time", func() {
+		s := load(filepath.Join("..", "docs", "examples", "research"))
+		want := judgeAll(s, opts)
+		r := mutate.NewRunner(s, opts)
+		ms := mutate.Enumerate(s.Def, opts.Seed)
+		got := make([]mutate.Result, len(ms))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					got[i] = r.Judge(ms[i])
+				}
+			}()
+		}
+		for i := range ms {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		Expect(got).To(HaveLen(len(want)))
+		for i := range want {
+			Expect(got[i].Status).To(Equal(want[i].Status), "mutant %d: %s", i, ms[i].Desc)
+			Expect(got[i].Source).To(Equal(want[i].Source), "mutant %d: %s", i, ms[i].Desc)
+			Expect(got[i].Detail).To(Equal(want[i].Detail), "mutant %d: %s", i, ms[i].Desc)
 		}
 	})
 })

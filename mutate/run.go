@@ -198,7 +198,8 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 // Build makes the suite that runs def in place of s's machine: the same
 // scenarios, NLU, users and variants, each variant's machine rebuilt from
 // def. The mutants change no declaration (no state, slot, intent or
-// timer), so what was resolved against the original machine holds.
+// timer), so what was resolved against the original machine holds. Each
+// variant's machine compiles into a data model of its own (fresher).
 func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 	ms := *s
 	ms.Def = def
@@ -206,6 +207,9 @@ func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 	for i, v := range s.Variants {
 		vdef := *def
 		vdef.Assign = v.Assign
+		if f, ok := def.DataModel.(fresher); ok {
+			vdef.DataModel = f.Fresh()
+		}
 		m, diags := engine.Build(&vdef)
 		if err := diags.Err(); err != nil {
 			first := err.(*engine.BuildError).First()
@@ -218,6 +222,14 @@ func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 	ms.Machine = ms.Variants[0].Machine
 	return &ms, nil
 }
+
+// fresher is a data model that compiles a machine's expressions into
+// itself (an SCXML chart's: the ECMAScript or null data model), which
+// the conversations of every machine built with it read: Fresh gives a
+// build one with nothing compiled, so that building a mutant never
+// writes what the original's or another mutant's conversations read, and
+// mutants are judged on workers whatever the suite's kind.
+type fresher interface{ Fresh() engine.DataModel }
 
 // pinnedScenario begins the failure of a pin: true scenario.
 const pinnedScenario = "pinned scenario"
