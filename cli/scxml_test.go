@@ -36,6 +36,15 @@ var _ = Describe("SCXML suites", func() {
 		golden("run-booking-scxml.txt", []byte(stdout))
 	})
 
+	It("counts a chart's handover (<simctl:escalate> in handed_over) as a generated user's escalation", func() {
+		// A user who says no to the date twice is handed over: one of
+		// these 200 (seed 1) does.
+		code, stdout, stderr := run(noOut, "run", "../examples/booking-scxml", "--out", "", "--generate", "200", "--nlu-noise", "0.1", "--explore-depth", "0", "--quiet")
+		Expect(stderr).To(BeEmpty())
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(ContainSubstring(", escalation 0.5%, "))
+	})
+
 	It("run --generate 200 --nlu-noise 0.1 plays the users of its users.yaml, the same for the same seed", func() {
 		code, first, stderr := run(noOut, "run", "../docs/examples/research", "--out", "", "--generate", "200", "--nlu-noise", "0.1", "--seed", "3", "--quiet")
 		Expect(stderr).To(BeEmpty())

@@ -202,6 +202,9 @@ const (
 	ActLog
 	ActIf
 	ActForeach
+	// ActEscalate is simctl's <escalate reason="..."/> (SimctlNS): the
+	// conversation is handed to a person, Label the reason.
+	ActEscalate
 )
 
 // Param is a <param> (or a namelist name, whose Expr reads the location).
@@ -230,7 +233,8 @@ type Action struct {
 	Params     []Param
 	Content    Expr // <content expr> or its text as a value
 	ContentStr *string
-	// assign: Location, Expr; log: Label, Expr; script: Expr
+	// assign: Location, Expr; log: Label, Expr; script: Expr; escalate:
+	// Label
 	Location Expr
 	Expr     Expr
 	Label    string
