@@ -135,8 +135,9 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 			} else {
 				tr := &m.trans[t]
 				leaf := c.State
-				r.Steps = append(r.Steps, TraceStep{From: leaf, To: leaf, Trans: t, Overrode: NoID, GuardLo: lo, GuardHi: uint32(len(r.Guards))})
+				r.Steps = append(r.Steps, TraceStep{})
 				st := &r.Steps[len(r.Steps)-1]
+				st.From, st.To, st.Trans, st.Overrode, st.GuardLo, st.GuardHi = leaf, leaf, t, NoID, lo, uint32(len(r.Guards))
 				exitLo := uint32(len(r.Actions))
 				if !tr.quietExit {
 					for s := leaf; s != tr.domain && s != NoID; s = m.states[s].parent {
