@@ -304,21 +304,20 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 // the expression language's actions pay nothing for it.
 //
 // The environment comes by pointer, so that the call passes its arguments
-// in registers; the actions' expressions take a copy.
-func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
-	e := *ep
+// in registers; the actions' expressions take a copy, only they.
+func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 	c := e.c
 	for _, ai := range acts {
 		a := &m.acts[ai]
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
 		case ActSet:
-			c.SetSlot(a.slot, emptyText(a.x.value(e)))
+			c.SetSlot(a.slot, emptyText(a.x.value(*e)))
 		case ActFill:
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
 			}
-			v := emptyText(a.x.value(e))
+			v := emptyText(a.x.value(*e))
 			if v.IsEmpty() {
 				c.SetSlot(c.Waiting, v)
 				break
@@ -368,7 +367,7 @@ func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
 			}
 		case ActSay, ActEscalate:
 			lo := uint32(len(r.Text))
-			r.Text = a.tmpl.appendTo(e, r.Text)
+			r.Text = a.tmpl.appendTo(*e, r.Text)
 			kind := EffSay
 			if a.kind == ActEscalate {
 				kind = EffEscalate
@@ -389,14 +388,14 @@ func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
 				return m.rtErr(c, a.pos, "contract: not in a fork branch")
 			}
 			i := int(e.br) - 1
-			c.SetBranchTexts(i, c.BranchInput(i), a.x.s(e))
+			c.SetBranchTexts(i, c.BranchInput(i), a.x.s(*e))
 		case ActStart:
 			after := m.timers[a.timer].afterMS
 			if a.hasX {
 				// A computed duration that is negative (or not a number)
 				// would put the deadline before the clock, where the timer
 				// could never fire and would block every later event.
-				d := a.x.n(e)
+				d := a.x.n(*e)
 				if !(d >= 0 && d < maxDurationMS) {
 					return m.rtErr(c, a.pos, "start %s: %gms is not a duration", m.timers[a.timer].name, d)
 				}
@@ -424,13 +423,13 @@ func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
 				// the event is taken.
 				c.TimerSeq++
 				q.key = c.TimerSeq
-				if a.hold(e, q.key); r.abort {
+				if a.hold(*e, q.key); r.abort {
 					return nil
 				}
 			}
 			r.internal = append(r.internal, q)
 		case ActSend:
-			if err := m.send(e, ai, a, r); err != nil || r.abort {
+			if err := m.send(*e, ai, a, r); err != nil || r.abort {
 				return err
 			}
 		case ActCancelSend:
@@ -449,8 +448,8 @@ func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
 			}
 		case ActIf:
 			for i, cond := range a.conds {
-				if cond == nil || cond(e) {
-					if err := m.runBlock(&e, a.blocks[i], r); err != nil {
+				if cond == nil || cond(*e) {
+					if err := m.runBlock(e, a.blocks[i], r); err != nil {
 						return err
 					}
 					break
@@ -465,8 +464,8 @@ func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
 		case ActForeach:
 			// The body's environment is a copy the closure owns, so that
 			// only a foreach moves one to the heap.
-			be := e
-			if err := a.each(e, func() error {
+			be := *e
+			if err := a.each(*e, func() error {
 				if err := m.runBlock(&be, a.body, r); err != nil || r.abort {
 					return errAbort(err)
 				}
@@ -481,18 +480,18 @@ func (m *Machine) runBlock(ep *evalEnv, acts []uint32, r *Result) error {
 				if a.text != "" {
 					r.Text = append(r.Text, ": "...)
 				}
-				r.Text = a.val(e).AppendTo(r.Text)
+				r.Text = a.val(*e).AppendTo(r.Text)
 			}
 			r.Effects = append(r.Effects, Effect{Kind: EffLog, Action: ai, TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
 			if r.abort {
 				return nil
 			}
 		case ActAssign, ActScript:
-			if a.do(e); r.abort {
+			if a.do(*e); r.abort {
 				return nil
 			}
 		case ActBlock:
-			if err := m.runBlock(&e, a.body, r); err != nil {
+			if err := m.runBlock(e, a.body, r); err != nil {
 				return err
 			}
 			r.abort = false
