@@ -69,12 +69,8 @@ const guards = `(function (maxItems, maxStr, jsonCheck) {
     define(obj, key, {value: w, writable: true, configurable: true, enumerable: false});
   };
   const AP = Array.prototype, SP = String.prototype;
-  const arrayThis = function (t) { items(lengthOf(t), 'an array'); };
-  for (const k of names(AP)) {
-    if (k === 'join' || k === 'toString' || k === 'toLocaleString') continue;
-    wrap(AP, k, arrayThis);
-  }
-  wrap(AP, Symbol.iterator, arrayThis);
+  // The other methods of Array.prototype are checked in Go (boundArray):
+  // charts call them in their conditions, on every step.
   // join renders every item: its result is bounded as well as its length.
   const join = AP.join;
   const boundedJoin = function (sep) {
@@ -134,6 +130,58 @@ func bound(rt *goja.Runtime) {
 	if _, err := f(goja.Undefined(), rt.ToValue(MaxItems), rt.ToValue(MaxStringLen), rt.ToValue(check)); err != nil {
 		panic(err)
 	}
+	boundArray(rt)
+}
+
+// boundArray checks the length of this before each method of
+// Array.prototype but join, toString and toLocaleString (which the guards
+// replace), as the guards check the others. It is Go rather than script:
+// a script wrapper (a rest parameter, the check, Reflect.apply) cost
+// several times the method it wraps (indexOf in a condition).
+func boundArray(rt *goja.Runtime) {
+	ap := rt.Get("Array").ToObject(rt).Get("prototype").ToObject(rt)
+	rangeError, _ := goja.AssertConstructor(rt.Get("RangeError"))
+	wrap := func(f goja.Value) goja.Value {
+		orig, _ := goja.AssertFunction(f)
+		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
+			if n := lengthOf(rt, call.This); n > MaxItems {
+				e, _ := rangeError(nil, rt.ToValue(fmt.Sprintf("an array of %v items: simctl bounds it at %d", n, MaxItems)))
+				panic(e)
+			}
+			v, err := orig(call.This, call.Arguments...)
+			if err != nil {
+				panic(err) // rethrown as it was (an exception, an interrupt)
+			}
+			return v
+		})
+	}
+	for _, k := range ap.GetOwnPropertyNames() {
+		switch k {
+		case "constructor", "length", "join", "toString", "toLocaleString":
+			continue
+		}
+		if _, ok := goja.AssertFunction(ap.Get(k)); ok {
+			_ = ap.DefineDataProperty(k, wrap(ap.Get(k)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+	}
+	it := goja.SymIterator
+	_ = ap.DefineDataPropertySymbol(it, wrap(ap.GetSymbol(it)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// lengthOf is Number(v.length), 0 for null, undefined or what is not a
+// positive number, as the guards' lengthOf.
+func lengthOf(rt *goja.Runtime, v goja.Value) float64 {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return 0
+	}
+	l := v.ToObject(rt).Get("length")
+	if l == nil {
+		return 0
+	}
+	if n := l.ToFloat(); n > 0 {
+		return n
+	}
+	return 0
 }
 
 // renderable checks that JSON.stringify of v stays within the bounds
