@@ -27,6 +27,14 @@ type ECMAScript struct {
 	// _event, so that steps bind it.
 	pure  []bool
 	event bool
+	// writes holds, for each expression, the globals it may assign
+	// (bareWrites), or ok false when it may make or delete others.
+	writes []globalWrites
+}
+
+type globalWrites struct {
+	names []string
+	ok    bool
 }
 
 // NewECMAScript returns a data model with nothing compiled yet.
@@ -50,6 +58,11 @@ func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, 
 		e.pure = append(e.pure, false)
 	}
 	e.pure[i] = (kind == engine.CondCode || kind == engine.ValueCode) && pureSource(x.Src)
+	for len(e.writes) <= int(i) {
+		e.writes = append(e.writes, globalWrites{})
+	}
+	names, ok := bareWrites(x.Src)
+	e.writes[i] = globalWrites{names: names, ok: ok}
 	e.event = e.event || readsEvent(x.Src)
 	return engine.Code(i), e.p.errs[i]
 }
@@ -105,12 +118,43 @@ type ecmaData struct {
 	hashGen   uint64
 	hashOK    bool
 	walk      hashWalk
+	// listed: hashNames lists the heap's globals (the last hashVars
+	// listed them, and nothing since may have made or deleted one).
+	listed bool
 }
 
 // change notes that the data may have changed.
 func (x *ecmaData) change() {
 	x.changed, x.plain = true, false
 	x.gen++
+}
+
+// evaluated notes that code ran and changed the data: unless it keeps
+// the globals there are, they must be listed again.
+func (x *ecmaData) evaluated(codes ...engine.Code) {
+	x.change()
+	if !x.listed {
+		return
+	}
+	// Only a heap of plain data is known to hold no function that a
+	// script would call.
+	if !x.walk.plain {
+		x.listed = false
+		return
+	}
+	for _, c := range codes {
+		w := x.dm.writes[c]
+		if !w.ok {
+			x.listed = false
+			return
+		}
+		for _, n := range w.names {
+			if !slices.Contains(x.hashNames, n) && (!x.d.baseline[n] || n == "__simctl_value") {
+				x.listed = false
+				return
+			}
+		}
+	}
 }
 
 // Changed reports whether the data may have changed since it was last
@@ -137,6 +181,7 @@ func (x *ecmaData) held(create bool) *goja.Object {
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.change()
+	x.listed = false // the held data's global may be made
 	v, err := x.d.run(Expr(code))
 	if err != nil {
 		return err
@@ -148,6 +193,7 @@ func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engi
 // (its tag, from the chart), where it is and the reason.
 func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
 	x.change()
+	x.listed = false
 	o := x.d.rt.NewObject()
 	_ = o.Set("tagname", x.tags[pos])
 	_ = o.Set("line", pos.Line)
@@ -174,6 +220,7 @@ func (x *ecmaData) Drop(key uint32) {
 		return
 	}
 	x.change()
+	x.listed = false
 	_ = o.Delete(strconv.FormatUint(uint64(key), 10))
 	if len(o.Keys()) == 0 {
 		// Nothing pending: the heap is as if nothing had been held.
@@ -239,7 +286,7 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 // plain, it may change the data.
 func (x *ecmaData) reads(code engine.Code) {
 	if !x.plain || !x.dm.pure[code] {
-		x.change()
+		x.evaluated(code)
 	}
 }
 
@@ -280,7 +327,7 @@ func engineValue(v goja.Value) engine.Value {
 
 func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
-	x.change()
+	x.evaluated(loc, code)
 	v, err := x.d.Value(Expr(code))
 	if err != nil {
 		return err
@@ -290,7 +337,7 @@ func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Ev
 
 func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
-	x.change()
+	x.evaluated(code)
 	return x.d.Script(Expr(code))
 }
 
@@ -299,6 +346,7 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
 	x.change()
+	x.listed = false // item and index may be new globals
 	items, err := x.d.Iterate(Expr(arr))
 	if err != nil {
 		return err
@@ -353,6 +401,7 @@ func (x *ecmaData) Restore(saved any) bool {
 			return true
 		}
 	}
+	x.listed = false
 	if !x.d.Restore(saved) {
 		x.change()
 		return false
@@ -369,7 +418,10 @@ func (x *ecmaData) hashVars() {
 	if x.hashOK && x.hashGen == x.gen {
 		return
 	}
-	x.hashNames = append(x.hashNames[:0], x.d.globals()...)
+	if !x.listed {
+		x.hashNames = append(x.hashNames[:0], x.d.globals()...)
+		x.listed = true
+	}
 	x.hashes = x.hashes[:0]
 	g := x.d.rt.GlobalObject()
 	w := &x.walk
@@ -604,3 +656,129 @@ func readsEvent(src string) bool {
 	}
 	return false
 }
+
+// bareWrites finds the identifiers an expression may assign as globals
+// (x = ..., x += ..., x++), so that one which assigns only globals that
+// exist already is known to keep the set of globals as it is (hashVars
+// need not list them again). It reports false when it cannot tell: a
+// declaration (var, function), a way to the global object (this,
+// globalThis, eval, Function, a constructor), delete, a loop, a
+// destructuring or parenthesized assignment, _event (whose data may hold
+// a function), a template string or a comment.
+func bareWrites(src string) ([]string, bool) {
+	const (
+		tokOther = iota
+		tokBare     // an identifier on its own
+		tokMember   // an identifier after a dot, or a ] that indexes a value
+		tokOperator // + - * / % & | ^ < > ? (which op= puts before =)
+	)
+	var names []string
+	tok, target := tokOther, tokOther // the last token, the last before any operator
+	ident := ""                       // the identifier when target is tokBare
+	prev := byte(0)                   // the last character that is not a space
+	var member []bool                 // for each open [: whether it indexes a value
+	add := func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		next := byte(0)
+		if i+1 < len(src) {
+			next = src[i+1]
+		}
+		kind := tokOther
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '\'' || c == '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != c; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(src) {
+				return nil, false
+			}
+			i = j
+		case c == '`' || c == '/' && (next == '/' || next == '*'):
+			return nil, false
+		case c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(src) && (src[j] == '_' || src[j] == '$' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			w := src[i:j]
+			if globalWords[w] {
+				return nil, false
+			}
+			kind = tokMember
+			if prev != '.' {
+				kind, ident = tokBare, w
+				if i >= 2 && (prev == '+' || prev == '-') && src[i-2] == prev {
+					add(w) // ++x, --x
+				}
+			}
+			i = j - 1
+			c = 'a'
+		case c >= '0' && c <= '9':
+			for i+1 < len(src) && (src[i+1] == '.' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] >= 'a' && src[i+1] <= 'z' || src[i+1] >= 'A' && src[i+1] <= 'Z') {
+				i++
+			}
+			c = '0'
+		case c == '[':
+			member = append(member, tok == tokMember || tok == tokBare && !keywords[ident] || prev == ')' || prev == ']')
+		case c == ']':
+			if len(member) > 0 && member[len(member)-1] {
+				kind = tokMember
+			}
+			if len(member) > 0 {
+				member = member[:len(member)-1]
+			}
+		case c == '=' && next == '>':
+			return nil, false // an arrow function
+		case c == '=' && next == '=':
+			i++
+			if i+1 < len(src) && src[i+1] == '=' {
+				i++
+			}
+		case c == '=' && (prev == '!' || (prev == '<' || prev == '>') && src[i-1] == prev && (i < 2 || src[i-2] != prev)):
+			// !=, <=, >=: a comparison
+		case c == '=':
+			// An assignment (=, op=) to the target before it.
+			switch target {
+			case tokBare:
+				add(ident)
+			case tokMember:
+			default:
+				return nil, false // (x) = ..., [a, b] = ..., {a} = ...
+			}
+		case (c == '+' || c == '-') && next == c:
+			if tok == tokBare {
+				add(ident) // x++, x--
+			}
+			i++
+			kind = tokOperator
+		case strings.IndexByte("+-*/%&|^<>?", c) >= 0:
+			kind = tokOperator
+		}
+		tok, prev = kind, c
+		if kind != tokOperator {
+			target = kind
+		}
+	}
+	return names, true
+}
+
+// keywords may stand before a [ that makes an array.
+var keywords = map[string]bool{"return": true, "typeof": true, "void": true, "case": true, "do": true, "else": true,
+	"new": true, "throw": true, "instanceof": true}
+
+// globalWords are the words after which an expression may declare or
+// delete a global, or reach the global object.
+var globalWords = map[string]bool{"var": true, "function": true, "class": true, "let": true, "const": true, "this": true,
+	"globalThis": true, "eval": true, "Function": true, "Reflect": true, "with": true, "delete": true, "arguments": true,
+	"constructor": true, "__proto__": true, "import": true, "for": true, "in": true, "of": true, "_event": true,
+	"yield": true, "await": true, "async": true}
