@@ -35,6 +35,9 @@ type ECMAScript struct {
 type globalWrites struct {
 	names []string
 	ok    bool
+	// wild: the expression may make an object that Restore would not
+	// (an accessor, a frozen or sealed object: tameWords).
+	wild bool
 }
 
 // NewECMAScript returns a data model with nothing compiled yet.
@@ -62,7 +65,7 @@ func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, 
 		e.writes = append(e.writes, globalWrites{})
 	}
 	names, ok := bareWrites(x.Src)
-	e.writes[i] = globalWrites{names: names, ok: ok}
+	e.writes[i] = globalWrites{names: names, ok: ok, wild: wild(x.Src)}
 	e.event = e.event || readsEvent(x.Src)
 	return engine.Code(i), e.p.errs[i]
 }
@@ -120,7 +123,10 @@ type ecmaData struct {
 	walk      hashWalk
 	// listed: hashNames lists the heap's globals (the last hashVars
 	// listed them, and nothing since may have made or deleted one).
-	listed bool
+	// tame: the heap's objects are as Restore makes them (extensible,
+	// with writable data properties): Save's check found them so, and
+	// nothing since may have made them otherwise (see wild).
+	listed, tame bool
 }
 
 // change notes that the data may have changed.
@@ -133,6 +139,11 @@ func (x *ecmaData) change() {
 // the globals there are, they must be listed again.
 func (x *ecmaData) evaluated(codes ...engine.Code) {
 	x.change()
+	for _, c := range codes {
+		if w := x.dm.writes[c]; !w.ok || w.wild {
+			x.tame = false
+		}
+	}
 	if !x.listed {
 		return
 	}
@@ -149,7 +160,7 @@ func (x *ecmaData) evaluated(codes ...engine.Code) {
 			return
 		}
 		for _, n := range w.names {
-			if !slices.Contains(x.hashNames, n) && (!x.d.baseline[n] || n == "__simctl_value") {
+			if !slices.Contains(x.hashNames, n) && !x.d.baseline[n] {
 				x.listed = false
 				return
 			}
@@ -180,7 +191,7 @@ func (x *ecmaData) held(create bool) *goja.Object {
 
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
-	x.change()
+	x.evaluated(code)
 	x.listed = false // the held data's global may be made
 	v, err := x.d.run(Expr(code))
 	if err != nil {
@@ -346,7 +357,7 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
 	x.change()
-	x.listed = false // item and index may be new globals
+	x.listed, x.tame = false, false // item and index may be new globals
 	items, err := x.d.Iterate(Expr(arr))
 	if err != nil {
 		return err
@@ -383,7 +394,7 @@ func (x *ecmaData) Save() (any, bool) {
 	if slices.Equal(x.hashNames, s.names) {
 		s.hashes = slices.Clone(x.hashes)
 	}
-	x.changed, x.plain = false, true
+	x.changed, x.plain, x.tame = false, true, true
 	return s, true
 }
 
@@ -395,8 +406,8 @@ func (x *ecmaData) Restore(saved any) bool {
 	s := saved.(*savedData)
 	if s.hashes != nil {
 		x.hashVars()
-		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes) {
-			x.changed, x.plain = false, true
+		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes, x.tame) {
+			x.changed, x.plain, x.tame = false, true, true
 			x.hashNames, x.hashes, x.hashGen = append(x.hashNames[:0], s.names...), append(x.hashes[:0], s.hashes...), x.gen
 			return true
 		}
@@ -406,7 +417,7 @@ func (x *ecmaData) Restore(saved any) bool {
 		x.change()
 		return false
 	}
-	x.changed, x.plain = false, true
+	x.changed, x.plain, x.tame = false, true, true
 	x.gen++
 	x.hashOK = false
 	return true
@@ -425,7 +436,7 @@ func (x *ecmaData) hashVars() {
 	x.hashes = x.hashes[:0]
 	g := x.d.rt.GlobalObject()
 	w := &x.walk
-	w.plain = true
+	w.plain, w.tame = true, x.tame
 	w.seen = w.seen[:0]
 	clear(w.seenMap)
 	for _, n := range x.hashNames {
@@ -461,8 +472,10 @@ type hashWalk struct {
 	// h hashes script values: equal plain data hashes equally; any other
 	// object counts as its class and its String (a function, its source),
 	// as render shows it.
-	h       wordhash.Hash
-	plain   bool
+	h     wordhash.Hash
+	plain bool
+	// tame: the heap is tame (ecmaData.tame).
+	tame    bool
 	protos  [2]*goja.Object // Object.prototype, Array.prototype
 	seen    []*goja.Object
 	seenMap map[*goja.Object]bool
@@ -533,7 +546,9 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 	case "Object":
 		h.Word(8)
 		keys := o.Keys()
-		if o.Prototype() != w.protos[0] || len(o.GetOwnPropertyNames()) != len(keys) || len(o.Symbols()) > 0 {
+		// A tame heap has no property that is not enumerable and none
+		// keyed by a symbol (that takes Object.defineProperty or Symbol).
+		if o.Prototype() != w.protos[0] || !w.tame && (len(o.GetOwnPropertyNames()) != len(keys) || len(o.Symbols()) > 0) {
 			w.plain = false
 		}
 		for _, k := range keys {
@@ -667,7 +682,7 @@ func readsEvent(src string) bool {
 // a function), a template string or a comment.
 func bareWrites(src string) ([]string, bool) {
 	const (
-		tokOther = iota
+		tokOther    = iota
 		tokBare     // an identifier on its own
 		tokMember   // an identifier after a dot, or a ] that indexes a value
 		tokOperator // + - * / % & | ^ < > ? (which op= puts before =)
@@ -782,3 +797,19 @@ var globalWords = map[string]bool{"var": true, "function": true, "class": true, 
 	"globalThis": true, "eval": true, "Function": true, "Reflect": true, "with": true, "delete": true, "arguments": true,
 	"constructor": true, "__proto__": true, "import": true, "for": true, "in": true, "of": true, "_event": true,
 	"yield": true, "await": true, "async": true}
+
+// tameWords are the words of an expression that may make an object
+// Restore would not: an accessor (get x() {...}), a frozen, sealed or
+// non-extensible object, a property defined with other attributes.
+var tameWords = []string{"Object", "Reflect", "Proxy", "get", "set", "Symbol", "defineProperty", "__define", "freeze", "seal", "preventExtensions"}
+
+// wild reports whether src holds one of tameWords (anywhere: it errs on
+// the side of yes).
+func wild(src string) bool {
+	for _, w := range tameWords {
+		if strings.Contains(src, w) {
+			return true
+		}
+	}
+	return false
+}
