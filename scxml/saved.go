@@ -146,7 +146,7 @@ func (p *plainValue) patch(rt *goja.Runtime, v goja.Value) (goja.Value, bool) {
 		}
 		return o, true
 	}
-	keys := o.Keys()
+	keys := o.GetOwnPropertyNames() // its enumerable ones, in a tame heap
 	if !slices.Equal(keys, p.keys) {
 		return p.value(rt), false
 	}
