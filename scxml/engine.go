@@ -2,6 +2,7 @@ package scxml
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -381,19 +382,21 @@ func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *e
 // Save copies the data (ecma.Save) with each variable's fingerprint, so
 // that a later Restore puts back only the variables that differ.
 func (x *ecmaData) Save() (any, bool) {
-	v, ok := x.d.Save()
-	if !ok {
+	if x.d.p.lexical {
 		return nil, false
 	}
-	s := v.(*savedData)
 	x.hashVars()
 	if !x.walk.plain {
 		// An object two variables share, which copies would part.
 		return nil, false
 	}
-	if slices.Equal(x.hashNames, s.names) {
-		s.hashes = slices.Clone(x.hashes)
+	// The fingerprints' walk found the heap plain; in a tame one, that
+	// is all plainSource checks.
+	s, ok := x.d.save(slices.Clone(x.hashNames), !x.tame)
+	if !ok {
+		return nil, false
 	}
+	s.hashes = slices.Clone(x.hashes)
 	x.changed, x.plain, x.tame = false, true, true
 	return s, true
 }
@@ -517,14 +520,21 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 		h.Str(v.String())
 		return
 	case goja.IsNumber(v):
+		f := v.ToFloat()
 		h.Word(4)
-		h.Word(math.Float64bits(v.ToFloat()))
+		h.Word(math.Float64bits(f))
+		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 && math.Signbit(f) {
+			w.plain = false // as plainSource: JSON would not give it back
+		}
 		return
 	}
 	o, ok := v.(*goja.Object)
 	if !ok {
 		h.Word(5)
 		h.Str(v.String())
+		if t := v.ExportType(); t == nil || t.Kind() != reflect.Bool {
+			w.plain = false // a symbol, a big integer
+		}
 		return
 	}
 	if depth >= maxHashDepth || w.visit(o) {

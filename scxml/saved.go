@@ -81,7 +81,7 @@ func capture(v goja.Value) plainValue {
 		}
 		return p
 	}
-	keys := o.Keys()
+	keys := o.GetOwnPropertyNames() // all enumerable, as the value is plain
 	p := plainValue{kind: plainObject, keys: keys, items: make([]plainValue, len(keys))}
 	for i, k := range keys {
 		p.items[i] = capture(o.Get(k))
@@ -303,12 +303,22 @@ func (d *ecma) Save() (any, bool) {
 	if d.p.lexical {
 		return nil, false
 	}
-	names := d.globals()
+	return d.save(d.globals(), true)
+}
+
+// save copies the globals names (d.globals). With check, each value is
+// checked to be plain data (plainSource) first; without, the caller
+// knows they are.
+func (d *ecma) save(names []string, check bool) (*savedData, bool) {
 	s := &savedData{names: names, nvars: len(d.vars), vals: make([]plainValue, len(names)), rand: d.rand}
 	g := d.rt.GlobalObject()
 	for i, n := range names {
 		v := g.Get(n)
 		if v == nil || goja.IsUndefined(v) {
+			continue
+		}
+		if !check {
+			s.vals[i] = capture(v)
 			continue
 		}
 		if ok, err := d.plain(goja.Undefined(), v); err != nil || !ok.ToBoolean() {
