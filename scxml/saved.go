@@ -135,7 +135,9 @@ func (p *plainValue) patch(rt *goja.Runtime, v goja.Value) (goja.Value, bool) {
 		return p.value(rt), false
 	}
 	if p.kind == plainArray {
-		if o.Get("length").ToInteger() != int64(len(p.items)) {
+		// An array that grew or shrank is cut or extended to p's length
+		// (a push, a pop, cleared), its items patched.
+		if n := o.Get("length").ToInteger(); n > int64(len(p.items)) && o.Set("length", len(p.items)) != nil {
 			return p.value(rt), false
 		}
 		for i := range p.items {
