@@ -295,9 +295,10 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 }
 
 // reads notes that expression code runs: unless it is pure and the heap
-// plain, it may change the data.
+// plain or tame (no accessor whose code a read would run), it may change
+// the data.
 func (x *ecmaData) reads(code engine.Code) {
-	if !x.plain || !x.dm.pure[code] {
+	if !x.dm.pure[code] || !x.plain && !x.tame {
 		x.evaluated(code)
 	}
 }
@@ -695,8 +696,8 @@ func readsEvent(src string) bool {
 // need not list them again). It reports false when it cannot tell: a
 // declaration (var, function), a way to the global object (this,
 // globalThis, eval, Function, a constructor), delete, a loop, a
-// destructuring or parenthesized assignment, _event (whose data may hold
-// a function), a template string or a comment.
+// destructuring or parenthesized assignment, _event but for its string
+// fields (its data may hold a function), a template string or a comment.
 func bareWrites(src string) ([]string, bool) {
 	const (
 		tokOther    = iota
@@ -708,6 +709,7 @@ func bareWrites(src string) ([]string, bool) {
 	tok, target := tokOther, tokOther // the last token, the last before any operator
 	ident := ""                       // the identifier when target is tokBare
 	prev := byte(0)                   // the last character that is not a space
+	incr := false                     // the last token is ++ or --
 	var member []bool                 // for each open [: whether it indexes a value
 	add := func(n string) {
 		if !slices.Contains(names, n) {
@@ -743,13 +745,13 @@ func bareWrites(src string) ([]string, bool) {
 				j++
 			}
 			w := src[i:j]
-			if globalWords[w] {
+			if globalWords[w] && !(w == "_event" && eventField(src[j:])) {
 				return nil, false
 			}
 			kind = tokMember
 			if prev != '.' {
 				kind, ident = tokBare, w
-				if i >= 2 && (prev == '+' || prev == '-') && src[i-2] == prev {
+				if incr {
 					add(w) // ++x, --x
 				}
 			}
@@ -792,16 +794,31 @@ func bareWrites(src string) ([]string, bool) {
 				add(ident) // x++, x--
 			}
 			i++
-			kind = tokOperator
+			tok, prev, incr = tokOperator, c, true
+			continue
 		case strings.IndexByte("+-*/%&|^<>?", c) >= 0:
 			kind = tokOperator
 		}
-		tok, prev = kind, c
+		tok, prev, incr = kind, c, false
 		if kind != tokOperator {
 			target = kind
 		}
 	}
 	return names, true
+}
+
+// eventField reports whether rest (what follows _event) begins with a
+// field of _event that is a string (.name, .type, ...): unlike its
+// data, it leads to no object of the heap.
+func eventField(rest string) bool {
+	for _, f := range [...]string{".name", ".type", ".sendid", ".origintype", ".origin", ".invokeid"} {
+		if strings.HasPrefix(rest, f) {
+			after := rest[len(f):]
+			return after == "" || !(after[0] == '_' || after[0] == '$' || after[0] >= 'a' && after[0] <= 'z' ||
+				after[0] >= 'A' && after[0] <= 'Z' || after[0] >= '0' && after[0] <= '9')
+		}
+	}
+	return false
 }
 
 // keywords may stand before a [ that makes an array.
