@@ -239,15 +239,22 @@ func renderable(v goja.Value) error {
 
 // watchdog interrupts rt's current evaluation when it runs longer than
 // ScriptTimeout or grows the heap by more than MaxScriptHeap. It reads
-// the wall clock and the heap only to stop a runaway script; a script that
-// ends within watchEvery (almost every one) is never looked at.
+// the wall clock and the heap only to stop a runaway script: its timer
+// ticks every watchEvery while evaluations go on, and looks at one only
+// when the same evaluation is still running at its next tick, so that
+// arming it for each evaluation costs a counter, not a timer reset.
 type watchdog struct {
 	rt    *goja.Runtime
 	mu    sync.Mutex
 	timer *time.Timer
-	start time.Time
-	heap0 uint64
-	done  bool
+	// seq counts evaluations; running: one is under way; ticking: the
+	// timer is set; seen is seq at the last tick; start and heap0: when
+	// and at what heap a tick first found the running evaluation.
+	seq, seen uint64
+	running   bool
+	ticking   bool
+	start     time.Time
+	heap0     uint64
 }
 
 // Interrupt values, telling why a script was stopped.
@@ -259,7 +266,12 @@ const (
 func (w *watchdog) arm() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.done, w.heap0, w.start = false, 0, time.Time{}
+	w.seq++
+	w.running = true
+	if w.ticking {
+		return
+	}
+	w.ticking = true
 	if w.timer == nil {
 		w.timer = time.AfterFunc(watchEvery, w.tick)
 	} else {
@@ -269,8 +281,7 @@ func (w *watchdog) arm() {
 
 func (w *watchdog) disarm() {
 	w.mu.Lock()
-	w.done = true
-	w.timer.Stop()
+	w.running = false
 	w.mu.Unlock()
 	w.rt.ClearInterrupt()
 }
@@ -278,21 +289,30 @@ func (w *watchdog) disarm() {
 func (w *watchdog) tick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.done {
-		return
-	}
-	heap := heapBytes()
-	if w.start.IsZero() {
-		w.start, w.heap0 = time.Now().Add(-watchEvery), heap
-	}
 	switch {
-	case heap > w.heap0+MaxScriptHeap:
-		w.rt.Interrupt(interruptMemory)
-	case time.Since(w.start) >= ScriptTimeout:
-		w.rt.Interrupt(interruptTime)
-	default:
-		w.timer.Reset(watchEvery)
+	case !w.running && w.seq == w.seen:
+		// Nothing evaluated since the last tick: stop until the next.
+		w.ticking = false
+		return
+	case w.running && w.seq != w.seen:
+		// An evaluation the last tick did not see: from now on, it is
+		// timed and its heap watched.
+		w.start, w.heap0 = time.Now(), heapBytes()
+	case w.running:
+		// The evaluation the last tick saw is still running.
+		heap := heapBytes()
+		if heap > w.heap0+MaxScriptHeap || time.Since(w.start) >= ScriptTimeout {
+			why := interruptTime
+			if heap > w.heap0+MaxScriptHeap {
+				why = interruptMemory
+			}
+			w.rt.Interrupt(why)
+			w.ticking = false // the next arm sets the timer again
+			return
+		}
 	}
+	w.seen = w.seq
+	w.timer.Reset(watchEvery)
 }
 
 var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}

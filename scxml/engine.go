@@ -410,7 +410,7 @@ func (x *ecmaData) Restore(saved any) bool {
 	s := saved.(*savedData)
 	if s.hashes != nil {
 		x.hashVars()
-		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes, x.tame) {
+		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes, x.tame, x.walk.keys) {
 			x.changed, x.plain, x.tame = false, true, true
 			x.hashNames, x.hashes, x.hashGen = append(x.hashNames[:0], s.names...), append(x.hashes[:0], s.hashes...), x.gen
 			return true
@@ -441,6 +441,7 @@ func (x *ecmaData) hashVars() {
 	g := x.d.rt.GlobalObject()
 	w := &x.walk
 	w.plain, w.tame = true, x.tame
+	clear(w.keys)
 	w.seen = w.seen[:0]
 	clear(w.seenMap)
 	for _, n := range x.hashNames {
@@ -478,8 +479,10 @@ type hashWalk struct {
 	// as render shows it.
 	h     wordhash.Hash
 	plain bool
-	// tame: the heap is tame (ecmaData.tame).
+	// tame: the heap is tame (ecmaData.tame); keys then holds each
+	// object's keys, which Restore's patch reads back.
 	tame    bool
+	keys    map[*goja.Object][]string
 	protos  [2]*goja.Object // Object.prototype, Array.prototype
 	seen    []*goja.Object
 	seenMap map[*goja.Object]bool
@@ -563,6 +566,10 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 		var keys []string
 		if w.tame {
 			keys = o.GetOwnPropertyNames()
+			if w.keys == nil {
+				w.keys = map[*goja.Object][]string{}
+			}
+			w.keys[o] = keys
 		} else if keys = o.Keys(); len(o.GetOwnPropertyNames()) != len(keys) || len(o.Symbols()) > 0 {
 			w.plain = false
 		}

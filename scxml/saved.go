@@ -122,8 +122,8 @@ func (p *plainValue) value(rt *goja.Runtime) goja.Value {
 // shape (an object with p's keys in p's order, an array of p's length)
 // down to where they differ; otherwise it returns a copy of p to put in
 // v's place. v must be plain data as restore makes it (see
-// restoreChanged).
-func (p *plainValue) patch(rt *goja.Runtime, v goja.Value) (goja.Value, bool) {
+// restoreChanged); keys holds its objects' keys, as far as known.
+func (p *plainValue) patch(rt *goja.Runtime, v goja.Value, keys map[*goja.Object][]string) (goja.Value, bool) {
 	if p.kind < plainArray {
 		if samePrimitive(v, p) {
 			return v, true
@@ -142,18 +142,21 @@ func (p *plainValue) patch(rt *goja.Runtime, v goja.Value) (goja.Value, bool) {
 		}
 		for i := range p.items {
 			k := strconv.Itoa(i)
-			if nv, same := p.items[i].patch(rt, o.Get(k)); !same && o.Set(k, nv) != nil {
+			if nv, same := p.items[i].patch(rt, o.Get(k), keys); !same && o.Set(k, nv) != nil {
 				return p.value(rt), false
 			}
 		}
 		return o, true
 	}
-	keys := o.GetOwnPropertyNames() // its enumerable ones, in a tame heap
-	if !slices.Equal(keys, p.keys) {
+	ks, ok := keys[o]
+	if !ok {
+		ks = o.GetOwnPropertyNames() // its enumerable ones, in a tame heap
+	}
+	if !slices.Equal(ks, p.keys) {
 		return p.value(rt), false
 	}
 	for i, k := range p.keys {
-		if nv, same := p.items[i].patch(rt, o.Get(k)); !same && o.Set(k, nv) != nil {
+		if nv, same := p.items[i].patch(rt, o.Get(k), keys); !same && o.Set(k, nv) != nil {
 			return p.value(rt), false
 		}
 	}
@@ -366,7 +369,7 @@ func (d *ecma) Restore(x any) bool {
 // shape rather than made anew; without, every object is made anew, as a
 // fingerprint does not tell a frozen object from another. It reports
 // false when a set fails.
-func (d *ecma) restoreChanged(s *savedData, cur []uint64, tame bool) bool {
+func (d *ecma) restoreChanged(s *savedData, cur []uint64, tame bool, keys map[*goja.Object][]string) bool {
 	g := d.rt.GlobalObject()
 	for i, n := range s.names {
 		p := &s.vals[i]
@@ -374,7 +377,7 @@ func (d *ecma) restoreChanged(s *savedData, cur []uint64, tame bool) bool {
 			continue
 		}
 		if tame {
-			if v, ok := p.patch(d.rt, g.Get(n)); ok {
+			if v, ok := p.patch(d.rt, g.Get(n), keys); ok {
 				continue
 			} else if err := g.Set(n, v); err != nil {
 				return false
