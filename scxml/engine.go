@@ -187,13 +187,13 @@ func (x *ecmaData) held(create bool) *goja.Object {
 	}
 	o := x.d.rt.NewObject()
 	_ = g.DefineDataProperty(heldName, o, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	x.listed = false // a new global
 	return o
 }
 
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
 	x.evaluated(code)
-	x.listed = false // the held data's global may be made
 	v, err := x.d.run(Expr(code))
 	if err != nil {
 		return err
@@ -205,7 +205,6 @@ func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engi
 // (its tag, from the chart), where it is and the reason.
 func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
 	x.change()
-	x.listed = false
 	o := x.d.rt.NewObject()
 	_ = o.Set("tagname", x.tags[pos])
 	_ = o.Set("line", pos.Line)
@@ -232,11 +231,11 @@ func (x *ecmaData) Drop(key uint32) {
 		return
 	}
 	x.change()
-	x.listed = false
 	_ = o.Delete(strconv.FormatUint(uint64(key), 10))
 	if len(o.Keys()) == 0 {
 		// Nothing pending: the heap is as if nothing had been held.
 		_ = x.d.rt.GlobalObject().Delete(heldName)
+		x.listed = false
 	}
 }
 
