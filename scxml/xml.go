@@ -13,6 +13,12 @@ import (
 // NS is the SCXML namespace.
 const NS = "http://www.w3.org/2005/07/scxml"
 
+// SimctlNS is the namespace of simctl's own executable content, which the
+// recommendation (4.10, Extensibility of Executable Content) lets a
+// platform add in a namespace of its own:
+// <escalate reason="..."/>, the escalate action of a YAML machine.
+const SimctlNS = "https://github.com/simctl/simctl"
+
 // node is an element with its position.
 type node struct {
 	name     string
