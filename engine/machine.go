@@ -135,14 +135,29 @@ type transition struct {
 	// target (several targets, or one in another region), are the states
 	// each region enters (by child index; nil: its initial states).
 	regionPaths [][]StateID
+	// nested are the paths the regions of parallel states nested in
+	// regions enter (a region of the parallel state target included when
+	// target is itself in a region), by region root; a region not listed
+	// enters its initial states.
+	nested []regionPath
 	// regionHist are the targets among those that resume a history.
 	regionHist []regionHist
 }
 
+// regionPath is the path region root ch enters, from ch down to a target
+// (and its initial children) or to a parallel state whose regions have
+// paths of their own.
+type regionPath struct {
+	ch   StateID
+	path []StateID
+}
+
 // regionHist is a target in region k of a parallel state that resumes its
-// history: state x's shallow or deep history (slot, in Config.Hist).
+// history (k < 0: in region ch of parallel state q nested in a region):
+// state x's shallow or deep history (slot, in Config.Hist).
 type regionHist struct {
 	k       int
+	q, ch   StateID
 	x       StateID
 	shallow bool
 	slot    int
@@ -289,6 +304,9 @@ type Machine struct {
 	maxChain  int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
+	// regionDeep: a state inside a region has a deep history that records
+	// its region positions (exitBelow records them first).
+	regionDeep bool
 	// transient has a bit per inline slot that a context reset empties
 	// (not persistent), so that the reset needs no pass over every slot.
 	transient uint32

@@ -109,6 +109,10 @@ type Result struct {
 	// into, while a parallel state's regions resume a deep history, holds
 	// the path each region enters (by child index; nil: initial states).
 	into [][]StateID
+	// nested, while a transition enters parallel states nested in
+	// regions, holds the paths their regions enter (transition.nested,
+	// or nestBuf when histories it resumes changed some).
+	nested, nestBuf []regionPath
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -143,6 +147,7 @@ func (r *Result) reset() {
 	r.internal, r.nextInternal = r.internal[:0], 0
 	r.resume = r.resume[:0]
 	r.into = r.into[:0]
+	r.nested = nil
 }
 
 // EffectText returns the text of a say or escalate effect.
