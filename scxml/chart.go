@@ -7,7 +7,6 @@ package scxml
 
 import (
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -36,75 +35,6 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
-
-// MaxStates bounds a chart's states (the <scxml> root included) so that a
-// configuration fits in Bits.
-const MaxStates = 256
-
-// Bits is a set of state indices: a configuration, or a history value. It is
-// a fixed-size value, so it can be copied, compared with == and used as a
-// map key.
-type Bits [MaxStates / 64]uint64
-
-func (b *Bits) Add(i int)     { b[i>>6] |= 1 << (i & 63) }
-func (b *Bits) Delete(i int)  { b[i>>6] &^= 1 << (i & 63) }
-func (b Bits) Has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
-func (b Bits) IsEmpty() bool  { return b == Bits{} }
-func (b Bits) Intersects(o Bits) bool {
-	for i := range b {
-		if b[i]&o[i] != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// Next returns the least member at or after i, or -1: for x :=
-// b.Next(0); x >= 0; x = b.Next(x + 1) visits the members in document order
-// without allocating.
-func (b Bits) Next(i int) int {
-	for w := i >> 6; w < len(b); w++ {
-		word := b[w]
-		if w == i>>6 {
-			word &= ^uint64(0) << (i & 63)
-		}
-		if word != 0 {
-			return w*64 + bits.TrailingZeros64(word)
-		}
-	}
-	return -1
-}
-
-// Prev returns the greatest member at or before i, or -1 (reverse document
-// order, the order states are exited in).
-func (b Bits) Prev(i int) int {
-	if i >= MaxStates {
-		i = MaxStates - 1
-	}
-	for w := i >> 6; w >= 0; w-- {
-		word := b[w]
-		if w == i>>6 && i&63 != 63 {
-			word &= (uint64(1) << (i&63 + 1)) - 1
-		}
-		if word != 0 {
-			return w*64 + 63 - bits.LeadingZeros64(word)
-		}
-	}
-	return -1
-}
-
-// List returns the members in ascending order, which is document order.
-func (b Bits) List() []int {
-	var out []int
-	for w, word := range b {
-		for word != 0 {
-			t := bits.TrailingZeros64(word)
-			out = append(out, w*64+t)
-			word &^= 1 << t
-		}
-	}
-	return out
-}
 
 // Kind is a state's kind.
 type Kind uint8
@@ -160,10 +90,6 @@ type Transition struct {
 	// ID is the transition's place in document order (Chart.Transitions),
 	// set by Prepare: its id in coverage and reports.
 	ID int
-	// domain is the transition domain when no target is a history state
-	// (it then never changes), set by Chart.Prepare; static says so.
-	domain int
-	static bool
 }
 
 // Expr is a compiled expression's index in the chart's Exprs; NoExpr is none.
@@ -267,7 +193,6 @@ type Chart struct {
 	Data      [][]Data // per state index: its <datamodel>'s elements
 	Script    Expr     // the global <script>, or NoExpr
 	index     map[string]int
-	desc      []Bits // desc[i]: the proper descendants of state i
 	trans     []*Transition
 }
 
@@ -283,9 +208,6 @@ func (c *Chart) Lookup(id string) (int, bool) {
 
 // Build checks the chart's structure and indexes it.
 func (c *Chart) Build() error {
-	if len(c.States) > MaxStates {
-		return &Error{Pos: c.States[MaxStates].Pos, Msg: fmt.Sprintf("too many states (at most %d)", MaxStates-1)}
-	}
 	c.index = make(map[string]int, len(c.States))
 	for i := range c.States {
 		s := &c.States[i]
@@ -298,88 +220,19 @@ func (c *Chart) Build() error {
 		}
 		c.index[s.ID] = i
 	}
-	// States follow their ancestors, so one backward pass gathers every
-	// state's descendants.
-	c.desc = make([]Bits, len(c.States))
-	for i := len(c.States) - 1; i > 0; i-- {
-		p := c.States[i].Parent
-		c.desc[p].Add(i)
-		for w := range c.desc[p] {
-			c.desc[p][w] |= c.desc[i][w]
-		}
-	}
 	return nil
 }
 
-// Prepare computes what does not change while the chart runs: the domain
-// of every transition none of whose targets is a history state. Loaders
-// call it once the targets are resolved.
+// Prepare lists the chart's transitions in document order, each at its
+// ID. Loaders call it once the targets are resolved.
 func (c *Chart) Prepare() {
 	c.trans = c.trans[:0]
 	for i := range c.States {
 		for _, t := range c.States[i].Trans {
 			t.ID = len(c.trans)
 			c.trans = append(c.trans, t)
-			t.static = len(t.Targets) > 0
-			var targets Bits
-			for _, tg := range t.Targets {
-				if c.isHistory(tg) {
-					t.static = false
-				}
-				targets.Add(tg)
-			}
-			if t.static {
-				t.domain = c.domain(t, targets)
-			}
 		}
 	}
-}
-
-// domain is getTransitionDomain for given effective targets (not empty).
-func (c *Chart) domain(t *Transition, targets Bits) int {
-	if t.Type == Internal && (c.States[t.Source].Kind == Compound || t.Source == 0) {
-		all := true
-		for tg := targets.Next(0); tg >= 0; tg = targets.Next(tg + 1) {
-			if !c.isDescendant(tg, t.Source) {
-				all = false
-				break
-			}
-		}
-		if all {
-			return t.Source
-		}
-	}
-	return c.findLCCA(t.Source, targets)
-}
-
-// findLCCA returns the innermost compound ancestor (or the root) of head
-// that contains all of tail.
-func (c *Chart) findLCCA(head int, tail Bits) int {
-	for anc := c.States[head].Parent; anc >= 0; anc = c.States[anc].Parent {
-		if anc != 0 && c.States[anc].Kind != Compound {
-			continue
-		}
-		all := true
-		for w := range tail {
-			if tail[w]&^c.desc[anc][w] != 0 {
-				all = false
-				break
-			}
-		}
-		if all {
-			return anc
-		}
-	}
-	return 0
-}
-
-func (c *Chart) isDescendant(s, anc int) bool {
-	return anc >= 0 && c.desc[anc].Has(s)
-}
-
-func (c *Chart) isHistory(s int) bool {
-	k := c.States[s].Kind
-	return k == HistoryShallow || k == HistoryDeep
 }
 
 // SCXMLProcessor is the type URI of the SCXML event I/O processor, the only
