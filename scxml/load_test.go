@@ -60,6 +60,14 @@ var _ = Describe("Load", func() {
 			`m.scxml:3:1: <send type="27"> names no event processor simctl has (the SCXML one only): it raises error.execution when it runs`),
 	)
 
+	It("ignores attributes of other namespaces, as the recommendation's schema lets any element carry them", func() {
+		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:ed="urn:example:editor" version="1.0" ed:version="4.9">
+<state id="a" ed:colour="red"><transition event="e" target="b" ed:bend="3"/></state><final id="b"/></scxml>`
+		m, err := scxml.Load("m.scxml", []byte(src), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Chart.States).To(HaveLen(3))
+	})
+
 	It("loads the null datamodel with In() conditions", func() {
 		m, err := scxml.Load("m.scxml", []byte(`<scxml xmlns="http://www.w3.org/2005/07/scxml" datamodel="null">
 			<parallel id="p"><state id="a"><transition cond="In('b')" target="done"/></state><state id="b"/></parallel>
