@@ -75,8 +75,7 @@ func parseXML(file string, src []byte) (*node, positions, error) {
 					return nil, pos, &Error{Pos: n.pos, Msg: "a second root element; a document holds one <scxml>"}
 				}
 				root = n
-			} else {
-				p := stack[len(stack)-1]
+			} else if p := stack[len(stack)-1]; !foreign(p, n) {
 				p.children = append(p.children, n)
 			}
 			stack = append(stack, n)
@@ -120,4 +119,13 @@ func xmlMessage(err error) string {
 		return se.Msg
 	}
 	return err.Error()
+}
+
+// foreign reports whether n, a child of p, is an element of another
+// namespace that the recommendation's schema lets an SCXML element hold
+// and the processor ignores (an editor's layout data). Inside <content>,
+// <data> and <assign> it is the document's data, which the loader
+// judges.
+func foreign(p, n *node) bool {
+	return p.space == NS && n.space != "" && n.space != NS && p.name != "content" && p.name != "data" && p.name != "assign"
 }
