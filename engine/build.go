@@ -95,6 +95,13 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.compileInvariants()
 	b.compileBuiltinNotes()
 	b.xc.use.sink = nil
+	if d.DataModel != nil {
+		// A data model's scripts read the event's name and data as they
+		// please (an SCXML chart's _event.name, key.7 taken by the
+		// descriptor "key"): no expression of the machine's says which
+		// texts they tell apart.
+		b.xc.use.distinguish(Expr{Src: "_event", Pos: d.Pos}, "a data model's scripts read the events' names and data")
+	}
 	b.finishValues(b.xc.use)
 	b.finishCounters(b.xc.use.ctr)
 	sort.SliceStable(b.diags, func(i, j int) bool {

@@ -122,21 +122,41 @@ const otherName = "__simctl_event"
 // _event.name gives.
 func (m *Machine) Event(mach *engine.Machine, name string, at int64) (engine.Event, error) {
 	ev := engine.Event{Kind: engine.UserEvent, At: at, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
-	id, ok := mach.IntentID(name)
-	for p := name; !ok || name == OtherEvent; {
+	id, exact, ok := EventIntent(mach, name)
+	if !ok {
 		ev.Text = name
-		i := strings.LastIndexByte(p, '.')
-		if i < 0 {
-			if id, ok = mach.IntentID(OtherEvent); !ok {
-				return ev, ErrUnhandled
-			}
-			break
-		}
-		p = p[:i]
-		id, ok = mach.IntentID(p)
+		return ev, ErrUnhandled
+	}
+	if !exact {
+		ev.Text = name
 	}
 	ev.Intent = id
 	return ev, nil
+}
+
+// EventIntent returns the intent of mach (a chart compiled onto the
+// engine) that delivers the event name, as Machine.Event does: its own
+// (exact), or the longest name the chart knows that prefixes it by whole
+// dot-separated parts ("DIGIT" takes DIGIT.5), or OtherEvent; ok is false
+// when no transition takes it.
+func EventIntent(mach *engine.Machine, name string) (id engine.IntentID, exact, ok bool) {
+	if name != OtherEvent {
+		if id, ok := mach.IntentID(name); ok {
+			return id, true, true
+		}
+		for p := name; ; {
+			i := strings.LastIndexByte(p, '.')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+			if id, ok := mach.IntentID(p); ok {
+				return id, false, true
+			}
+		}
+	}
+	id, ok = mach.IntentID(OtherEvent)
+	return id, false, ok
 }
 
 // Active returns the ids the document gives the atomic states active in
