@@ -834,7 +834,7 @@ func (b *builder) history(t *transition, td TransitionDef) {
 			}
 			return
 		}
-		t.histDef = b.enterPath(x, def)
+		t.histDef = b.defaultEntry(t, x, def, td)
 		t.histActs = b.actions(td.HistoryActions)
 	}
 	if *slot < 0 {
@@ -931,7 +931,7 @@ func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
 	}
 	if td.HistoryDefault != "" || len(td.HistoryActions) > 0 {
 		if def := b.resolveState(td.HistoryDefault, td.HistoryPos, "history default"); def != NoID && m.InState(def, x) && def != x {
-			t.histDef = b.enterPath(x, def)
+			t.histDef = b.defaultEntry(t, x, def, td)
 		}
 		t.histActs = b.actions(td.HistoryActions)
 	}
@@ -1332,18 +1332,31 @@ func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 	}
 	t.target, t.domain, t.leaf = p, dom, p
 	t.enter = b.enterPath(dom, p)
-	main := m.states[p].forkRoot == NoID
-	if main {
+	pl := regionPlan{t: t, td: td, all: targets, top: NoID, out: &t.nested, hist: true}
+	if m.states[p].forkRoot == NoID {
+		pl.top = p
 		t.regionPaths = make([][]StateID, len(m.states[p].children))
 	}
-	b.planRegions(t, p, targets, targets, main, td)
+	b.planRegions(&pl, p, targets)
 }
 
-// planRegions fills in the paths of the regions of parallel state p that
-// hold targets xs (all of the transition's are all); main says p is a
-// parallel state of the main machine, whose regions' paths are
-// t.regionPaths.
-func (b *builder) planRegions(t *transition, p StateID, xs, all []StateID, main bool, td TransitionDef) bool {
+// regionPlan is what planRegions fills in for one transition: the paths of
+// the regions of parallel state top (t.regionPaths, by child index; top is
+// NoID when they go to out too) and of the parallel states below (out,
+// by region root); hist says that the targets resume the histories td
+// names (all is every target, whose positions td.Histories follows).
+type regionPlan struct {
+	t    *transition
+	td   TransitionDef
+	all  []StateID
+	top  StateID
+	out  *[]regionPath
+	hist bool
+}
+
+// planRegions plans the regions of parallel state p that hold targets xs;
+// the others enter their initial states.
+func (b *builder) planRegions(pl *regionPlan, p StateID, xs []StateID) bool {
 	m := b.m
 	for k, ch := range m.states[p].children {
 		var in []StateID
@@ -1355,14 +1368,14 @@ func (b *builder) planRegions(t *transition, p StateID, xs, all []StateID, main 
 		if len(in) == 0 {
 			continue
 		}
-		path, ok := b.regionEntry(t, p, ch, k, in, all, main, td)
+		path, ok := b.regionEntry(pl, p, ch, k, in)
 		if !ok {
 			return false
 		}
-		if main {
-			t.regionPaths[k] = path
+		if p == pl.top {
+			pl.t.regionPaths[k] = path
 		} else {
-			t.nested = append(t.nested, regionPath{ch: ch, path: path})
+			*pl.out = append(*pl.out, regionPath{ch: ch, path: path})
 		}
 	}
 	return true
@@ -1373,20 +1386,25 @@ func (b *builder) planRegions(t *transition, p StateID, xs, all []StateID, main 
 // initial children (or where its history resumes), or down to the
 // parallel state below which the targets are in different regions,
 // whose regions are planned in turn.
-func (b *builder) regionEntry(t *transition, p, ch StateID, k int, xs, all []StateID, main bool, td TransitionDef) ([]StateID, bool) {
+func (b *builder) regionEntry(pl *regionPlan, p, ch StateID, k int, xs []StateID) ([]StateID, bool) {
 	m := b.m
+	pos := pl.td.TargetPos
 	for cur := ch; ; {
 		if len(xs) == 1 && xs[0] == cur {
-			return b.targetEntry(t, p, ch, k, cur, all, main, td)
+			return b.targetEntry(pl, p, ch, k, cur)
 		}
 		for _, x := range xs {
 			if x == cur {
-				b.errf(td.TargetPos, "target %q and a target inside it are in region %q of parallel state %q", m.states[x].path, m.states[ch].path, m.states[p].path)
+				b.errf(pos, "target %q and a target inside it are in region %q of parallel state %q", m.states[x].path, m.states[ch].path, m.states[p].path)
 				return nil, false
 			}
 		}
 		if fi := m.states[cur].fork; fi != nil {
-			if !fi.parallel || !b.planRegions(t, cur, xs, all, false, td) {
+			if !fi.parallel {
+				b.errf(pos, "target %q is in fork %q, whose branches are entered with it", m.states[xs[0]].path, m.states[cur].path)
+				return nil, false
+			}
+			if !b.planRegions(pl, cur, xs) {
 				return nil, false
 			}
 			return b.enterPath(p, cur), true
@@ -1399,7 +1417,7 @@ func (b *builder) regionEntry(t *transition, p, ch StateID, k int, xs, all []Sta
 		}
 		for _, x := range xs[1:] {
 			if !m.InState(x, next) {
-				b.errf(td.TargetPos, "two targets in region %q of parallel state %q", m.states[ch].path, m.states[p].path)
+				b.errf(pos, "two targets in region %q of parallel state %q", m.states[ch].path, m.states[p].path)
 				return nil, false
 			}
 		}
@@ -1408,14 +1426,20 @@ func (b *builder) regionEntry(t *transition, p, ch StateID, k int, xs, all []Sta
 }
 
 // targetEntry returns the path region ch (child k) of parallel state p
-// enters for target x, and compiles the history x resumes, if any.
-func (b *builder) targetEntry(t *transition, p, ch StateID, k int, x StateID, all []StateID, main bool, td TransitionDef) ([]StateID, bool) {
+// enters for target x, and compiles the history x resumes, if any: with
+// nothing recorded, the history's default, whose paths through parallel
+// states below x are planned too.
+func (b *builder) targetEntry(pl *regionPlan, p, ch StateID, k int, x StateID) ([]StateID, bool) {
 	m := b.m
+	td := pl.td
 	path := b.enterPath(p, x)
+	if !pl.hist {
+		return path, true
+	}
 	kind, def := td.History, td.HistoryDefault
-	if len(all) > 1 {
+	if len(pl.all) > 1 {
 		kind, def = "", ""
-		j := position(all, x)
+		j := position(pl.all, x)
 		if j < len(td.Histories) {
 			kind = td.Histories[j]
 		}
@@ -1432,22 +1456,42 @@ func (b *builder) targetEntry(t *transition, p, ch StateID, k int, x StateID, al
 		return nil, false
 	}
 	rh.k, rh.q, rh.ch = k, p, ch
-	if !main {
+	if p != pl.top {
 		rh.k = -1
 	}
-	t.regionHist = append(t.regionHist, rh)
+	pl.t.regionHist = append(pl.t.regionHist, rh)
 	if def != "" {
 		if d := b.resolveState(def, td.HistoryPos, "history default"); d != NoID && m.descends(d, x) {
-			for y := m.states[d].parent; y != x; y = m.states[y].parent {
-				if m.states[y].fork != nil {
-					b.errf(td.HistoryPos, "history default %q is inside parallel state %q: give the history's parent state's default by its regions' initial states", m.states[d].path, m.states[y].path)
-					return nil, false
-				}
-			}
-			path = b.enterPath(p, d)
+			sub := *pl
+			sub.hist = false
+			return b.regionEntry(&sub, p, ch, k, []StateID{d})
 		}
 	}
 	return path, true
+}
+
+// defaultEntry compiles the default target def of state x's history: the
+// states entered below x, down to def, or down to the first parallel
+// state on the way (none when x is one), whose regions' paths go to
+// t.histNested.
+func (b *builder) defaultEntry(t *transition, x, def StateID, td TransitionDef) []StateID {
+	m := b.m
+	pl := regionPlan{t: t, td: td, top: NoID, out: &t.histNested}
+	if m.states[x].fork != nil {
+		b.planRegions(&pl, x, []StateID{def})
+		return nil
+	}
+	f := StateID(NoID)
+	for y := m.states[def].parent; y != x && y != NoID; y = m.states[y].parent {
+		if m.states[y].fork != nil {
+			f = y
+		}
+	}
+	if f == NoID {
+		return b.enterPath(x, def)
+	}
+	b.planRegions(&pl, f, []StateID{def})
+	return b.enterPath(x, f)
 }
 
 func (b *builder) trigger(td TransitionDef) trigger {

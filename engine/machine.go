@@ -122,6 +122,10 @@ type transition struct {
 	// target is entered (SCXML's default history content).
 	histDef  []StateID
 	histActs []uint32
+	// histNested, when the default's target is inside a parallel state
+	// below the history's state (histDef then ends at it, or is empty
+	// when the state is that parallel state), are its regions' paths.
+	histNested []regionPath
 	// histPar marks the deep history of a parallel: true state, which
 	// resumes each region where it was (the deep history of each region's
 	// root, recorded as the region is exited).

@@ -604,17 +604,15 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		case tr.history != histNone:
 			enter, resume, leaf, dflt = m.resume(c, tr)
 		}
-		err := m.enterMain(e, enter, into, r)
-		r.resume, r.nested = r.resume[:0], nil
-		if err != nil {
-			return err
-		}
 		if dflt {
-			if err := m.run(*e, tr.histActs, r); err != nil {
-				return err
-			}
+			r.nested = tr.histNested
 		}
-		if resume != nil {
+		err := m.enterMain(e, enter, into, r)
+		r.resume = r.resume[:0]
+		if err == nil && dflt {
+			err = m.run(*e, tr.histActs, r)
+		}
+		if err == nil && resume != nil {
 			// A deep history that recorded a parallel state resumes each
 			// of its regions where it was, as the recommendation enters
 			// every atomic state the history recorded.
@@ -622,11 +620,11 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 			if tr.history == histDeep && !dflt && m.states[leaf].fork != nil {
 				into = m.resumeEach(c, leaf, int(m.states[tr.target].histPos), r)
 			}
-			err := m.enterMain(e, resume, into, r)
-			r.resume = r.resume[:0]
-			if err != nil {
-				return err
-			}
+			err = m.enterMain(e, resume, into, r)
+		}
+		r.resume, r.nested = r.resume[:0], nil
+		if err != nil {
+			return err
 		}
 		c.State = leaf
 		c.Final = m.states[leaf].final && m.states[leaf].parent == NoID
@@ -649,6 +647,9 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 			}
 		}
 		r.nested = tr.nested
+		if dflt {
+			r.nested = tr.histNested
+		}
 		if tr.regionHist != nil {
 			m.resumeInRegions(c, tr, r)
 		}
@@ -820,8 +821,13 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 		rec = c.HistAt(int(s.histDeep))
 	}
 	if rec == 0 {
-		if tr.histDef != nil {
+		switch {
+		case tr.histDef != nil:
 			return tr.enter[:tr.histCut], tr.histDef, tr.histDef[len(tr.histDef)-1], true
+		case tr.histNested != nil:
+			// The default is in the regions of the target, a parallel
+			// state (Result.nested).
+			return tr.enter[:tr.histCut], nil, tr.target, true
 		}
 		return tr.enter, nil, tr.leaf, false
 	}
@@ -939,6 +945,16 @@ func (m *Machine) resumeInRegions(c *Config, tr *transition, r *Result) [][]Stat
 		} else {
 			m.loadPositions(c, rh.x, r)
 		}
+		// What the history recorded replaces its default's paths in the
+		// regions below it.
+		n := 0
+		for _, rp := range r.nested {
+			if !m.descends(rp.ch, rh.x) {
+				r.nested[n] = rp
+				n++
+			}
+		}
+		r.nested = r.nested[:n]
 		if m.states[rh.x].fork != nil {
 			// A parallel target's regions resume from Result.resume.
 			continue
@@ -1073,6 +1089,8 @@ func (m *Machine) startRegions(e evalEnv, s StateID, into [][]StateID, r *Result
 			path = fi.regions[i]
 			if i < len(into) && into[i] != nil {
 				path = into[i]
+			} else if p := r.nestedPath(path[0]); p != nil {
+				path = p
 			}
 		}
 		re := e
