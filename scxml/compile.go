@@ -305,10 +305,14 @@ func (c *compiler) initial(i int) string {
 	}
 	if len(t.Targets) == 1 && len(t.Actions) == 0 {
 		x := t.Targets[0]
-		if i == 0 {
+		// A history target (<scxml initial="h">) is resumed by the
+		// transient state's transition below.
+		k := c.ch.States[x].Kind
+		switch {
+		case k == HistoryShallow || k == HistoryDeep:
+		case i == 0:
 			return c.paths[x]
-		}
-		if k := c.ch.States[x].Kind; c.ch.States[x].Parent == i && k != HistoryShallow && k != HistoryDeep {
+		case c.ch.States[x].Parent == i:
 			return name(c.ch.States[x].ID, x)
 		}
 	}

@@ -223,6 +223,17 @@ var _ = Describe("charts compiled onto the engine", func() {
 		Expect(m.Active(mach, &c)).To(Equal([]string{"pass"}))
 	})
 
+	It("starts at a history state the document's initial attribute names: its default, nothing being recorded", func() {
+		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="null" initial="h">
+<state id="b">
+  <history id="h"><transition target="b2"/></history>
+  <state id="b1"><transition target="fail"/></state>
+  <state id="b2"><transition target="pass"/></state>
+</state>
+<final id="pass"/><final id="fail"/></scxml>`
+		Expect(runToEnd(src)).To(Equal("pass"))
+	})
+
 	It("binds a state's data late, on its first entry, when the document says so", func() {
 		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0" binding="late">
 <state id="s0">
