@@ -20,7 +20,7 @@ import (
 // interpreter (issue #25); what the engine cannot run yet is an error
 // naming the element.
 func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
-	c := &compiler{ch: m.Chart, dm: NewECMAScript(), names: map[string]bool{}, ids: map[string]bool{}}
+	c := &compiler{ch: m.Chart, dm: NewECMAScript(), names: map[string]bool{}, namePos: map[string]Pos{}, ids: map[string]bool{}}
 	d, err := c.definition()
 	if err != nil {
 		return nil, nil, err
@@ -43,6 +43,7 @@ type compiler struct {
 	// engine's initial children cannot express (see initial).
 	synthetic []engine.StateDef
 	names     map[string]bool // the alphabet: every event name the chart names
+	namePos   map[string]Pos  // where the chart first names it
 	ids       map[string]bool // every sendid
 	err       error
 }
@@ -226,9 +227,18 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		d.Intents = append(d.Intents, engine.NameDef{Name: n})
+		d.Intents = append(d.Intents, engine.NameDef{Name: n, Pos: epos(c.namePos[n])})
 	}
 	return d, c.err
+}
+
+// name adds event n to the alphabet, named at pos (the first place is
+// kept, for an error about the name).
+func (c *compiler) name(n string, pos Pos) {
+	c.names[n] = true
+	if _, ok := c.namePos[n]; !ok {
+		c.namePos[n] = pos
+	}
 }
 
 // prelude declares the document's <data> and runs its <script> as the
@@ -642,7 +652,7 @@ func (c *compiler) scan() {
 			switch a.Kind {
 			case ActRaise, ActSend:
 				if a.EventExpr == NoExpr && a.Event != "" {
-					c.names[a.Event] = true
+					c.name(a.Event, a.Pos)
 				}
 				if id := c.sendID(a); a.Kind == ActSend && id != "" {
 					c.ids[id] = true
@@ -671,7 +681,7 @@ func (c *compiler) scan() {
 				case e == "*":
 					c.names[OtherEvent] = true
 				case !strings.HasPrefix(e, "done.state."):
-					c.names[e] = true
+					c.name(e, t.Pos)
 				}
 			}
 		}

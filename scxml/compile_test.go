@@ -234,6 +234,16 @@ var _ = Describe("charts compiled onto the engine", func() {
 		Expect(runToEnd(src)).To(Equal("pass"))
 	})
 
+	It("places an event name the engine refuses where the chart names it", func() {
+		m, err := scxml.Load("t.scxml", []byte(chartHead+`
+<state id="s0"><onentry><send event="in valid"/></onentry></state></scxml>`), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		def, _, err := m.Definition()
+		Expect(err).NotTo(HaveOccurred())
+		_, diags := engine.Build(def)
+		Expect(diags.Err()).To(MatchError(ContainSubstring(`t.scxml:2:25: intent name "in valid" must not contain white space`)))
+	})
+
 	It("binds a state's data late, on its first entry, when the document says so", func() {
 		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0" binding="late">
 <state id="s0">
