@@ -3,6 +3,7 @@ package dfcx_test
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -191,6 +192,27 @@ var _ = Describe("simctl import dfcx", func() {
 		dir := copyFixture(map[string]string{"testCases/cancel.json": ""})
 		s, _ := importAgent(dir)
 		Expect(machine(s)).To(ContainSubstring(`guard: event.intent not in ["Default_Welcome_Intent", "order_pizza", "help", "no_input", "inject", "ev_cancel_order"] and no_match < 6`))
+	})
+
+	It("keeps every parameter of an agent with more than the 32 slots the engine once held", func() {
+		// 40 parameters set on one page and each read by a route: none is
+		// left out, and the suite loads (engine.MaxSlots is 1,024).
+		var sets, routes []string
+		for i := range 40 {
+			sets = append(sets, fmt.Sprintf(`{ "parameter": "p%d", "value": "v" }`, i))
+			routes = append(routes, fmt.Sprintf(`{ "condition": "$session.params.p%d = \"w\"", "targetPage": "END_FLOW" }`, i))
+		}
+		dir := copyFixture(map[string]string{
+			"flows/Order/pages/Done.json": `{ "displayName": "Done", "entryFulfillment": { "setParameterActions": [ ` + strings.Join(sets, ", ") + ` ] }, "transitionRoutes": [ ` + strings.Join(routes, ", ") + ` ] }`,
+		})
+		s, out := importAgent(dir)
+		Expect(string(s.Files["import.md"])).NotTo(ContainSubstring("slots of a simctl machine"))
+		suite, err := spec.Load(out)
+		Expect(err).NotTo(HaveOccurred())
+		for i := range 40 {
+			_, ok := suite.Machine.SlotID(fmt.Sprintf("p%d", i))
+			Expect(ok).To(BeTrue(), "p%d", i)
+		}
 	})
 
 	It("is deterministic", func() {

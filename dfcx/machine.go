@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/yamltree"
 )
 
@@ -307,7 +308,7 @@ func Translate(a *Agent, name string) (*Suite, error) {
 }
 
 // maxSlots is simctl's limit of slots per machine.
-const maxSlots = 32
+const maxSlots = engine.MaxSlots
 
 // overflow picks the parameters to leave out when the agent has more
 // than a machine's slots: first those nothing reads (their writes are

@@ -223,8 +223,8 @@ func (c *Chart) Build() error {
 	return nil
 }
 
-// Prepare lists the chart's transitions in document order, each at its
-// ID. Loaders call it once the targets are resolved.
+// Prepare numbers the transitions in document order (state by state,
+// then as written). Loaders call it once the targets are resolved.
 func (c *Chart) Prepare() {
 	c.trans = c.trans[:0]
 	for i := range c.States {
@@ -233,6 +233,11 @@ func (c *Chart) Prepare() {
 			c.trans = append(c.trans, t)
 		}
 	}
+}
+
+func (c *Chart) isHistory(s int) bool {
+	k := c.States[s].Kind
+	return k == HistoryShallow || k == HistoryDeep
 }
 
 // SCXMLProcessor is the type URI of the SCXML event I/O processor, the only

@@ -1,6 +1,9 @@
 package scxml_test
 
 import (
+	"fmt"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -52,6 +55,20 @@ func runToEnd(src string) string {
 const chartHead = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="ecmascript" initial="s0">`
 
 var _ = Describe("charts compiled onto the engine", func() {
+	It("runs a chart of more states than the old interpreter's 255", func() {
+		// 1,501 states in one, each left for the next by an eventless
+		// transition, the last for pass: the loader has no cap of its own below the
+		// engine's (engine.MaxStates).
+		var b strings.Builder
+		b.WriteString(`<state id="s0">`)
+		for i := range 1500 {
+			fmt.Fprintf(&b, `<state id="c%d"><transition target="c%d"/></state>`, i, i+1)
+		}
+		b.WriteString(`<state id="c1500"><transition target="pass"/></state></state>`)
+		src := strings.Replace(chartHead, `initial="s0"`, `initial="c0"`, 1) + b.String() + `<final id="pass"/></scxml>`
+		Expect(runToEnd(src)).To(Equal("pass"))
+	})
+
 	DescribeTable("run to their pass state",
 		func(body string) {
 			Expect(runToEnd(chartHead + body + `<final id="pass"/><final id="fail"/></scxml>`)).To(Equal("pass"))
