@@ -1282,10 +1282,6 @@ func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 		targets = append(targets, id)
 	}
 	fail := func(format string, args ...any) { b.errf(td.TargetPos, format, args...) }
-	if len(td.HistoryActions) > 0 {
-		fail("a transition into the regions of parallel states cannot run a history's default actions")
-		return
-	}
 	within := func(a StateID) bool {
 		for _, x := range targets {
 			if !m.descends(x, a) {
@@ -1458,6 +1454,9 @@ func (b *builder) targetEntry(pl *regionPlan, p, ch StateID, k int, x StateID) (
 	rh.k, rh.q, rh.ch = k, p, ch
 	if p != pl.top {
 		rh.k = -1
+	}
+	if len(pl.all) == 1 && len(td.HistoryActions) > 0 {
+		rh.acts = b.actions(td.HistoryActions)
 	}
 	pl.t.regionHist = append(pl.t.regionHist, rh)
 	if def != "" {
@@ -1992,9 +1991,14 @@ func (b *builder) reachability() {
 					mark(e)
 				}
 			}
-			for _, p := range tr.nested {
-				for _, e := range p.path {
-					mark(e)
+			for _, e := range tr.histDef {
+				mark(e)
+			}
+			for _, ps := range [][]regionPath{tr.nested, tr.histNested} {
+				for _, p := range ps {
+					for _, e := range p.path {
+						mark(e)
+					}
 				}
 			}
 		}

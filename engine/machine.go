@@ -165,6 +165,9 @@ type regionHist struct {
 	x       StateID
 	shallow bool
 	slot    int
+	// acts is the history's default content, run once x is entered
+	// when nothing is recorded.
+	acts []uint32
 }
 
 const (

@@ -622,7 +622,7 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 			}
 			err = m.enterMain(e, resume, into, r)
 		}
-		r.resume, r.nested = r.resume[:0], nil
+		r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
 		if err != nil {
 			return err
 		}
@@ -660,7 +660,7 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		if err == nil {
 			err = m.enterRegion(re, resume, r)
 		}
-		r.resume, r.nested = r.resume[:0], nil
+		r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
 		if err != nil {
 			return err
 		}
@@ -684,6 +684,15 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 		c.Branches[re.br-1].State = s
 		if err := m.run(re, st.entry, r); err != nil {
 			return err
+		}
+		for _, rh := range r.histRun {
+			// A history's default content runs once its state is
+			// entered, before the states below it.
+			if rh.x == s {
+				if err := m.run(re, rh.acts, r); err != nil {
+					return err
+				}
+			}
 		}
 		if fi := st.fork; fi != nil {
 			for _, rp := range fi.regions {
@@ -937,6 +946,9 @@ func (m *Machine) resumeInRegions(c *Config, tr *transition, r *Result) [][]Stat
 	for _, rh := range tr.regionHist {
 		rec := c.HistAt(rh.slot)
 		if rec == 0 {
+			if rh.acts != nil {
+				r.histRun = append(r.histRun, rh)
+			}
 			continue
 		}
 		leaf := rec - 1

@@ -113,6 +113,10 @@ type Result struct {
 	// regions, holds the paths their regions enter (transition.nested,
 	// or nestBuf when histories it resumes changed some).
 	nested, nestBuf []regionPath
+	// histRun, while a transition enters regions, lists the histories
+	// it resumes that recorded nothing and have default content, run
+	// once their state is entered (enterRegion).
+	histRun []regionHist
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -147,7 +151,7 @@ func (r *Result) reset() {
 	r.internal, r.nextInternal = r.internal[:0], 0
 	r.resume = r.resume[:0]
 	r.into = r.into[:0]
-	r.nested = nil
+	r.nested, r.histRun = nil, r.histRun[:0]
 }
 
 // EffectText returns the text of a say or escalate effect.

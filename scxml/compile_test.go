@@ -197,6 +197,21 @@ var _ = Describe("charts compiled onto the engine", func() {
   <transition cond="k === 1" target="fail"/>
 </parallel>
 <state id="out"><transition target="h"/></state>`),
+		Entry("a region's history with default content, entered from outside the parallel state: the content right after its parent's onentry", `
+<datamodel><data id="log" expr="''"/></datamodel>
+<state id="s0"><transition target="h"/></state>
+<parallel id="p">
+  <onentry><assign location="log" expr="log + 'p'"/></onentry>
+  <state id="r1">
+    <onentry><assign location="log" expr="log + 'r1'"/></onentry>
+    <history id="h"><transition target="b"><assign location="log" expr="log + 'h'"/></transition></history>
+    <state id="a"/>
+    <state id="b"><onentry><assign location="log" expr="log + 'b'"/></onentry></state>
+  </state>
+  <state id="r2"><onentry><assign location="log" expr="log + 'r2'"/></onentry></state>
+  <transition cond="log === 'pr1hbr2' &amp;&amp; In('b')" target="pass"/>
+  <transition target="fail"/>
+</parallel>`),
 		Entry("a compound state's deep history over a parallel state resumes every region at its leaf", `
 <datamodel><data id="k" expr="0"/></datamodel>
 <state id="s0"><transition target="o"/></state>
