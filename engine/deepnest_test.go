@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"math/rand"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -179,4 +180,56 @@ var _ = Describe("transitions into a parallel state nested in another's region, 
 			"deep b leavew out back", "back: +p +r1 +x1 +r2 +w +q +s1 +a2 +s2 +b2",
 			[]string{"p.r1.x1", "p.r2.w.q.s1.a2", "p.r2.w.q.s2.b2"}),
 	)
+
+	// Whatever the events, every configuration is one the recommendation
+	// allows: one active child of each active compound state, every child
+	// of each active parallel state, and a leaf for every active atomic
+	// state (its legal state configurations, section 3.11).
+	It("reaches only legal configurations, whatever the events", func() {
+		parallel := map[string]bool{"p": true, "p.r2.w.q": true}
+		children := map[engine.StateID][]engine.StateID{}
+		var top []engine.StateID
+		for i := 0; i < m.NumStates(); i++ {
+			s := engine.StateID(i)
+			if p := m.Parent(s); p != engine.NoID {
+				children[p] = append(children[p], s)
+			} else {
+				top = append(top, s)
+			}
+		}
+		count := func(c *engine.Config, xs []engine.StateID) int {
+			n := 0
+			for _, x := range xs {
+				if m.IsActive(c, x) {
+					n++
+				}
+			}
+			return n
+		}
+		intents := strings.Fields("enter go deep two jump cross zz leave leavew backw back rh b inner out")
+		rng := rand.New(rand.NewSource(1))
+		for walk := 0; walk < 300; walk++ {
+			var c engine.Config
+			var r engine.Result
+			Expect(m.Start(&c, 0, &r)).To(Succeed())
+			var path []string
+			for step := 0; step < 12; step++ {
+				in := intents[rng.Intn(len(intents))]
+				path = append(path, in)
+				ev := user(m, in, int64(step))
+				Expect(m.Step(&c, &ev, &r)).To(Succeed())
+				Expect(count(&c, top)).To(Equal(1), "after %v", path)
+				for s, chs := range children {
+					if !m.IsActive(&c, s) {
+						continue
+					}
+					want := 1
+					if parallel[m.StateName(s)] {
+						want = len(chs)
+					}
+					Expect(count(&c, chs)).To(Equal(want), "%s after %v", m.StateName(s), path)
+				}
+			}
+		}
+	})
 })
