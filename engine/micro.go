@@ -592,38 +592,11 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		}
 		tr := &m.trans[steps[x.global].Trans]
 		enter, leaf, into := x.enter, tr.leaf, tr.regionPaths
-		var resume []StateID
-		var dflt bool
-		switch {
-		case tr.regionHist != nil:
-			into = m.resumeInRegions(c, tr, r)
-		case tr.nested != nil:
-			r.nested = tr.nested
-		case tr.histPar:
-			enter, into, leaf, dflt = m.resumeRegions(c, tr, r)
-		case tr.history != histNone:
-			enter, resume, leaf, dflt = m.resume(c, tr)
-		}
-		if dflt {
-			r.nested = tr.histNested
-		}
-		err := m.enterMain(e, enter, into, r)
-		r.resume = r.resume[:0]
-		if err == nil && dflt {
-			err = m.run(*e, tr.histActs, r)
-		}
-		if err == nil && resume != nil {
-			// A deep history that recorded a parallel state resumes each
-			// of its regions where it was, as the recommendation enters
-			// every atomic state the history recorded.
-			var into [][]StateID
-			if tr.history == histDeep && !dflt && m.states[leaf].fork != nil {
-				into = m.resumeEach(c, leaf, int(m.states[tr.target].histPos), r)
+		if tr.regionHist != nil || tr.nested != nil || tr.histPar || tr.history != histNone {
+			if err := m.enterResumed(e, tr, &enter, &into, &leaf); err != nil {
+				return err
 			}
-			err = m.enterMain(e, resume, into, r)
-		}
-		r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
-		if err != nil {
+		} else if err := m.enterMain(e, enter, into, r); err != nil {
 			return err
 		}
 		c.State = leaf
@@ -646,27 +619,74 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 				m.loadPositions(c, tr.target, r)
 			}
 		}
-		r.nested = tr.nested
-		if dflt {
-			r.nested = tr.histNested
-		}
-		if tr.regionHist != nil {
-			m.resumeInRegions(c, tr, r)
+		// Paths into parallel states below the target, and histories,
+		// are rare: the common transition sets and clears nothing.
+		rare := tr.nested != nil || tr.regionHist != nil || tr.history != histNone
+		if rare {
+			r.nested = tr.nested
+			if dflt {
+				r.nested = tr.histNested
+			}
+			if tr.regionHist != nil {
+				m.resumeInRegions(c, tr, r)
+			}
 		}
 		err := m.enterRegion(re, enter, r)
 		if err == nil && dflt {
 			err = m.run(re, tr.histActs, r)
 		}
-		if err == nil {
+		if err == nil && resume != nil {
 			err = m.enterRegion(re, resume, r)
 		}
-		r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
+		if rare {
+			r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
+		}
 		if err != nil {
 			return err
 		}
 		steps[k].To = leaf
 	}
 	return nil
+}
+
+// enterResumed is enterStates' entry for a transition of the main
+// machine that resumes a history or enters parallel states nested in
+// regions (the rare ones, kept out of the common path): enter, into and
+// leaf are the transition's, changed to what its histories recorded.
+func (m *Machine) enterResumed(e *evalEnv, tr *transition, enter *[]StateID, into *[][]StateID, leaf *StateID) error {
+	c, r := e.c, e.r
+	var resume []StateID
+	var dflt bool
+	switch {
+	case tr.regionHist != nil:
+		*into = m.resumeInRegions(c, tr, r)
+	case tr.nested != nil:
+		r.nested = tr.nested
+	case tr.histPar:
+		*enter, *into, *leaf, dflt = m.resumeRegions(c, tr, r)
+	case tr.history != histNone:
+		*enter, resume, *leaf, dflt = m.resume(c, tr)
+	}
+	if dflt {
+		r.nested = tr.histNested
+	}
+	err := m.enterMain(e, *enter, *into, r)
+	r.resume = r.resume[:0]
+	if err == nil && dflt {
+		err = m.run(*e, tr.histActs, r)
+	}
+	if err == nil && resume != nil {
+		// A deep history that recorded a parallel state resumes each of
+		// its regions where it was, as the recommendation enters every
+		// atomic state the history recorded.
+		var in [][]StateID
+		if tr.history == histDeep && !dflt && m.states[*leaf].fork != nil {
+			in = m.resumeEach(c, *leaf, int(m.states[tr.target].histPos), r)
+		}
+		err = m.enterMain(e, resume, in, r)
+	}
+	r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
+	return err
 }
 
 // enterRegion enters the states of path inside a parallel state,
@@ -685,13 +705,9 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 		if err := m.run(re, st.entry, r); err != nil {
 			return err
 		}
-		for _, rh := range r.histRun {
-			// A history's default content runs once its state is
-			// entered, before the states below it.
-			if rh.x == s {
-				if err := m.run(re, rh.acts, r); err != nil {
-					return err
-				}
+		if len(r.histRun) > 0 {
+			if err := m.runHistDefaults(re, s, r); err != nil {
+				return err
 			}
 		}
 		if fi := st.fork; fi != nil {
@@ -722,6 +738,20 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 			m.raiseDone(re, p, s, r)
 			if q := m.states[p].parent; q != NoID && m.states[q].fork != nil && m.states[q].par && m.regionsFinal(c, q) {
 				m.raiseDone(re, q, NoID, r)
+			}
+		}
+	}
+	return nil
+}
+
+// runHistDefaults runs the default content of the histories the
+// transition resumes that recorded nothing and whose state s has just
+// been entered, before the states below it.
+func (m *Machine) runHistDefaults(e evalEnv, s StateID, r *Result) error {
+	for _, rh := range r.histRun {
+		if rh.x == s {
+			if err := m.run(e, rh.acts, r); err != nil {
+				return err
 			}
 		}
 	}
