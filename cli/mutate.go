@@ -81,15 +81,7 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 		if len(mine) == 0 {
 			continue
 		}
-		r := mutate.NewRunner(s, o)
-		w := *workers
-		if s.Def.DataModel != nil {
-			// Every mutant of an SCXML chart compiles its expressions
-			// into the chart's one data model (engine.Build), which the
-			// other mutants' conversations read: one at a time.
-			w = 1
-		}
-		rs := judge(ctx, r, mine, w)
+		rs := judge(ctx, mutate.NewRunner(s, o), mine, *workers)
 		if len(rs) < len(mine) {
 			interrupted = true
 		}

@@ -89,6 +89,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	if !b.failed() {
 		b.idleStates()
 		b.tables()
+		b.m.prepareFast()
 		b.reachability()
 	}
 	b.xc.use.sink = &b.xc.use.invReads

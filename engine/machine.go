@@ -146,6 +146,12 @@ type transition struct {
 	nested []regionPath
 	// regionHist are the targets among those that resume a history.
 	regionHist []regionHist
+	// plain: taken alone from a configuration without a parallel state,
+	// from any leaf that selects it, settle fires the transition itself;
+	// quietExit: the states it exits then run no exit actions; quietEnter:
+	// those it enters run no entry actions and none is final; ends: its
+	// leaf is a top-level final state (fast.go).
+	plain, quietExit, quietEnter, ends bool
 }
 
 // regionPath is the path region root ch enters, from ch down to a target
@@ -339,6 +345,9 @@ type Machine struct {
 	// state of the main machine.
 	rootTrans []TransID
 	params    map[string]Value
+	// general makes every step take the general algorithm, never fire:
+	// set only by the specs that compare the two (export_test.go).
+	general bool
 }
 
 // Param returns the value of a machine parameter in this build.

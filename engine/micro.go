@@ -277,11 +277,12 @@ func (m *Machine) descends(a, b StateID) bool {
 // enabled, then the internal queue's events (done.state, raised events,
 // error.execution) one at a time, each followed by eventless transitions
 // again, until the machine is quiescent; it reports a runaway chain once
-// the machine's bound is passed.
-func (m *Machine) macrostep(e evalEnv, r *Result) error {
+// the machine's bound is passed. n is the round it starts at (settle
+// hands over part way).
+func (m *Machine) macrostep(e evalEnv, r *Result, n int) error {
 	c := e.c
 	sel := &r.sel
-	for n := 0; ; n++ {
+	for ; ; n++ {
 		if c.Final {
 			return nil
 		}
@@ -298,12 +299,18 @@ func (m *Machine) macrostep(e evalEnv, r *Result) error {
 			}
 		}
 		if n >= m.maxChain {
-			return m.rtErr(c, m.trans[sel.s[0].t].pos, "eventless transitions did not settle after %d steps (a loop of always: transitions?)", m.maxChain)
+			return m.chainErr(c, sel.s[0].t)
 		}
 		if err := m.microstep(&e, sel, r); err != nil {
 			return err
 		}
 	}
+}
+
+// chainErr reports a chain of eventless transitions longer than the
+// machine's bound, at transition t, the one past it.
+func (m *Machine) chainErr(c *Config, t TransID) error {
+	return m.rtErr(c, m.trans[t].pos, "eventless transitions did not settle after %d steps (a loop of always: transitions?)", m.maxChain)
 }
 
 // selectInternal takes the next event off the internal queue and selects
@@ -1210,5 +1217,5 @@ func (m *Machine) start(c *Config, at int64, r *Result) error {
 	c.Final = m.states[m.initial].final && m.states[m.initial].parent == NoID
 	step.ActHi = uint32(len(r.Actions))
 	r.Steps = append(r.Steps, step)
-	return m.macrostep(e, r)
+	return m.macrostep(e, r, 0)
 }

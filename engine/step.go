@@ -146,6 +146,9 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	c.Now = ev.At
 	e := evalEnv{m: m, c: c, ev: ev, r: r}
 	r.internal, r.nextInternal = r.internal[:0], 0
+	if c.NBranch == 0 && !m.general {
+		return m.stepLeaf(&e, tab[int(c.State)*stride+col], r)
+	}
 	sel := &r.sel
 	m.selectTransitions(&e, tab, stride, col, NoID, int(ev.Branch), sel, r)
 	if sel.n == 0 {
@@ -156,7 +159,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		// event.* by a guard) may enable one. Handled then reports whether
 		// the configuration moved.
 		n := len(r.Steps)
-		err := m.macrostep(e, r)
+		err := m.macrostep(e, r, 0)
 		r.Handled = len(r.Steps) > n
 		return err
 	}
@@ -164,7 +167,7 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	if err := m.microstep(&e, sel, r); err != nil {
 		return err
 	}
-	return m.macrostep(e, r)
+	return m.macrostep(e, r, 0)
 }
 
 // pick returns the first candidate whose guard holds, recording each guard
@@ -292,26 +295,29 @@ func (m *Machine) run(e evalEnv, acts []uint32, r *Result) error {
 		return nil
 	}
 	r.abort = false
-	return m.runBlock(e, acts, r)
+	return m.runBlock(&e, acts, r)
 }
 
 // runBlock runs actions until one raises an error (Result.abort), also
 // inside an if's or a foreach's actions. Only the actions that evaluate
 // a data model's expressions can raise one, so only they are checked:
 // the expression language's actions pay nothing for it.
-func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
+//
+// The environment comes by pointer, so that the call passes its arguments
+// in registers; the actions' expressions take a copy, only they.
+func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 	c := e.c
 	for _, ai := range acts {
 		a := &m.acts[ai]
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
 		case ActSet:
-			c.SetSlot(a.slot, emptyText(a.x.value(e)))
+			c.SetSlot(a.slot, emptyText(a.x.value(*e)))
 		case ActFill:
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
 			}
-			v := emptyText(a.x.value(e))
+			v := emptyText(a.x.value(*e))
 			if v.IsEmpty() {
 				c.SetSlot(c.Waiting, v)
 				break
@@ -361,7 +367,7 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 			}
 		case ActSay, ActEscalate:
 			lo := uint32(len(r.Text))
-			r.Text = a.tmpl.appendTo(e, r.Text)
+			r.Text = a.tmpl.appendTo(*e, r.Text)
 			kind := EffSay
 			if a.kind == ActEscalate {
 				kind = EffEscalate
@@ -382,14 +388,14 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				return m.rtErr(c, a.pos, "contract: not in a fork branch")
 			}
 			i := int(e.br) - 1
-			c.SetBranchTexts(i, c.BranchInput(i), a.x.s(e))
+			c.SetBranchTexts(i, c.BranchInput(i), a.x.s(*e))
 		case ActStart:
 			after := m.timers[a.timer].afterMS
 			if a.hasX {
 				// A computed duration that is negative (or not a number)
 				// would put the deadline before the clock, where the timer
 				// could never fire and would block every later event.
-				d := a.x.n(e)
+				d := a.x.n(*e)
 				if !(d >= 0 && d < maxDurationMS) {
 					return m.rtErr(c, a.pos, "start %s: %gms is not a duration", m.timers[a.timer].name, d)
 				}
@@ -417,13 +423,13 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				// the event is taken.
 				c.TimerSeq++
 				q.key = c.TimerSeq
-				if a.hold(e, q.key); r.abort {
+				if a.hold(*e, q.key); r.abort {
 					return nil
 				}
 			}
 			r.internal = append(r.internal, q)
 		case ActSend:
-			if err := m.send(e, ai, a, r); err != nil || r.abort {
+			if err := m.send(*e, ai, a, r); err != nil || r.abort {
 				return err
 			}
 		case ActCancelSend:
@@ -442,7 +448,7 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 			}
 		case ActIf:
 			for i, cond := range a.conds {
-				if cond == nil || cond(e) {
+				if cond == nil || cond(*e) {
 					if err := m.runBlock(e, a.blocks[i], r); err != nil {
 						return err
 					}
@@ -456,8 +462,11 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				return nil
 			}
 		case ActForeach:
-			if err := a.each(e, func() error {
-				if err := m.runBlock(e, a.body, r); err != nil || r.abort {
+			// The body's environment is a copy the closure owns, so that
+			// only a foreach moves one to the heap.
+			be := *e
+			if err := a.each(*e, func() error {
+				if err := m.runBlock(&be, a.body, r); err != nil || r.abort {
 					return errAbort(err)
 				}
 				return nil
@@ -471,14 +480,14 @@ func (m *Machine) runBlock(e evalEnv, acts []uint32, r *Result) error {
 				if a.text != "" {
 					r.Text = append(r.Text, ": "...)
 				}
-				r.Text = a.val(e).AppendTo(r.Text)
+				r.Text = a.val(*e).AppendTo(r.Text)
 			}
 			r.Effects = append(r.Effects, Effect{Kind: EffLog, Action: ai, TextLo: lo, TextHi: uint32(len(r.Text)), Ext: NoID, Timer: NoID})
 			if r.abort {
 				return nil
 			}
 		case ActAssign, ActScript:
-			if a.do(e); r.abort {
+			if a.do(*e); r.abort {
 				return nil
 			}
 		case ActBlock:

@@ -42,7 +42,7 @@ type Mutant struct {
 	// ID numbers the suite's mutants in enumeration order, from 0.
 	ID   int
 	Op   Operator
-	Pos  engine.Pos // where in machine.yaml the change is
+	Pos  engine.Pos // where in the machine's source (YAML or SCXML) the change is
 	Desc string     // one line saying what changed
 	edit func(d *engine.Definition)
 }
@@ -76,6 +76,7 @@ func clone(def *engine.Definition) *engine.Definition {
 		}
 		d.States[i] = s
 	}
+	d.StartActions = cloneActs(def.StartActions)
 	d.Counters = append([]engine.CounterDef(nil), def.Counters...)
 	d.Overrides = make([]engine.OverrideDef, len(def.Overrides))
 	for i, o := range def.Overrides {
@@ -133,9 +134,10 @@ func transList(d *engine.Definition, state, list int) *[]engine.TransitionDef {
 	return nil
 }
 
-// Enumerate lists the mutants of def, in a fixed order: state by state in
-// declaration order, each state's entry and exit actions, then its
-// transitions list by list (on, always, timeout, join) with, for each, the
+// Enumerate lists the mutants of def, in a fixed order: the actions the
+// machine runs as it starts, then state by state in declaration order,
+// each state's entry and exit actions, then its transitions list by list
+// (on, always, timeout, join) with, for each, the
 // retarget, guard and action mutants and the swap with the next
 // transition of the same trigger; then the overrides, then the counters.
 // The seed chooses each retargeted transition's new target, from its
@@ -143,6 +145,7 @@ func transList(d *engine.Definition, state, list int) *[]engine.TransitionDef {
 // transition's position), so a mutant does not depend on the others.
 func Enumerate(def *engine.Definition, seed int64) []*Mutant {
 	e := &enumerator{def: def, seed: seed, paths: statePaths(def)}
+	e.startActions()
 	for si := range def.States {
 		s := &def.States[si]
 		e.actions(s.Entry, "state "+e.paths[si]+" entry", func(d *engine.Definition) *[]engine.ActionDef { return &d.States[si].Entry })
@@ -272,16 +275,53 @@ func (e *enumerator) guard(g engine.Expr, name string, at func(*engine.Definitio
 }
 
 func (e *enumerator) actions(acts []engine.ActionDef, where string, at func(*engine.Definition) *[]engine.ActionDef) {
-	for ai, a := range acts {
-		op := DropAction
-		if a.Kind == engine.ActCancel {
-			op = DropCancel
-		}
-		e.add(op, a.Pos, fmt.Sprintf("%s: action %s dropped", where, describeAction(a)), func(d *engine.Definition) {
-			l := at(d)
-			*l = append((*l)[:ai:ai], (*l)[ai+1:]...)
-		})
+	for ai := range acts {
+		e.dropAction(acts, ai, where, at)
 	}
+}
+
+// startActions makes the mutants of what the machine runs as it starts
+// (Definition.StartActions: an SCXML document's <data> values and its
+// <script>; a YAML machine has none). Each block there is one unit of
+// the document's work, a <data>'s value or the <script>, and dropping it
+// is the mutant: the variable stays declared and undefined. The bare
+// declarations between them (var x;) are left alone: a <data>'s value
+// declares its variable as it assigns it, so dropping the declaration
+// alone would change nothing a test could see.
+func (e *enumerator) startActions() {
+	acts := e.def.StartActions
+	for ai, a := range acts {
+		if a.Kind == engine.ActBlock {
+			e.dropAction(acts, ai, "machine start", func(d *engine.Definition) *[]engine.ActionDef { return &d.StartActions })
+		}
+	}
+}
+
+// dropAction makes the mutant that drops acts[ai] from the list at
+// returns: drop_cancel for a timer's cancel, drop_action otherwise.
+func (e *enumerator) dropAction(acts []engine.ActionDef, ai int, where string, at func(*engine.Definition) *[]engine.ActionDef) {
+	a := acts[ai]
+	op := DropAction
+	if a.Kind == engine.ActCancel {
+		op = DropCancel
+	}
+	e.add(op, actionPos(a), fmt.Sprintf("%s: action %s dropped", where, describeAction(a)), func(d *engine.Definition) {
+		l := at(d)
+		*l = append((*l)[:ai:ai], (*l)[ai+1:]...)
+	})
+}
+
+// actionPos is where in the source an action is: its own position, else
+// (a block the loader made, which no element of the source is) its
+// first action's, else its expression's.
+func actionPos(a engine.ActionDef) engine.Pos {
+	switch {
+	case a.Pos.Line > 0:
+		return a.Pos
+	case len(a.Body) > 0:
+		return actionPos(a.Body[0])
+	}
+	return a.Expr.Pos
 }
 
 // retarget chooses the new target of a transition to target: another
@@ -357,6 +397,11 @@ func resolve(def *engine.Definition, paths []string, name string) int {
 }
 
 func describeAction(a engine.ActionDef) string {
+	if a.Kind == engine.ActBlock && len(a.Body) == 1 {
+		// A block of one action (a <data>'s value, one <onentry> of
+		// several) says what that action does.
+		return describeAction(a.Body[0])
+	}
 	s := a.Kind.String()
 	switch {
 	case a.Kind == engine.ActSay:

@@ -198,7 +198,8 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 // Build makes the suite that runs def in place of s's machine: the same
 // scenarios, NLU, users and variants, each variant's machine rebuilt from
 // def. The mutants change no declaration (no state, slot, intent or
-// timer), so what was resolved against the original machine holds.
+// timer), so what was resolved against the original machine holds. Each
+// variant's machine compiles into a data model of its own (fresher).
 func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 	ms := *s
 	ms.Def = def
@@ -206,6 +207,9 @@ func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 	for i, v := range s.Variants {
 		vdef := *def
 		vdef.Assign = v.Assign
+		if f, ok := def.DataModel.(fresher); ok {
+			vdef.DataModel = f.Fresh()
+		}
 		m, diags := engine.Build(&vdef)
 		if err := diags.Err(); err != nil {
 			first := err.(*engine.BuildError).First()
@@ -218,6 +222,14 @@ func Build(s *spec.Suite, def *engine.Definition) (*spec.Suite, error) {
 	ms.Machine = ms.Variants[0].Machine
 	return &ms, nil
 }
+
+// fresher is a data model that compiles a machine's expressions into
+// itself (an SCXML chart's: the ECMAScript or null data model), which
+// the conversations of every machine built with it read: Fresh gives a
+// build one with nothing compiled, so that building a mutant never
+// writes what the original's or another mutant's conversations read, and
+// mutants are judged on workers whatever the suite's kind.
+type fresher interface{ Fresh() engine.DataModel }
 
 // pinnedScenario begins the failure of a pin: true scenario.
 const pinnedScenario = "pinned scenario"
@@ -285,7 +297,7 @@ func failures(s *spec.Suite, o Options, src Source) ([]string, space) {
 		if depth < 0 {
 			depth = s.ExploreDepth
 		}
-		if depth == 0 || !searchable(s) {
+		if depth == 0 {
 			return nil, sp
 		}
 		limit := o.MaxStates
@@ -333,9 +345,6 @@ func failures(s *spec.Suite, o Options, src Source) ([]string, space) {
 // equivalent searches every variant of ms completely and compares the
 // digests of the reachable labelled graphs with the original's.
 func (r *Runner) equivalent(ms *spec.Suite, sp space) (bool, string) {
-	if !searchable(r.s) {
-		return false, "not proved equivalent: the explorer does not yet search a machine whose data lives outside its configurations (an SCXML chart's)"
-	}
 	r.once.Do(r.search)
 	if !r.digestOK {
 		return false, fmt.Sprintf("not proved equivalent: the original's search does not complete within %d configurations", r.o.EquivStates)
@@ -381,9 +390,6 @@ func (r *Runner) reached(positions []engine.Pos) bool {
 // variant, and false when one does not complete (stop ended it, or the
 // cap).
 func digests(s *spec.Suite, maxStates int, stop func() bool) ([]uint64, []*eval.Coverage, bool) {
-	if !searchable(s) {
-		return nil, nil, false
-	}
 	var out []uint64
 	var covs []*eval.Coverage
 	for _, v := range s.Variants {
@@ -396,14 +402,6 @@ func digests(s *spec.Suite, maxStates int, stop func() bool) ([]uint64, []*eval.
 	}
 	return out, covs, true
 }
-
-// searchable reports whether explore.Explore searches s soundly: not yet
-// a machine whose data lives outside the Config (an SCXML chart's
-// ECMAScript heap), which it would step without its data until the
-// explorer restores a configuration's data (issue #25, the explorer's
-// part). Such a suite's mutants are judged by its scripted scenarios and
-// generated conversations, and none is claimed unreached or equivalent.
-func searchable(s *spec.Suite) bool { return s.Machine.NewData("") == nil }
 
 // stopped reports whether Stop asked the run to give up.
 func (o Options) stopped() bool { return o.Stop != nil && o.Stop() }

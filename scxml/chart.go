@@ -128,6 +128,9 @@ const (
 	ActLog
 	ActIf
 	ActForeach
+	// ActEscalate is simctl's <escalate reason="..."/> (SimctlNS): the
+	// conversation is handed to a person, Label the reason.
+	ActEscalate
 )
 
 // Param is a <param> (or a namelist name, whose Expr reads the location).
@@ -156,7 +159,8 @@ type Action struct {
 	Params     []Param
 	Content    Expr // <content expr> or its text as a value
 	ContentStr *string
-	// assign: Location, Expr; log: Label, Expr; script: Expr
+	// assign: Location, Expr; log: Label, Expr; script: Expr; escalate:
+	// Label
 	Location Expr
 	Expr     Expr
 	Label    string

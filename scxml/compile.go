@@ -536,6 +536,9 @@ func (c *compiler) action1(a *Action) (engine.ActionDef, bool) {
 		}
 	case ActForeach:
 		ad.Kind, ad.Expr, ad.Item, ad.Index, ad.Body = engine.ActForeach, c.expr(a.Expr), c.src(a.Location), c.src(a.Index), c.actionList(a.Body)
+	case ActEscalate:
+		// The reason is text: its braces are no template placeholders.
+		ad.Kind, ad.Name = engine.ActEscalate, strings.NewReplacer("{", "{{", "}", "}}").Replace(a.Label)
 	default:
 		c.fail(a.Pos, "executable content kind %d", a.Kind)
 		return ad, false

@@ -34,6 +34,14 @@ func NewECMAScript() *ECMAScript {
 	return &ECMAScript{p: &ecmaProgram{}, tags: map[engine.Pos]string{}}
 }
 
+// Fresh returns a data model of the same chart with nothing compiled
+// yet: another build of the chart (a mutant) compiles into it, so that
+// it never writes what conversations of machines built before read, and
+// each can run on a goroutine of its own.
+func (e *ECMAScript) Fresh() engine.DataModel {
+	return &ECMAScript{p: &ecmaProgram{}, tags: e.tags}
+}
+
 var codeKinds = [...]ExprKind{
 	engine.CondCode:     CondExpr,
 	engine.ValueCode:    ValueExpr,

@@ -109,7 +109,7 @@ func (l *loader) attrs(n *node, allowed ...string) (map[string]string, error) {
 		if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
 			continue
 		}
-		if a.Name.Space != "" && a.Name.Space != NS {
+		if a.Name.Space != "" && a.Name.Space != NS && a.Name.Space != SimctlNS {
 			continue
 		}
 		name := a.Name.Local
@@ -581,12 +581,15 @@ func (l *loader) script(n *node) (Action, error) {
 }
 
 func (l *loader) action(n *node) (Action, error) {
-	if err := l.checkNS(n); err != nil {
-		return Action{}, err
-	}
 	none := NoExpr
 	act := Action{Pos: n.pos, EventExpr: none, TargetExpr: none, TypeExpr: none, IDExpr: none,
 		IDLocation: none, DelayExpr: none, Content: none, Location: none, Expr: none, Index: none}
+	if n.space == SimctlNS {
+		return l.escalate(n, act)
+	}
+	if err := l.checkNS(n); err != nil {
+		return Action{}, err
+	}
 	switch n.name {
 	case "raise":
 		a, err := l.attrs(n, "event")
@@ -692,6 +695,27 @@ func (l *loader) action(n *node) (Action, error) {
 	if n.name != "if" && n.name != "foreach" && n.name != "assign" && len(n.children) > 0 {
 		return act, l.errf(n.children[0], "<%s> is not allowed in <%s>", n.children[0].name, n.name)
 	}
+	return act, nil
+}
+
+// escalate reads simctl's executable content (SimctlNS): only
+// <escalate reason="..."/>, which hands the conversation to a person as a
+// YAML machine's escalate action does, so that reports count it.
+func (l *loader) escalate(n *node, act Action) (Action, error) {
+	if n.name != "escalate" {
+		return act, l.errf(n, "<%s> is not simctl executable content (expected escalate, namespace %q)", n.name, SimctlNS)
+	}
+	a, err := l.attrs(n, "reason")
+	if err != nil {
+		return act, err
+	}
+	if strings.TrimSpace(a["reason"]) == "" {
+		return act, l.errf(n, "<escalate> needs a reason")
+	}
+	if len(n.children) > 0 || strings.TrimSpace(l.innerText(n)) != "" {
+		return act, l.errf(n, "<escalate> has no content")
+	}
+	act.Kind, act.Label = ActEscalate, a["reason"]
 	return act, nil
 }
 

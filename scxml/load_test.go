@@ -4,10 +4,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/scxml"
 )
 
 const head = `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0">`
+
+// simctlHead declares simctl's namespace (scxml.SimctlNS) as simctl.
+const simctlHead = `<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:simctl="https://github.com/simctl/simctl" version="1.0">`
 
 var _ = Describe("Load", func() {
 	DescribeTable("bad documents get one file:line:col error",
@@ -38,6 +42,16 @@ var _ = Describe("Load", func() {
 		Entry("no state", head+"</scxml>", "m.scxml:1:1: <scxml> holds no state"),
 		Entry("a history without a default target (found by FuzzSCXML)", head+"<state><history><transition/></history></state></scxml>",
 			"m.scxml:1:78: a history's default transition has a target and neither event nor cond"),
+		Entry("an element of another namespace", head+"\n<final id=\"a\"><onentry>\n<x:escalate xmlns:x=\"urn:other\" reason=\"r\"/></onentry></final></scxml>",
+			`m.scxml:3:1: <escalate> is not an SCXML element (namespace "urn:other", expected "http://www.w3.org/2005/07/scxml")`),
+		Entry("simctl content other than escalate", simctlHead+"\n<final id=\"a\"><onentry>\n<simctl:handover/></onentry></final></scxml>",
+			`m.scxml:3:1: <handover> is not simctl executable content (expected escalate, namespace "https://github.com/simctl/simctl")`),
+		Entry("an escalate without a reason", simctlHead+"\n<final id=\"a\"><onentry>\n<simctl:escalate reason=\" \"/></onentry></final></scxml>",
+			`m.scxml:3:1: <escalate> needs a reason`),
+		Entry("an escalate with content", simctlHead+"\n<final id=\"a\"><onentry>\n<simctl:escalate reason=\"r\">why</simctl:escalate></onentry></final></scxml>",
+			`m.scxml:3:1: <escalate> has no content`),
+		Entry("an escalate with an unknown attribute", simctlHead+"\n<final id=\"a\"><onentry>\n<simctl:escalate reason=\"r\" to=\"desk\"/></onentry></final></scxml>",
+			`m.scxml:3:1: <escalate> has an unknown attribute "to" (expected one of: reason)`),
 	)
 
 	DescribeTable("what the recommendation lets a document hold but fails when run loads with a warning",
@@ -67,6 +81,23 @@ var _ = Describe("Load", func() {
 		m, err := scxml.Load("m.scxml", []byte(src), scxml.Options{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(m.Chart.States).To(HaveLen(3))
+	})
+
+	It("runs simctl's <escalate> as a YAML machine's escalate action: an escalation effect with its reason, braces and all", func() {
+		m, err := scxml.Load("m.scxml", []byte(simctlHead+`<state id="a"><transition event="deny" target="handed_over"/></state>
+			<final id="handed_over"><onentry><simctl:escalate reason="denied {twice}"/></onentry></final></scxml>`), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		mach, c, d := started(m)
+		var r engine.Result
+		Expect(mach.StepWith(c, d, event(mach, "deny", "", 0), &r)).To(Succeed())
+		Expect(m.Active(mach, c)).To(Equal([]string{"handed_over"}))
+		var esc []string
+		for i := range r.Effects {
+			if r.Effects[i].Kind == engine.EffEscalate {
+				esc = append(esc, string(r.EffectText(&r.Effects[i])))
+			}
+		}
+		Expect(esc).To(Equal([]string{"denied {twice}"}))
 	})
 
 	It("loads the null datamodel with In() conditions", func() {

@@ -85,6 +85,10 @@ func (n *Null) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, error)
 	return code, err
 }
 
+// Fresh returns a data model of the same chart with nothing compiled
+// yet, as ECMAScript's Fresh does.
+func (n *Null) Fresh() engine.DataModel { return &Null{paths: n.paths} }
+
 // NewData returns the conversation's data: nothing but the machine.
 func (n *Null) NewData(m *engine.Machine, _ string) engine.Data { return nullData{n: n, m: m} }
 

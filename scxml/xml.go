@@ -13,6 +13,12 @@ import (
 // NS is the SCXML namespace.
 const NS = "http://www.w3.org/2005/07/scxml"
 
+// SimctlNS is the namespace of simctl's own executable content, which the
+// recommendation (4.10, Extensibility of Executable Content) lets a
+// platform add in a namespace of its own:
+// <escalate reason="..."/>, the escalate action of a YAML machine.
+const SimctlNS = "https://github.com/simctl/simctl"
+
 // node is an element with its position.
 type node struct {
 	name     string
@@ -122,10 +128,19 @@ func xmlMessage(err error) string {
 }
 
 // foreign reports whether n, a child of p, is an element of another
-// namespace that the recommendation's schema lets an SCXML element hold
-// and the processor ignores (an editor's layout data). Inside <content>,
-// <data> and <assign> it is the document's data, which the loader
-// judges.
+// namespace (not SCXML's, nor simctl's own) that the recommendation's
+// schema lets an SCXML element hold and simctl ignores: an editor's
+// layout data (Qt Creator's qt:editorinfo, in states and transitions).
+// In an executable block (onentry, onexit, if, foreach) it would be
+// executable content simctl cannot run, and inside content, data and
+// assign it is the document's data: the loader judges both.
 func foreign(p, n *node) bool {
-	return p.space == NS && n.space != "" && n.space != NS && p.name != "content" && p.name != "data" && p.name != "assign"
+	if p.space != NS || n.space == "" || n.space == NS || n.space == SimctlNS {
+		return false
+	}
+	switch p.name {
+	case "onentry", "onexit", "if", "foreach", "content", "data", "assign":
+		return false
+	}
+	return true
 }
