@@ -61,6 +61,24 @@ var _ = Describe("SCXML suites", func() {
 		Expect(stdout).To(MatchRegexp(`generated +100 conversations: success \d+\.\d% \(flow completed; cooperative users 100\.0% of \d+\)`))
 	})
 
+	// testdata/charts/keypad's keys send key.0 to key.9; its descriptor
+	// "key" takes every one by its dot-separated prefix, and its scripts
+	// read the digit from _event.name.
+	It("takes event names of dot-separated tokens by their descriptors' prefixes in scenarios, generated users and the explorer", func() {
+		code, stdout, stderr := run(noOut, "lint", "testdata/charts/keypad")
+		Expect(code).To(Equal(cli.ExitOK), stdout+stderr)
+		code, stdout, _ = run(noOut, "run", "testdata/charts/keypad", "--out", "", "--generate", "200", "--quiet")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(ContainSubstring("2 passed, 0 failed"))
+		Expect(stdout).To(MatchRegexp(`generated +200 conversations: .*0 violating`))
+		// The code 1234 comes from the open scenario's key.1 to key.4:
+		// the explorer tells them apart, as the chart's scripts do.
+		code, stdout, _ = run(noOut, "explore", "testdata/charts/keypad")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		Expect(stdout).To(ContainSubstring("transitions covered: 7 of 7"))
+		Expect(stdout).To(ContainSubstring("complete: every reachable configuration was explored"))
+	})
+
 	It("mutate scores an SCXML suite, each mutant at its place in machine.scxml", func() {
 		// Capped searches: one mutant (findings never reset) has no
 		// complete search, and a chart's heap is searched slowly.

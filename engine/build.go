@@ -78,6 +78,11 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.compileStates()
 	b.compileRootTransitions()
 	b.m.nHist = b.nHist
+	for i := range b.m.states {
+		if st := &b.m.states[i]; st.par && st.histPos >= 0 {
+			b.m.regionDeep = true
+		}
+	}
 	b.compileOverrides()
 	b.resolveCancels()
 	b.escapes()
@@ -91,6 +96,13 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 	b.compileInvariants()
 	b.compileBuiltinNotes()
 	b.xc.use.sink = nil
+	if d.DataModel != nil {
+		// A data model's scripts read the event's name and data as they
+		// please (an SCXML chart's _event.name, key.7 taken by the
+		// descriptor "key"): no expression of the machine's says which
+		// texts they tell apart.
+		b.xc.use.distinguish(Expr{Src: "_event", Pos: d.Pos}, "a data model's scripts read the events' names and data")
+	}
 	b.finishValues(b.xc.use)
 	b.finishCounters(b.xc.use.ctr)
 	sort.SliceStable(b.diags, func(i, j int) bool {
@@ -788,7 +800,7 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	case len(s.children) == 0:
 		b.errf(td.HistoryPos, "history: state %q has no child states, so it has no history to resume", s.path)
 		return
-	case s.fork != nil && s.fork.parallel && s.forkRoot == NoID && t.history == histShallow:
+	case s.fork != nil && s.fork.parallel && t.history == histShallow:
 		// Its active children are all its regions: resuming them is
 		// entering it.
 		t.history = histNone
@@ -796,38 +808,16 @@ func (b *builder) history(t *transition, td TransitionDef) {
 	case s.fork != nil && s.fork.parallel && s.forkRoot == NoID:
 		b.parallelHistory(t, x, td)
 		return
-	case s.fork != nil:
-		b.errf(td.HistoryPos, "history: %q is a parallel state, whose regions all start again when it is entered; resume a state inside a region instead", s.path)
+	case s.fork != nil && !s.fork.parallel:
+		b.errf(td.HistoryPos, "history: %q is a fork, whose branches all start again when it is entered; resume a state inside a branch instead", s.path)
 		return
 	case s.forkRoot != NoID && !m.states[s.forkRoot].fork.parallel:
 		b.errf(td.HistoryPos, "history: state %q runs in the branches of fork %q, which share one history", s.path, m.states[s.forkRoot].path)
 		return
 	}
-	if t.history == histDeep {
-		// SCXML's deep history resumes every active atomic state below x:
-		// x records where each region of a parallel state of the main
-		// machine below it was, as it is exited with x. Inside a region,
-		// x's one recorded state is that of its first position, and a
-		// fork's branches share their states: neither restores a
-		// parallel state's regions.
-		var width uint8
-		for _, y := range m.subtree(x)[1:] {
-			p := &m.states[y]
-			switch {
-			case p.fork == nil:
-			case s.forkRoot == NoID && p.fork.parallel:
-				if p.forkRoot == NoID {
-					width = max(width, p.width)
-				}
-			default:
-				b.deepOverParallel(x, y, td.HistoryPos)
-				return
-			}
-		}
-		if width > 0 && !b.regionSlots(x, width, td.HistoryPos) {
-			t.history = histNone
-			return
-		}
+	if t.history == histDeep && !b.deepRegions(x, td.HistoryPos) {
+		t.history = histNone
+		return
 	}
 	for i, y := range t.enter {
 		if y == x {
@@ -845,7 +835,7 @@ func (b *builder) history(t *transition, td TransitionDef) {
 			}
 			return
 		}
-		t.histDef = b.enterPath(x, def)
+		t.histDef = b.defaultEntry(t, x, def, td)
 		t.histActs = b.actions(td.HistoryActions)
 	}
 	if *slot < 0 {
@@ -879,20 +869,15 @@ func (b *builder) regionHistory(x StateID, kind string, td TransitionDef) (regio
 		b.errf(td.HistoryPos, "history %q: expected shallow or deep", kind)
 		return rh, false
 	}
-	if len(s.children) == 0 || s.fork != nil {
+	if len(s.children) == 0 || s.fork != nil && !s.fork.parallel {
 		b.errf(td.HistoryPos, "history: state %q has no history to resume in its region", s.path)
 		return rh, false
 	}
 	slot := &s.histDeep
 	if rh.shallow {
 		slot = &s.histShallow
-	} else {
-		for _, y := range m.subtree(x)[1:] {
-			if m.states[y].fork != nil {
-				b.deepOverParallel(x, y, td.HistoryPos)
-				return rh, false
-			}
-		}
+	} else if !b.deepRegions(x, td.HistoryPos) {
+		return rh, false
 	}
 	if *slot < 0 {
 		if b.nHist >= MaxHistory {
@@ -906,11 +891,32 @@ func (b *builder) regionHistory(x StateID, kind string, td TransitionDef) (regio
 	return rh, true
 }
 
-// deepOverParallel reports the deep history of state x, which holds
-// parallel state y but records one atomic state (x is inside a region, or
-// y is a fork, whose branches share their states).
-func (b *builder) deepOverParallel(x, y StateID, pos Pos) {
-	b.errf(pos, "deep history: state %q holds parallel state %q, whose regions' states one recorded state cannot restore; use shallow history", b.m.states[x].path, b.m.states[y].path)
+// deepRegions prepares the deep history of state x, which resumes every
+// atomic state active below it: when x is or holds a parallel state, x
+// records the atomic state at each region position it spans as it is
+// exited (regionSlots): in the main machine, those of the parallel states
+// below it; inside a region, its own positions. A fork's branches share
+// their states, so a deep history over a fork is refused.
+func (b *builder) deepRegions(x StateID, pos Pos) bool {
+	m := b.m
+	s := &m.states[x]
+	var width uint8
+	for _, y := range m.subtree(x) {
+		p := &m.states[y]
+		switch {
+		case p.fork == nil:
+		case !p.fork.parallel:
+			if y != x {
+				b.errf(pos, "deep history: state %q holds fork %q, whose branches share their states; use shallow history", s.path, p.path)
+				return false
+			}
+		case s.par:
+			width = s.width
+		case p.forkRoot == NoID:
+			width = max(width, p.width)
+		}
+	}
+	return width == 0 || b.regionSlots(x, width, pos)
 }
 
 // parallelHistory compiles the deep history of parallel: true state x,
@@ -926,7 +932,7 @@ func (b *builder) parallelHistory(t *transition, x StateID, td TransitionDef) {
 	}
 	if td.HistoryDefault != "" || len(td.HistoryActions) > 0 {
 		if def := b.resolveState(td.HistoryDefault, td.HistoryPos, "history default"); def != NoID && m.InState(def, x) && def != x {
-			t.histDef = b.enterPath(x, def)
+			t.histDef = b.defaultEntry(t, x, def, td)
 		}
 		t.histActs = b.actions(td.HistoryActions)
 	}
@@ -1223,10 +1229,11 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 
 // intoRegions reports whether a transition's targets are the
 // recommendation's that the one-target path does not take: several
-// (target="a b"), or one inside a region of a parallel state the source
-// is not in the same region of. The transition then exits the parallel
-// state (the recommendation's domain is never a parallel state) and
-// enters it again with those targets in their regions.
+// (target="a b"), or one below a parallel state under the transition's
+// domain, whose other regions it enters too. The domain is never a
+// parallel state (findLCCA skips them): an external transition to or
+// from a region's root state leaves the parallel state and enters it
+// again.
 func (b *builder) intoRegions(src StateID, td TransitionDef) bool {
 	names := strings.Fields(td.Target)
 	if len(names) > 1 {
@@ -1241,21 +1248,30 @@ func (b *builder) intoRegions(src StateID, td TransitionDef) bool {
 	if root == NoID || m.states[root].fork == nil || !m.states[root].fork.parallel {
 		return false
 	}
-	if m.states[src].forkRoot != root || !m.InState(src, m.regionOf(id)) {
-		return true
-	}
-	// In the same region: an external transition to or from the region's
-	// root state would have the parallel state as its domain, which the
-	// recommendation's never is (findLCCA skips parallel states).
 	dom := b.domain(src, id)
+	if td.Type == "internal" && m.descends(id, src) {
+		dom = src
+	}
+	for x := m.states[id].parent; x != dom && x != NoID; x = m.states[x].parent {
+		if m.states[x].fork != nil {
+			return true
+		}
+	}
 	return td.Type != "internal" && dom != NoID && m.states[dom].fork != nil && m.states[dom].fork.parallel
 }
 
-// regionTargets compiles a transition into the regions of a parallel
-// state P: every target must be inside a different region of the same P,
-// a parallel: true state that is not itself in a region, with no other
-// parallel state between. P is entered afresh (its regions without a
-// target by their initial states) from the domain above it.
+// regionTargets compiles a transition into the regions of parallel
+// states, as the recommendation's enterStates does: its domain (the
+// source for an internal transition, otherwise the nearest compound
+// ancestor of the source and every target, parallel states skipped) is
+// exited, the states down to the first parallel state toward the targets
+// are entered (t.enter, ending at t.target, that parallel state), and each
+// region of it, and of every parallel state nested on the way, enters its
+// path down to its target (or to the next parallel state); the other
+// regions enter their initial states. Every target must be inside a
+// different region. Below a parallel state of the main machine, the
+// paths of its own regions are t.regionPaths (by child index); those of
+// parallel states in regions are t.nested.
 func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 	m := b.m
 	var targets []StateID
@@ -1267,88 +1283,215 @@ func (b *builder) regionTargets(t *transition, src StateID, td TransitionDef) {
 		targets = append(targets, id)
 	}
 	fail := func(format string, args ...any) { b.errf(td.TargetPos, format, args...) }
-	p := m.states[targets[0]].forkRoot
-	if p == NoID {
-		// The first target is not in a region: find P from the others.
-		for _, x := range targets[1:] {
-			if p = m.states[x].forkRoot; p != NoID {
+	within := func(a StateID) bool {
+		for _, x := range targets {
+			if !m.descends(x, a) {
+				return false
+			}
+		}
+		return true
+	}
+	dom := StateID(NoID)
+	switch {
+	case td.Type == "internal" && src == NoID:
+		b.errf(td.TypePos, "an internal transition needs a source state")
+		return
+	case td.Type == "internal" && !within(src):
+		b.errf(td.TypePos, "an internal transition of state %q needs its targets inside it, not %q", m.states[src].path, td.Target)
+		return
+	case td.Type == "internal" && m.states[src].fork == nil:
+		dom = src
+	case src != NoID:
+		// An internal transition of a parallel state has the
+		// recommendation's domain of an external one.
+		for a := m.states[src].parent; a != NoID; a = m.states[a].parent {
+			if m.states[a].fork == nil && within(a) {
+				dom = a
 				break
 			}
 		}
 	}
-	if p == NoID || m.states[p].fork == nil || !m.states[p].fork.parallel {
+	p := StateID(NoID)
+	for x := m.states[targets[0]].parent; x != dom && x != NoID; x = m.states[x].parent {
+		if m.states[x].fork != nil {
+			p = x
+		}
+	}
+	if p == NoID || !m.states[p].fork.parallel {
 		fail("the targets %q are not in the regions of one parallel state", td.Target)
 		return
 	}
-	if m.states[p].forkRoot != NoID {
-		fail("the targets %q are in a parallel state inside another's region: not supported yet", td.Target)
-		return
-	}
-	if td.Type == "internal" {
-		fail("a transition into the regions of parallel state %q cannot be internal", m.states[p].path)
-		return
-	}
-	if len(td.HistoryActions) > 0 {
-		fail("a transition into the regions of parallel state %q cannot run a history's default actions", m.states[p].path)
-		return
-	}
-	fi := m.states[p].fork
-	paths := make([][]StateID, len(fi.regions))
 	for _, x := range targets {
-		i := -1
-		for k, c := range m.states[p].children {
-			if m.InState(x, c) {
-				i = k
-			}
-		}
-		if i < 0 {
+		if !m.descends(x, p) {
 			fail("target %q is not inside a region of parallel state %q, as the other targets are", m.states[x].path, m.states[p].path)
 			return
 		}
-		if paths[i] != nil {
-			fail("two targets in region %q of parallel state %q", m.states[m.states[p].children[i]].path, m.states[p].path)
-			return
-		}
-		for y := m.states[x].parent; y != p; y = m.states[y].parent {
-			if m.states[y].fork != nil {
-				fail("target %q is inside parallel state %q within a region: not supported yet", m.states[x].path, m.states[y].path)
-				return
+	}
+	t.target, t.domain, t.leaf = p, dom, p
+	t.enter = b.enterPath(dom, p)
+	pl := regionPlan{t: t, td: td, all: targets, top: NoID, out: &t.nested, hist: true}
+	if m.states[p].forkRoot == NoID {
+		pl.top = p
+		t.regionPaths = make([][]StateID, len(m.states[p].children))
+	}
+	b.planRegions(&pl, p, targets)
+}
+
+// regionPlan is what planRegions fills in for one transition: the paths of
+// the regions of parallel state top (t.regionPaths, by child index; top is
+// NoID when they go to out too) and of the parallel states below (out,
+// by region root); hist says that the targets resume the histories td
+// names (all is every target, whose positions td.Histories follows).
+type regionPlan struct {
+	t    *transition
+	td   TransitionDef
+	all  []StateID
+	top  StateID
+	out  *[]regionPath
+	hist bool
+}
+
+// planRegions plans the regions of parallel state p that hold targets xs;
+// the others enter their initial states.
+func (b *builder) planRegions(pl *regionPlan, p StateID, xs []StateID) bool {
+	m := b.m
+	for k, ch := range m.states[p].children {
+		var in []StateID
+		for _, x := range xs {
+			if m.InState(x, ch) {
+				in = append(in, x)
 			}
 		}
-		paths[i] = b.enterPath(p, x)
-		kind, def := td.History, td.HistoryDefault
-		if len(targets) > 1 {
-			kind, def = "", ""
-			j := position(targets, x)
-			if j < len(td.Histories) {
-				kind = td.Histories[j]
-			}
-			if j < len(td.HistoryDefaults) {
-				def = td.HistoryDefaults[j]
-			}
+		if len(in) == 0 {
+			continue
 		}
-		if kind != "" {
-			rh, ok := b.regionHistory(x, kind, td)
-			if !ok {
-				return
-			}
-			rh.k = i
-			t.regionHist = append(t.regionHist, rh)
-			if def != "" {
-				if d := b.resolveState(def, td.HistoryPos, "history default"); d != NoID && m.descends(d, x) {
-					paths[i] = b.enterPath(p, d)
-				}
-			}
+		path, ok := b.regionEntry(pl, p, ch, k, in)
+		if !ok {
+			return false
+		}
+		if p == pl.top {
+			pl.t.regionPaths[k] = path
+		} else {
+			*pl.out = append(*pl.out, regionPath{ch: ch, path: path})
 		}
 	}
-	t.target = p
-	t.domain = b.domain(src, p)
-	if t.domain == p {
-		t.domain = m.states[p].parent
+	return true
+}
+
+// regionEntry returns the path region ch (child k) of parallel state p
+// enters for targets xs, all inside it: down to the one target and its
+// initial children (or where its history resumes), or down to the
+// parallel state below which the targets are in different regions,
+// whose regions are planned in turn.
+func (b *builder) regionEntry(pl *regionPlan, p, ch StateID, k int, xs []StateID) ([]StateID, bool) {
+	m := b.m
+	pos := pl.td.TargetPos
+	for cur := ch; ; {
+		if len(xs) == 1 && xs[0] == cur {
+			return b.targetEntry(pl, p, ch, k, cur)
+		}
+		for _, x := range xs {
+			if x == cur {
+				b.errf(pos, "target %q and a target inside it are in region %q of parallel state %q", m.states[x].path, m.states[ch].path, m.states[p].path)
+				return nil, false
+			}
+		}
+		if fi := m.states[cur].fork; fi != nil {
+			if !fi.parallel {
+				b.errf(pos, "target %q is in fork %q, whose branches are entered with it", m.states[xs[0]].path, m.states[cur].path)
+				return nil, false
+			}
+			if !b.planRegions(pl, cur, xs) {
+				return nil, false
+			}
+			return b.enterPath(p, cur), true
+		}
+		next := StateID(NoID)
+		for _, c := range m.states[cur].children {
+			if m.InState(xs[0], c) {
+				next = c
+			}
+		}
+		for _, x := range xs[1:] {
+			if !m.InState(x, next) {
+				b.errf(pos, "two targets in region %q of parallel state %q", m.states[ch].path, m.states[p].path)
+				return nil, false
+			}
+		}
+		cur = next
 	}
-	t.enter = b.enterPath(t.domain, p)
-	t.leaf = p
-	t.regionPaths = paths
+}
+
+// targetEntry returns the path region ch (child k) of parallel state p
+// enters for target x, and compiles the history x resumes, if any: with
+// nothing recorded, the history's default, whose paths through parallel
+// states below x are planned too.
+func (b *builder) targetEntry(pl *regionPlan, p, ch StateID, k int, x StateID) ([]StateID, bool) {
+	m := b.m
+	td := pl.td
+	path := b.enterPath(p, x)
+	if !pl.hist {
+		return path, true
+	}
+	kind, def := td.History, td.HistoryDefault
+	if len(pl.all) > 1 {
+		kind, def = "", ""
+		j := position(pl.all, x)
+		if j < len(td.Histories) {
+			kind = td.Histories[j]
+		}
+		if j < len(td.HistoryDefaults) {
+			def = td.HistoryDefaults[j]
+		}
+	}
+	if kind == "" || kind == "shallow" && m.states[x].fork != nil && m.states[x].fork.parallel {
+		// A parallel state's shallow history is all its regions: entering it.
+		return path, true
+	}
+	rh, ok := b.regionHistory(x, kind, td)
+	if !ok {
+		return nil, false
+	}
+	rh.k, rh.q, rh.ch = k, p, ch
+	if p != pl.top {
+		rh.k = -1
+	}
+	if len(pl.all) == 1 && len(td.HistoryActions) > 0 {
+		rh.acts = b.actions(td.HistoryActions)
+	}
+	pl.t.regionHist = append(pl.t.regionHist, rh)
+	if def != "" {
+		if d := b.resolveState(def, td.HistoryPos, "history default"); d != NoID && m.descends(d, x) {
+			sub := *pl
+			sub.hist = false
+			return b.regionEntry(&sub, p, ch, k, []StateID{d})
+		}
+	}
+	return path, true
+}
+
+// defaultEntry compiles the default target def of state x's history: the
+// states entered below x, down to def, or down to the first parallel
+// state on the way (none when x is one), whose regions' paths go to
+// t.histNested.
+func (b *builder) defaultEntry(t *transition, x, def StateID, td TransitionDef) []StateID {
+	m := b.m
+	pl := regionPlan{t: t, td: td, top: NoID, out: &t.histNested}
+	if m.states[x].fork != nil {
+		b.planRegions(&pl, x, []StateID{def})
+		return nil
+	}
+	f := StateID(NoID)
+	for y := m.states[def].parent; y != x && y != NoID; y = m.states[y].parent {
+		if m.states[y].fork != nil {
+			f = y
+		}
+	}
+	if f == NoID {
+		return b.enterPath(x, def)
+	}
+	b.planRegions(&pl, f, []StateID{def})
+	return b.enterPath(x, f)
 }
 
 func (b *builder) trigger(td TransitionDef) trigger {
@@ -1847,6 +1990,16 @@ func (b *builder) reachability() {
 			for _, p := range tr.regionPaths {
 				for _, e := range p {
 					mark(e)
+				}
+			}
+			for _, e := range tr.histDef {
+				mark(e)
+			}
+			for _, ps := range [][]regionPath{tr.nested, tr.histNested} {
+				for _, p := range ps {
+					for _, e := range p.path {
+						mark(e)
+					}
 				}
 			}
 		}

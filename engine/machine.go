@@ -122,6 +122,10 @@ type transition struct {
 	// target is entered (SCXML's default history content).
 	histDef  []StateID
 	histActs []uint32
+	// histNested, when the default's target is inside a parallel state
+	// below the history's state (histDef then ends at it, or is empty
+	// when the state is that parallel state), are its regions' paths.
+	histNested []regionPath
 	// histPar marks the deep history of a parallel: true state, which
 	// resumes each region where it was (the deep history of each region's
 	// root, recorded as the region is exited).
@@ -135,6 +139,11 @@ type transition struct {
 	// target (several targets, or one in another region), are the states
 	// each region enters (by child index; nil: its initial states).
 	regionPaths [][]StateID
+	// nested are the paths the regions of parallel states nested in
+	// regions enter (a region of the parallel state target included when
+	// target is itself in a region), by region root; a region not listed
+	// enters its initial states.
+	nested []regionPath
 	// regionHist are the targets among those that resume a history.
 	regionHist []regionHist
 	// plain: taken alone from a configuration without a parallel state,
@@ -145,13 +154,26 @@ type transition struct {
 	plain, quietExit, quietEnter, ends bool
 }
 
+// regionPath is the path region root ch enters, from ch down to a target
+// (and its initial children) or to a parallel state whose regions have
+// paths of their own.
+type regionPath struct {
+	ch   StateID
+	path []StateID
+}
+
 // regionHist is a target in region k of a parallel state that resumes its
-// history: state x's shallow or deep history (slot, in Config.Hist).
+// history (k < 0: in region ch of parallel state q nested in a region):
+// state x's shallow or deep history (slot, in Config.Hist).
 type regionHist struct {
 	k       int
+	q, ch   StateID
 	x       StateID
 	shallow bool
 	slot    int
+	// acts is the history's default content, run once x is entered
+	// when nothing is recorded.
+	acts []uint32
 }
 
 const (
@@ -295,6 +317,9 @@ type Machine struct {
 	maxChain  int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
+	// regionDeep: a state inside a region has a deep history that records
+	// its region positions (exitBelow records them first).
+	regionDeep bool
 	// transient has a bit per inline slot that a context reset empties
 	// (not persistent), so that the reset needs no pass over every slot.
 	transient uint32

@@ -599,39 +599,12 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		}
 		tr := &m.trans[steps[x.global].Trans]
 		enter, leaf, into := x.enter, tr.leaf, tr.regionPaths
-		var resume []StateID
-		var dflt bool
-		switch {
-		case tr.regionHist != nil:
-			into = m.resumeInRegions(c, tr)
-		case tr.histPar:
-			enter, into, leaf, dflt = m.resumeRegions(c, tr, r)
-		case tr.history != histNone:
-			enter, resume, leaf, dflt = m.resume(c, tr)
-		}
-		err := m.enterMain(e, enter, into, r)
-		r.resume = r.resume[:0]
-		if err != nil {
+		if tr.regionHist != nil || tr.nested != nil || tr.histPar || tr.history != histNone {
+			if err := m.enterResumed(e, tr, &enter, &into, &leaf); err != nil {
+				return err
+			}
+		} else if err := m.enterMain(e, enter, into, r); err != nil {
 			return err
-		}
-		if dflt {
-			if err := m.run(*e, tr.histActs, r); err != nil {
-				return err
-			}
-		}
-		if resume != nil {
-			// A deep history that recorded a parallel state resumes each
-			// of its regions where it was, as the recommendation enters
-			// every atomic state the history recorded.
-			var into [][]StateID
-			if tr.history == histDeep && !dflt && m.states[leaf].fork != nil {
-				into = m.resumeEach(c, leaf, int(m.states[tr.target].histPos), r)
-			}
-			err := m.enterMain(e, resume, into, r)
-			r.resume = r.resume[:0]
-			if err != nil {
-				return err
-			}
 		}
 		c.State = leaf
 		c.Final = m.states[leaf].final && m.states[leaf].parent == NoID
@@ -649,21 +622,78 @@ func (m *Machine) enterStates(e *evalEnv, x *microState) error {
 		enter, resume, leaf, dflt := tr.enter, []StateID(nil), tr.leaf, false
 		if tr.history != histNone {
 			enter, resume, leaf, dflt = m.resume(c, tr)
-		}
-		if err := m.enterRegion(re, enter, r); err != nil {
-			return err
-		}
-		if dflt {
-			if err := m.run(re, tr.histActs, r); err != nil {
-				return err
+			if tr.history == histDeep && !dflt {
+				m.loadPositions(c, tr.target, r)
 			}
 		}
-		if err := m.enterRegion(re, resume, r); err != nil {
+		// Paths into parallel states below the target, and histories,
+		// are rare: the common transition sets and clears nothing.
+		rare := tr.nested != nil || tr.regionHist != nil || tr.history != histNone
+		if rare {
+			r.nested = tr.nested
+			if dflt {
+				r.nested = tr.histNested
+			}
+			if tr.regionHist != nil {
+				m.resumeInRegions(c, tr, r)
+			}
+		}
+		err := m.enterRegion(re, enter, r)
+		if err == nil && dflt {
+			err = m.run(re, tr.histActs, r)
+		}
+		if err == nil && resume != nil {
+			err = m.enterRegion(re, resume, r)
+		}
+		if rare {
+			r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
+		}
+		if err != nil {
 			return err
 		}
 		steps[k].To = leaf
 	}
 	return nil
+}
+
+// enterResumed is enterStates' entry for a transition of the main
+// machine that resumes a history or enters parallel states nested in
+// regions (the rare ones, kept out of the common path): enter, into and
+// leaf are the transition's, changed to what its histories recorded.
+func (m *Machine) enterResumed(e *evalEnv, tr *transition, enter *[]StateID, into *[][]StateID, leaf *StateID) error {
+	c, r := e.c, e.r
+	var resume []StateID
+	var dflt bool
+	switch {
+	case tr.regionHist != nil:
+		*into = m.resumeInRegions(c, tr, r)
+	case tr.nested != nil:
+		r.nested = tr.nested
+	case tr.histPar:
+		*enter, *into, *leaf, dflt = m.resumeRegions(c, tr, r)
+	case tr.history != histNone:
+		*enter, resume, *leaf, dflt = m.resume(c, tr)
+	}
+	if dflt {
+		r.nested = tr.histNested
+	}
+	err := m.enterMain(e, *enter, *into, r)
+	r.resume = r.resume[:0]
+	if err == nil && dflt {
+		err = m.run(*e, tr.histActs, r)
+	}
+	if err == nil && resume != nil {
+		// A deep history that recorded a parallel state resumes each of
+		// its regions where it was, as the recommendation enters every
+		// atomic state the history recorded.
+		var in [][]StateID
+		if tr.history == histDeep && !dflt && m.states[*leaf].fork != nil {
+			in = m.resumeEach(c, *leaf, int(m.states[tr.target].histPos), r)
+		}
+		err = m.enterMain(e, resume, in, r)
+	}
+	r.resume, r.nested, r.histRun = r.resume[:0], nil, r.histRun[:0]
+	return err
 }
 
 // enterRegion enters the states of path inside a parallel state,
@@ -682,13 +712,21 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 		if err := m.run(re, st.entry, r); err != nil {
 			return err
 		}
+		if len(r.histRun) > 0 {
+			if err := m.runHistDefaults(re, s, r); err != nil {
+				return err
+			}
+		}
 		if fi := st.fork; fi != nil {
 			for _, rp := range fi.regions {
 				pos := m.states[rp[0]].off
 				if pos != st.off {
 					c.Branches[pos] = Branch{State: NoID, Pending: NoID}
 				}
-				if int(pos) < len(r.resume) && r.resume[pos] != 0 && m.InState(r.resume[pos]-1, rp[0]) {
+				if p := r.nestedPath(rp[0]); p != nil {
+					// A transition's target in the region.
+					rp = p
+				} else if int(pos) < len(r.resume) && r.resume[pos] != 0 && m.InState(r.resume[pos]-1, rp[0]) {
 					// A deep history resumed: where the region was.
 					rp = m.resumePath(r.resume[pos]-1, s)
 				}
@@ -708,6 +746,31 @@ func (m *Machine) enterRegion(e evalEnv, path []StateID, r *Result) error {
 			if q := m.states[p].parent; q != NoID && m.states[q].fork != nil && m.states[q].par && m.regionsFinal(c, q) {
 				m.raiseDone(re, q, NoID, r)
 			}
+		}
+	}
+	return nil
+}
+
+// runHistDefaults runs the default content of the histories the
+// transition resumes that recorded nothing and whose state s has just
+// been entered, before the states below it.
+func (m *Machine) runHistDefaults(e evalEnv, s StateID, r *Result) error {
+	for _, rh := range r.histRun {
+		if rh.x == s {
+			if err := m.run(e, rh.acts, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nestedPath returns the path the transition being taken gives region
+// root ch of a parallel state nested in a region, or nil.
+func (r *Result) nestedPath(ch StateID) []StateID {
+	for i := range r.nested {
+		if r.nested[i].ch == ch {
+			return r.nested[i].path
 		}
 	}
 	return nil
@@ -744,6 +807,28 @@ func (m *Machine) recordPositions(c *Config, p, domain StateID) {
 	}
 }
 
+// recordRegions keeps, before any state below top in regions lo to hi-1
+// is exited (and its region cleared), the atomic state at each position
+// of the states whose deep history records their positions (a state in a
+// region that is or holds a parallel state): as the recommendation
+// records every history before the first onexit runs.
+func (m *Machine) recordRegions(c *Config, top StateID, lo, hi uint8) {
+	for i := int(lo); i < int(hi); i++ {
+		for x := c.Branches[i].State; x != top && x != NoID; x = m.states[x].parent {
+			s := &m.states[x]
+			if int(s.off) != i {
+				break
+			}
+			if s.histPos < 0 || !s.par {
+				continue
+			}
+			for k := 0; k < int(s.histWidth); k++ {
+				c.SetHist(int(s.histPos)+k, c.Branches[i+k].State+1)
+			}
+		}
+	}
+}
+
 // record keeps, as state x is exited with leaf the atomic state active
 // below it and child its child on the way, what x's histories resume: the
 // child (shallow) and the leaf (deep). SCXML records them before any exit
@@ -756,7 +841,7 @@ func (m *Machine) record(c *Config, x, child, leaf StateID) {
 	}
 	if s.histDeep >= 0 {
 		c.SetHist(int(s.histDeep), leaf+1)
-		if s.histPos >= 0 && m.states[leaf].fork == nil {
+		if s.histPos >= 0 && !s.par && m.states[leaf].fork == nil {
 			// Left from an atomic state: no region position to resume,
 			// and none kept, so that the configuration is the same as
 			// for a history that never held a parallel state.
@@ -782,8 +867,13 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 		rec = c.HistAt(int(s.histDeep))
 	}
 	if rec == 0 {
-		if tr.histDef != nil {
+		switch {
+		case tr.histDef != nil:
 			return tr.enter[:tr.histCut], tr.histDef, tr.histDef[len(tr.histDef)-1], true
+		case tr.histNested != nil:
+			// The default is in the regions of the target, a parallel
+			// state (Result.nested).
+			return tr.enter[:tr.histCut], nil, tr.target, true
 		}
 		return tr.enter, nil, tr.leaf, false
 	}
@@ -791,7 +881,32 @@ func (m *Machine) resume(c *Config, tr *transition) (enter, rest []StateID, leaf
 	if tr.history == histShallow {
 		leaf = m.states[leaf].initLeaf
 	}
+	if s.par {
+		// In a region, a deep history resumes the parallel states below
+		// the target from its recorded positions (Result.resume): the
+		// path stops at the first, or is empty for a parallel target.
+		if s.fork != nil {
+			return tr.enter[:tr.histCut], nil, leaf, false
+		}
+		return tr.enter[:tr.histCut], m.resumePath(leaf, tr.target), leaf, false
+	}
 	return tr.enter[:tr.histCut], m.states[leaf].rootPath[s.depth+1:], leaf, false
+}
+
+// loadPositions puts the region positions state x's deep history
+// recorded (x is in a region) into Result.resume, by position, for the
+// parallel states entered below x.
+func (m *Machine) loadPositions(c *Config, x StateID, r *Result) {
+	s := &m.states[x]
+	if s.histPos < 0 || !s.par {
+		return
+	}
+	for len(r.resume) < int(s.off)+int(s.histWidth) {
+		r.resume = append(r.resume, 0)
+	}
+	for k := 0; k < int(s.histWidth); k++ {
+		r.resume[int(s.off)+k] = c.HistAt(int(s.histPos) + k)
+	}
 }
 
 // resumeRegions is resume for the deep history of a parallel state:
@@ -853,21 +968,56 @@ func (m *Machine) resumePath(leaf, above StateID) []StateID {
 }
 
 // resumeInRegions returns the paths by which a transition into the
-// regions of a parallel state enters them when some of its targets
-// resume a history: where it was recorded, or the compiled default.
-func (m *Machine) resumeInRegions(c *Config, tr *transition) [][]StateID {
-	p := &m.states[tr.target]
-	into := append([][]StateID(nil), tr.regionPaths...)
+// regions of a parallel state of the main machine enters them when some
+// of its targets resume a history: where it was recorded, or the compiled
+// default. Those in the regions of nested parallel states are set in
+// Result.nested, and a deep history's region positions in Result.resume.
+func (m *Machine) resumeInRegions(c *Config, tr *transition, r *Result) [][]StateID {
+	into := tr.regionPaths
+	if into != nil {
+		into = append(r.into[:0], tr.regionPaths...)
+		r.into = into
+	}
+	r.nestBuf = append(r.nestBuf[:0], tr.nested...)
+	r.nested = r.nestBuf
 	for _, rh := range tr.regionHist {
 		rec := c.HistAt(rh.slot)
 		if rec == 0 {
+			if rh.acts != nil {
+				r.histRun = append(r.histRun, rh)
+			}
 			continue
 		}
 		leaf := rec - 1
 		if rh.shallow {
 			leaf = m.states[leaf].initLeaf
+		} else {
+			m.loadPositions(c, rh.x, r)
 		}
-		into[rh.k] = m.states[leaf].rootPath[p.depth+1:]
+		// What the history recorded replaces its default's paths in the
+		// regions below it.
+		n := 0
+		for _, rp := range r.nested {
+			if !m.descends(rp.ch, rh.x) {
+				r.nested[n] = rp
+				n++
+			}
+		}
+		r.nested = r.nested[:n]
+		if m.states[rh.x].fork != nil {
+			// A parallel target's regions resume from Result.resume.
+			continue
+		}
+		p := m.resumePath(leaf, rh.q)
+		if rh.k >= 0 {
+			into[rh.k] = p
+			continue
+		}
+		for i := range r.nested {
+			if r.nested[i].ch == rh.ch {
+				r.nested[i].path = p
+			}
+		}
 	}
 	return into
 }
@@ -909,6 +1059,9 @@ func (m *Machine) exitRegions(e evalEnv, p StateID, r *Result) error {
 // states are all exited so is no longer active.
 func (m *Machine) exitBelow(e evalEnv, top StateID, lo, hi uint8, r *Result) error {
 	c := e.c
+	if m.regionDeep {
+		m.recordRegions(c, top, lo, hi)
+	}
 	for i := int(hi) - 1; i >= int(lo); i-- {
 		leaf := c.Branches[i].State
 		if leaf == NoID {
@@ -985,6 +1138,8 @@ func (m *Machine) startRegions(e evalEnv, s StateID, into [][]StateID, r *Result
 			path = fi.regions[i]
 			if i < len(into) && into[i] != nil {
 				path = into[i]
+			} else if p := r.nestedPath(path[0]); p != nil {
+				path = p
 			}
 		}
 		re := e

@@ -109,6 +109,14 @@ type Result struct {
 	// into, while a parallel state's regions resume a deep history, holds
 	// the path each region enters (by child index; nil: initial states).
 	into [][]StateID
+	// nested, while a transition enters parallel states nested in
+	// regions, holds the paths their regions enter (transition.nested,
+	// or nestBuf when histories it resumes changed some).
+	nested, nestBuf []regionPath
+	// histRun, while a transition enters regions, lists the histories
+	// it resumes that recorded nothing and have default content, run
+	// once their state is entered (enterRegion).
+	histRun []regionHist
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -143,6 +151,7 @@ func (r *Result) reset() {
 	r.internal, r.nextInternal = r.internal[:0], 0
 	r.resume = r.resume[:0]
 	r.into = r.into[:0]
+	r.nested, r.histRun = nil, r.histRun[:0]
 }
 
 // EffectText returns the text of a say or escalate effect.

@@ -455,51 +455,6 @@ states:
     initial: c
     states: {c: {waits: true}}
 `, `bad.yaml:5:37: history "deepest": expected shallow or deep`),
-		// The deep history of a parallel state in the main machine
-		// resumes each region (SCION history3 to history5); one inside
-		// another's region is not recorded.
-		Entry("history of a parallel state in another's region", `machine: h
-initial: a
-intents: [go]
-states:
-  a: {on: {go: {target: q.r0.p, history: deep}}}
-  q:
-    parallel: true
-    states:
-      r0:
-        initial: p
-        states:
-          p:
-            parallel: true
-            states:
-              r1: {initial: x, states: {x: {waits: true}}}
-              r2: {initial: y, states: {y: {waits: true}}}
-      r3: {initial: z, states: {z: {waits: true}}}
-`, `history: state "q.r0.p" has no history to resume in its region`),
-		// A compound state inside a region records one atomic state, that
-		// of its first position: its deep history cannot resume a parallel
-		// state's regions below it.
-		Entry("deep history over a parallel state, inside a region", `machine: h
-initial: a
-intents: [go]
-states:
-  a: {on: {go: {target: q.r0.s, history: deep}}}
-  q:
-    parallel: true
-    states:
-      r0:
-        initial: s
-        states:
-          s:
-            initial: p
-            states:
-              p:
-                parallel: true
-                states:
-                  r1: {initial: x, states: {x: {waits: true}}}
-                  r2: {initial: y, states: {y: {waits: true}}}
-      r3: {initial: z, states: {z: {waits: true}}}
-`, `deep history: state "q.r0.s" holds parallel state "q.r0.s.p"`),
 		Entry("an internal transition to a state outside its source", `machine: h
 initial: a
 intents: [go]
@@ -523,24 +478,6 @@ states:
     states:
       r1: {initial: x, states: {x: {waits: true}}}
 `, `parallel state "p" starts all its regions, so it cannot have an initial state`),
-		Entry("a target from outside inside a parallel state nested in a region", `machine: h
-initial: a
-intents: [go]
-states:
-  a: {on: {go: p.r1.q.s1.x}}
-  p:
-    parallel: true
-    states:
-      r1:
-        initial: q
-        states:
-          q:
-            parallel: true
-            states:
-              s1: {initial: x, states: {x: {waits: true}}}
-              s2: {initial: z, states: {z: {waits: true}}}
-      r2: {initial: y, states: {y: {waits: true}}}
-`, `bad.yaml:5:16: target "p.r1.q.s1.x" is inside parallel state "p.r1.q" within a region: not supported yet`),
 		Entry("done.state of an atomic state", `machine: h
 initial: a
 states:

@@ -86,6 +86,6 @@ var _ = Describe("transitions into the regions of a parallel state", func() {
 		},
 		Entry("two targets in one region", "both: p.r1.b p.r2.y", "both: p.r1.b p.r1.a", `two targets in region "p.r1" of parallel state "p"`),
 		Entry("a target outside the regions", "both: p.r1.b p.r2.y", "both: p.r1.b idle", `target "idle" is not inside a region of parallel state "p"`),
-		Entry("an internal transition", "both: p.r1.b p.r2.y", "both: {target: p.r1.b p.r2.y, type: internal}", `cannot be internal`),
+		Entry("an internal transition", "both: p.r1.b p.r2.y", "both: {target: p.r1.b p.r2.y, type: internal}", `an internal transition of state "idle" needs its targets inside it, not "p.r1.b p.r2.y"`),
 	)
 })

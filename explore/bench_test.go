@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -194,34 +195,64 @@ func liveHeap() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// BenchmarkExploreChart explores an SCXML chart with ECMAScript data
-// (testdata/charts/order.scxml) to its first 20,000 configurations, on
-// one goroutine, and reports the distinct configurations and the
-// successors computed (generated) per second of wall time and per second
-// of this process's CPU time.
+// BenchmarkExploreChart explores SCXML charts with ECMAScript data on one
+// goroutine: explore/testdata/charts/order.scxml to its first 20,000
+// configurations, the bundled SCXML suites completely, and each chart
+// file listed in $SIMCTL_BENCH_CHARTS (separated by commas; a public
+// project's chart, measured and never committed) to its first 20,000. It
+// reports the distinct configurations and the successors computed
+// (generated) per second of wall time and per second of this process's
+// CPU time.
 //
 //	go test -run '^$' -bench 'ExploreChart$' ./explore
 func BenchmarkExploreChart(b *testing.B) {
-	s := chartSuiteOf(b, "testdata/charts/order.scxml")
-	var res *explore.Result
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		var err error
-		res, err = explore.Explore(s, s.Variants[0], explore.Options{Depth: 1000, MaxStates: 20000})
-		if err != nil {
-			b.Fatal(err)
+	type chartCase struct {
+		name string
+		load func() *spec.Suite
+		max  int
+	}
+	cases := []chartCase{
+		{"order", func() *spec.Suite { return chartSuiteOf(b, "testdata/charts/order.scxml") }, 20000},
+		{"research", func() *spec.Suite {
+			return benchSuite(b, benchCase{dir: filepath.Join("..", "docs", "examples", "research")})
+		}, 0},
+		{"booking-scxml", func() *spec.Suite {
+			return benchSuite(b, benchCase{dir: filepath.Join("..", "examples", "booking-scxml")})
+		}, 0},
+	}
+	if env := os.Getenv("SIMCTL_BENCH_CHARTS"); env != "" {
+		for _, path := range strings.Split(env, ",") {
+			name := strings.TrimSuffix(filepath.Base(path), ".scxml")
+			if name == "machine" {
+				name = filepath.Base(filepath.Dir(path))
+			}
+			cases = append(cases, chartCase{name, func() *spec.Suite { return chartSuiteOf(b, path) }, 20000})
 		}
 	}
-	sec := b.Elapsed().Seconds() / float64(b.N)
-	cpu := (cpuTime() - cpu0).Seconds() / float64(b.N)
-	b.ReportMetric(float64(res.Distinct), "distinct")
-	b.ReportMetric(float64(res.Distinct)/sec, "distinct/s")
-	b.ReportMetric(float64(res.Generated)/sec, "generated/s")
-	// On a loaded machine wall time says little: per second of this
-	// process's CPU time (one goroutine does the work).
-	b.ReportMetric(float64(res.Distinct)/cpu, "distinct/cpu-s")
-	b.ReportMetric(float64(res.Generated)/cpu, "generated/cpu-s")
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			s := c.load()
+			var res *explore.Result
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				var err error
+				res, err = explore.Explore(s, s.Variants[0], explore.Options{Depth: 1000, MaxStates: c.max})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			sec := b.Elapsed().Seconds() / float64(b.N)
+			cpu := (cpuTime() - cpu0).Seconds() / float64(b.N)
+			b.ReportMetric(float64(res.Distinct), "distinct")
+			b.ReportMetric(float64(res.Distinct)/sec, "distinct/s")
+			b.ReportMetric(float64(res.Generated)/sec, "generated/s")
+			// On a loaded machine wall time says little: per second of
+			// this process's CPU time (one goroutine does the work).
+			b.ReportMetric(float64(res.Distinct)/cpu, "distinct/cpu-s")
+			b.ReportMetric(float64(res.Generated)/cpu, "generated/cpu-s")
+		})
+	}
 }
 
 // cpuTime is the CPU time this process has used (user and system).

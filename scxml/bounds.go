@@ -69,12 +69,8 @@ const guards = `(function (maxItems, maxStr, jsonCheck) {
     define(obj, key, {value: w, writable: true, configurable: true, enumerable: false});
   };
   const AP = Array.prototype, SP = String.prototype;
-  const arrayThis = function (t) { items(lengthOf(t), 'an array'); };
-  for (const k of names(AP)) {
-    if (k === 'join' || k === 'toString' || k === 'toLocaleString') continue;
-    wrap(AP, k, arrayThis);
-  }
-  wrap(AP, Symbol.iterator, arrayThis);
+  // The other methods of Array.prototype are checked in Go (boundArray):
+  // charts call them in their conditions, on every step.
   // join renders every item: its result is bounded as well as its length.
   const join = AP.join;
   const boundedJoin = function (sep) {
@@ -134,6 +130,58 @@ func bound(rt *goja.Runtime) {
 	if _, err := f(goja.Undefined(), rt.ToValue(MaxItems), rt.ToValue(MaxStringLen), rt.ToValue(check)); err != nil {
 		panic(err)
 	}
+	boundArray(rt)
+}
+
+// boundArray checks the length of this before each method of
+// Array.prototype but join, toString and toLocaleString (which the guards
+// replace), as the guards check the others. It is Go rather than script:
+// a script wrapper (a rest parameter, the check, Reflect.apply) cost
+// several times the method it wraps (indexOf in a condition).
+func boundArray(rt *goja.Runtime) {
+	ap := rt.Get("Array").ToObject(rt).Get("prototype").ToObject(rt)
+	rangeError, _ := goja.AssertConstructor(rt.Get("RangeError"))
+	wrap := func(f goja.Value) goja.Value {
+		orig, _ := goja.AssertFunction(f)
+		return rt.ToValue(func(call goja.FunctionCall) goja.Value {
+			if n := lengthOf(rt, call.This); n > MaxItems {
+				e, _ := rangeError(nil, rt.ToValue(fmt.Sprintf("an array of %v items: simctl bounds it at %d", n, MaxItems)))
+				panic(e)
+			}
+			v, err := orig(call.This, call.Arguments...)
+			if err != nil {
+				panic(err) // rethrown as it was (an exception, an interrupt)
+			}
+			return v
+		})
+	}
+	for _, k := range ap.GetOwnPropertyNames() {
+		switch k {
+		case "constructor", "length", "join", "toString", "toLocaleString":
+			continue
+		}
+		if _, ok := goja.AssertFunction(ap.Get(k)); ok {
+			_ = ap.DefineDataProperty(k, wrap(ap.Get(k)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+	}
+	it := goja.SymIterator
+	_ = ap.DefineDataPropertySymbol(it, wrap(ap.GetSymbol(it)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// lengthOf is Number(v.length), 0 for null, undefined or what is not a
+// positive number, as the guards' lengthOf.
+func lengthOf(rt *goja.Runtime, v goja.Value) float64 {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return 0
+	}
+	l := v.ToObject(rt).Get("length")
+	if l == nil {
+		return 0
+	}
+	if n := l.ToFloat(); n > 0 {
+		return n
+	}
+	return 0
 }
 
 // renderable checks that JSON.stringify of v stays within the bounds
@@ -191,15 +239,22 @@ func renderable(v goja.Value) error {
 
 // watchdog interrupts rt's current evaluation when it runs longer than
 // ScriptTimeout or grows the heap by more than MaxScriptHeap. It reads
-// the wall clock and the heap only to stop a runaway script; a script that
-// ends within watchEvery (almost every one) is never looked at.
+// the wall clock and the heap only to stop a runaway script: its timer
+// ticks every watchEvery while evaluations go on, and looks at one only
+// when the same evaluation is still running at its next tick, so that
+// arming it for each evaluation costs a counter, not a timer reset.
 type watchdog struct {
 	rt    *goja.Runtime
 	mu    sync.Mutex
 	timer *time.Timer
-	start time.Time
-	heap0 uint64
-	done  bool
+	// seq counts evaluations; running: one is under way; ticking: the
+	// timer is set; seen is seq at the last tick; start and heap0: when
+	// and at what heap a tick first found the running evaluation.
+	seq, seen uint64
+	running   bool
+	ticking   bool
+	start     time.Time
+	heap0     uint64
 }
 
 // Interrupt values, telling why a script was stopped.
@@ -211,7 +266,12 @@ const (
 func (w *watchdog) arm() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.done, w.heap0, w.start = false, 0, time.Time{}
+	w.seq++
+	w.running = true
+	if w.ticking {
+		return
+	}
+	w.ticking = true
 	if w.timer == nil {
 		w.timer = time.AfterFunc(watchEvery, w.tick)
 	} else {
@@ -221,8 +281,7 @@ func (w *watchdog) arm() {
 
 func (w *watchdog) disarm() {
 	w.mu.Lock()
-	w.done = true
-	w.timer.Stop()
+	w.running = false
 	w.mu.Unlock()
 	w.rt.ClearInterrupt()
 }
@@ -230,21 +289,30 @@ func (w *watchdog) disarm() {
 func (w *watchdog) tick() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.done {
-		return
-	}
-	heap := heapBytes()
-	if w.start.IsZero() {
-		w.start, w.heap0 = time.Now().Add(-watchEvery), heap
-	}
 	switch {
-	case heap > w.heap0+MaxScriptHeap:
-		w.rt.Interrupt(interruptMemory)
-	case time.Since(w.start) >= ScriptTimeout:
-		w.rt.Interrupt(interruptTime)
-	default:
-		w.timer.Reset(watchEvery)
+	case !w.running && w.seq == w.seen:
+		// Nothing evaluated since the last tick: stop until the next.
+		w.ticking = false
+		return
+	case w.running && w.seq != w.seen:
+		// An evaluation the last tick did not see: from now on, it is
+		// timed and its heap watched.
+		w.start, w.heap0 = time.Now(), heapBytes()
+	case w.running:
+		// The evaluation the last tick saw is still running.
+		heap := heapBytes()
+		if heap > w.heap0+MaxScriptHeap || time.Since(w.start) >= ScriptTimeout {
+			why := interruptTime
+			if heap > w.heap0+MaxScriptHeap {
+				why = interruptMemory
+			}
+			w.rt.Interrupt(why)
+			w.ticking = false // the next arm sets the timer again
+			return
+		}
 	}
+	w.seen = w.seq
+	w.timer.Reset(watchEvery)
 }
 
 var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}

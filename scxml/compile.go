@@ -20,7 +20,7 @@ import (
 // interpreter (issue #25); what the engine cannot run yet is an error
 // naming the element.
 func (m *Machine) Definition() (*engine.Definition, *ECMAScript, error) {
-	c := &compiler{ch: m.Chart, dm: NewECMAScript(), names: map[string]bool{}, ids: map[string]bool{}}
+	c := &compiler{ch: m.Chart, dm: NewECMAScript(), names: map[string]bool{}, namePos: map[string]Pos{}, ids: map[string]bool{}}
 	d, err := c.definition()
 	if err != nil {
 		return nil, nil, err
@@ -43,6 +43,7 @@ type compiler struct {
 	// engine's initial children cannot express (see initial).
 	synthetic []engine.StateDef
 	names     map[string]bool // the alphabet: every event name the chart names
+	namePos   map[string]Pos  // where the chart first names it
 	ids       map[string]bool // every sendid
 	err       error
 }
@@ -122,21 +123,41 @@ const otherName = "__simctl_event"
 // _event.name gives.
 func (m *Machine) Event(mach *engine.Machine, name string, at int64) (engine.Event, error) {
 	ev := engine.Event{Kind: engine.UserEvent, At: at, Confidence: 1, Timer: engine.NoID, Ext: engine.NoID}
-	id, ok := mach.IntentID(name)
-	for p := name; !ok || name == OtherEvent; {
+	id, exact, ok := EventIntent(mach, name)
+	if !ok {
 		ev.Text = name
-		i := strings.LastIndexByte(p, '.')
-		if i < 0 {
-			if id, ok = mach.IntentID(OtherEvent); !ok {
-				return ev, ErrUnhandled
-			}
-			break
-		}
-		p = p[:i]
-		id, ok = mach.IntentID(p)
+		return ev, ErrUnhandled
+	}
+	if !exact {
+		ev.Text = name
 	}
 	ev.Intent = id
 	return ev, nil
+}
+
+// EventIntent returns the intent of mach (a chart compiled onto the
+// engine) that delivers the event name, as Machine.Event does: its own
+// (exact), or the longest name the chart knows that prefixes it by whole
+// dot-separated parts ("DIGIT" takes DIGIT.5), or OtherEvent; ok is false
+// when no transition takes it.
+func EventIntent(mach *engine.Machine, name string) (id engine.IntentID, exact, ok bool) {
+	if name != OtherEvent {
+		if id, ok := mach.IntentID(name); ok {
+			return id, true, true
+		}
+		for p := name; ; {
+			i := strings.LastIndexByte(p, '.')
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+			if id, ok := mach.IntentID(p); ok {
+				return id, false, true
+			}
+		}
+	}
+	id, ok = mach.IntentID(OtherEvent)
+	return id, false, ok
 }
 
 // Active returns the ids the document gives the atomic states active in
@@ -206,9 +227,18 @@ func (c *compiler) definition() (*engine.Definition, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		d.Intents = append(d.Intents, engine.NameDef{Name: n})
+		d.Intents = append(d.Intents, engine.NameDef{Name: n, Pos: epos(c.namePos[n])})
 	}
 	return d, c.err
+}
+
+// name adds event n to the alphabet, named at pos (the first place is
+// kept, for an error about the name).
+func (c *compiler) name(n string, pos Pos) {
+	c.names[n] = true
+	if _, ok := c.namePos[n]; !ok {
+		c.namePos[n] = pos
+	}
 }
 
 // prelude declares the document's <data> and runs its <script> as the
@@ -285,10 +315,14 @@ func (c *compiler) initial(i int) string {
 	}
 	if len(t.Targets) == 1 && len(t.Actions) == 0 {
 		x := t.Targets[0]
-		if i == 0 {
+		// A history target (<scxml initial="h">) is resumed by the
+		// transient state's transition below.
+		k := c.ch.States[x].Kind
+		switch {
+		case k == HistoryShallow || k == HistoryDeep:
+		case i == 0:
 			return c.paths[x]
-		}
-		if k := c.ch.States[x].Kind; c.ch.States[x].Parent == i && k != HistoryShallow && k != HistoryDeep {
+		case c.ch.States[x].Parent == i:
 			return name(c.ch.States[x].ID, x)
 		}
 	}
@@ -621,7 +655,7 @@ func (c *compiler) scan() {
 			switch a.Kind {
 			case ActRaise, ActSend:
 				if a.EventExpr == NoExpr && a.Event != "" {
-					c.names[a.Event] = true
+					c.name(a.Event, a.Pos)
 				}
 				if id := c.sendID(a); a.Kind == ActSend && id != "" {
 					c.ids[id] = true
@@ -650,7 +684,7 @@ func (c *compiler) scan() {
 				case e == "*":
 					c.names[OtherEvent] = true
 				case !strings.HasPrefix(e, "done.state."):
-					c.names[e] = true
+					c.name(e, t.Pos)
 				}
 			}
 		}

@@ -197,6 +197,21 @@ var _ = Describe("charts compiled onto the engine", func() {
   <transition cond="k === 1" target="fail"/>
 </parallel>
 <state id="out"><transition target="h"/></state>`),
+		Entry("a region's history with default content, entered from outside the parallel state: the content right after its parent's onentry", `
+<datamodel><data id="log" expr="''"/></datamodel>
+<state id="s0"><transition target="h"/></state>
+<parallel id="p">
+  <onentry><assign location="log" expr="log + 'p'"/></onentry>
+  <state id="r1">
+    <onentry><assign location="log" expr="log + 'r1'"/></onentry>
+    <history id="h"><transition target="b"><assign location="log" expr="log + 'h'"/></transition></history>
+    <state id="a"/>
+    <state id="b"><onentry><assign location="log" expr="log + 'b'"/></onentry></state>
+  </state>
+  <state id="r2"><onentry><assign location="log" expr="log + 'r2'"/></onentry></state>
+  <transition cond="log === 'pr1hbr2' &amp;&amp; In('b')" target="pass"/>
+  <transition target="fail"/>
+</parallel>`),
 		Entry("a compound state's deep history over a parallel state resumes every region at its leaf", `
 <datamodel><data id="k" expr="0"/></datamodel>
 <state id="s0"><transition target="o"/></state>
@@ -238,6 +253,27 @@ var _ = Describe("charts compiled onto the engine", func() {
 			Expect(mach.StepWith(&c, d, &ev, &r)).To(Succeed())
 		}
 		Expect(m.Active(mach, &c)).To(Equal([]string{"pass"}))
+	})
+
+	It("starts at a history state the document's initial attribute names: its default, nothing being recorded", func() {
+		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" version="1.0" datamodel="null" initial="h">
+<state id="b">
+  <history id="h"><transition target="b2"/></history>
+  <state id="b1"><transition target="fail"/></state>
+  <state id="b2"><transition target="pass"/></state>
+</state>
+<final id="pass"/><final id="fail"/></scxml>`
+		Expect(runToEnd(src)).To(Equal("pass"))
+	})
+
+	It("places an event name the engine refuses where the chart names it", func() {
+		m, err := scxml.Load("t.scxml", []byte(chartHead+`
+<state id="s0"><onentry><send event="in valid"/></onentry></state></scxml>`), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		def, _, err := m.Definition()
+		Expect(err).NotTo(HaveOccurred())
+		_, diags := engine.Build(def)
+		Expect(diags.Err()).To(MatchError(ContainSubstring(`t.scxml:2:25: intent name "in valid" must not contain white space`)))
 	})
 
 	It("binds a state's data late, on its first entry, when the document says so", func() {

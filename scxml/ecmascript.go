@@ -38,6 +38,9 @@ var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 // errs on the safe side, matching nested ones too.
 var lexicalRE = regexp.MustCompile(`\b(let|const|class)\b`)
 
+// valueName is the global through which Assign passes a value.
+const valueName = "__simctl_value"
+
 // ScriptTimeout bounds one evaluation's wall time.
 const ScriptTimeout = time.Second
 
@@ -66,7 +69,7 @@ func (p *ecmaProgram) add(e ExprDef) Expr {
 		// SCXML engines do.
 		src = "(" + strings.TrimSuffix(strings.TrimSpace(e.Src), ";") + "\n)"
 	case LocationExpr:
-		src = "\"use strict\";(" + e.Src + "\n) = __simctl_value;"
+		src = "\"use strict\";(" + e.Src + "\n) = " + valueName + ";"
 		if s := strings.TrimSpace(e.Src); identRE.MatchString(s) {
 			p.idents[i] = s
 		}
@@ -184,7 +187,11 @@ func (p *ecmaProgram) newEcma(now func() int64, id, name string, in func(string)
 	d.readonly("_ioprocessors", io)
 	// _event exists, unbound, before the first event.
 	d.readonly("_event", goja.Undefined())
-	d.baseline = map[string]bool{"__simctl_value": true}
+	// An assign's value passes through a global of its own, there from
+	// the start (not enumerable, so neither saved nor fingerprinted), so
+	// that an assign neither makes nor deletes a global.
+	_ = g.DefineDataProperty(valueName, goja.Undefined(), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	d.baseline = map[string]bool{valueName: true}
 	for _, k := range g.Keys() {
 		d.baseline[k] = true
 	}
@@ -335,8 +342,8 @@ func (d *ecma) Assign(loc Expr, v any, declare bool) (err error) {
 		return d.rt.GlobalObject().Set(d.p.idents[loc], d.value(v))
 	}
 	g := d.rt.GlobalObject()
-	_ = g.Set("__simctl_value", d.value(v))
-	defer func() { _ = g.Delete("__simctl_value") }()
+	_ = g.Set(valueName, d.value(v))
+	defer func() { _ = g.Set(valueName, goja.Undefined()) }()
 	_, err = d.run(loc)
 	return err
 }

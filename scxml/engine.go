@@ -2,6 +2,7 @@ package scxml
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,17 @@ type ECMAScript struct {
 	// _event, so that steps bind it.
 	pure  []bool
 	event bool
+	// writes holds, for each expression, the globals it may assign
+	// (bareWrites), or ok false when it may make or delete others.
+	writes []globalWrites
+}
+
+type globalWrites struct {
+	names []string
+	ok    bool
+	// wild: the expression may make an object that Restore would not
+	// (an accessor, a frozen or sealed object: tameWords).
+	wild bool
 }
 
 // NewECMAScript returns a data model with nothing compiled yet.
@@ -58,6 +70,11 @@ func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, 
 		e.pure = append(e.pure, false)
 	}
 	e.pure[i] = (kind == engine.CondCode || kind == engine.ValueCode) && pureSource(x.Src)
+	for len(e.writes) <= int(i) {
+		e.writes = append(e.writes, globalWrites{})
+	}
+	names, ok := bareWrites(x.Src)
+	e.writes[i] = globalWrites{names: names, ok: ok, wild: wild(x.Src)}
 	e.event = e.event || readsEvent(x.Src)
 	return engine.Code(i), e.p.errs[i]
 }
@@ -113,12 +130,51 @@ type ecmaData struct {
 	hashGen   uint64
 	hashOK    bool
 	walk      hashWalk
+	// listed: hashNames lists the heap's globals (the last hashVars
+	// listed them, and nothing since may have made or deleted one).
+	// tame: the heap's objects are as Restore makes them (extensible,
+	// with writable data properties): Save's check found them so, and
+	// nothing since may have made them otherwise (see wild).
+	listed, tame bool
 }
 
 // change notes that the data may have changed.
 func (x *ecmaData) change() {
 	x.changed, x.plain = true, false
 	x.gen++
+}
+
+// evaluated notes that code ran and changed the data: unless it keeps
+// the globals there are, they must be listed again.
+func (x *ecmaData) evaluated(codes ...engine.Code) {
+	x.change()
+	for _, c := range codes {
+		if w := x.dm.writes[c]; !w.ok || w.wild {
+			x.tame = false
+		}
+	}
+	if !x.listed {
+		return
+	}
+	// Only a heap of plain data is known to hold no function that a
+	// script would call.
+	if !x.walk.plain {
+		x.listed = false
+		return
+	}
+	for _, c := range codes {
+		w := x.dm.writes[c]
+		if !w.ok {
+			x.listed = false
+			return
+		}
+		for _, n := range w.names {
+			if !slices.Contains(x.hashNames, n) && !x.d.baseline[n] {
+				x.listed = false
+				return
+			}
+		}
+	}
 }
 
 // Changed reports whether the data may have changed since it was last
@@ -139,12 +195,13 @@ func (x *ecmaData) held(create bool) *goja.Object {
 	}
 	o := x.d.rt.NewObject()
 	_ = g.DefineDataProperty(heldName, o, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+	x.listed = false // a new global
 	return o
 }
 
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
-	x.change()
+	x.evaluated(code)
 	v, err := x.d.run(Expr(code))
 	if err != nil {
 		return err
@@ -186,6 +243,7 @@ func (x *ecmaData) Drop(key uint32) {
 	if len(o.Keys()) == 0 {
 		// Nothing pending: the heap is as if nothing had been held.
 		_ = x.d.rt.GlobalObject().Delete(heldName)
+		x.listed = false
 	}
 }
 
@@ -244,10 +302,11 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 }
 
 // reads notes that expression code runs: unless it is pure and the heap
-// plain, it may change the data.
+// plain or tame (no accessor whose code a read would run), it may change
+// the data.
 func (x *ecmaData) reads(code engine.Code) {
-	if !x.plain || !x.dm.pure[code] {
-		x.change()
+	if !x.dm.pure[code] || !x.plain && !x.tame {
+		x.evaluated(code)
 	}
 }
 
@@ -288,7 +347,7 @@ func engineValue(v goja.Value) engine.Value {
 
 func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
-	x.change()
+	x.evaluated(loc, code)
 	v, err := x.d.Value(Expr(code))
 	if err != nil {
 		return err
@@ -298,7 +357,7 @@ func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Ev
 
 func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
-	x.change()
+	x.evaluated(code)
 	return x.d.Script(Expr(code))
 }
 
@@ -307,6 +366,7 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
 	x.change()
+	x.listed, x.tame = false, false // item and index may be new globals
 	items, err := x.d.Iterate(Expr(arr))
 	if err != nil {
 		return err
@@ -330,20 +390,22 @@ func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *e
 // Save copies the data (ecma.Save) with each variable's fingerprint, so
 // that a later Restore puts back only the variables that differ.
 func (x *ecmaData) Save() (any, bool) {
-	v, ok := x.d.Save()
-	if !ok {
+	if x.d.p.lexical {
 		return nil, false
 	}
-	s := v.(*savedData)
 	x.hashVars()
 	if !x.walk.plain {
 		// An object two variables share, which copies would part.
 		return nil, false
 	}
-	if slices.Equal(x.hashNames, s.names) {
-		s.hashes = slices.Clone(x.hashes)
+	// The fingerprints' walk found the heap plain; in a tame one, that
+	// is all plainSource checks.
+	s, ok := x.d.save(slices.Clone(x.hashNames), !x.tame)
+	if !ok {
+		return nil, false
 	}
-	x.changed, x.plain = false, true
+	s.hashes = slices.Clone(x.hashes)
+	x.changed, x.plain, x.tame = false, true, true
 	return s, true
 }
 
@@ -355,17 +417,18 @@ func (x *ecmaData) Restore(saved any) bool {
 	s := saved.(*savedData)
 	if s.hashes != nil {
 		x.hashVars()
-		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes) {
-			x.changed, x.plain = false, true
+		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes, x.tame, x.walk.keys) {
+			x.changed, x.plain, x.tame = false, true, true
 			x.hashNames, x.hashes, x.hashGen = append(x.hashNames[:0], s.names...), append(x.hashes[:0], s.hashes...), x.gen
 			return true
 		}
 	}
+	x.listed = false
 	if !x.d.Restore(saved) {
 		x.change()
 		return false
 	}
-	x.changed, x.plain = false, true
+	x.changed, x.plain, x.tame = false, true, true
 	x.gen++
 	x.hashOK = false
 	return true
@@ -377,11 +440,15 @@ func (x *ecmaData) hashVars() {
 	if x.hashOK && x.hashGen == x.gen {
 		return
 	}
-	x.hashNames = append(x.hashNames[:0], x.d.globals()...)
+	if !x.listed {
+		x.hashNames = append(x.hashNames[:0], x.d.globals()...)
+		x.listed = true
+	}
 	x.hashes = x.hashes[:0]
 	g := x.d.rt.GlobalObject()
 	w := &x.walk
-	w.plain = true
+	w.plain, w.tame = true, x.tame
+	clear(w.keys)
 	w.seen = w.seen[:0]
 	clear(w.seenMap)
 	for _, n := range x.hashNames {
@@ -417,8 +484,12 @@ type hashWalk struct {
 	// h hashes script values: equal plain data hashes equally; any other
 	// object counts as its class and its String (a function, its source),
 	// as render shows it.
-	h       wordhash.Hash
-	plain   bool
+	h     wordhash.Hash
+	plain bool
+	// tame: the heap is tame (ecmaData.tame); keys then holds each
+	// object's keys, which Restore's patch reads back.
+	tame    bool
+	keys    map[*goja.Object][]string
 	protos  [2]*goja.Object // Object.prototype, Array.prototype
 	seen    []*goja.Object
 	seenMap map[*goja.Object]bool
@@ -460,14 +531,21 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 		h.Str(v.String())
 		return
 	case goja.IsNumber(v):
+		f := v.ToFloat()
 		h.Word(4)
-		h.Word(math.Float64bits(v.ToFloat()))
+		h.Word(math.Float64bits(f))
+		if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 && math.Signbit(f) {
+			w.plain = false // as plainSource: JSON would not give it back
+		}
 		return
 	}
 	o, ok := v.(*goja.Object)
 	if !ok {
 		h.Word(5)
 		h.Str(v.String())
+		if t := v.ExportType(); t == nil || t.Kind() != reflect.Bool {
+			w.plain = false // a symbol, a big integer
+		}
 		return
 	}
 	if depth >= maxHashDepth || w.visit(o) {
@@ -488,8 +566,21 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 		}
 	case "Object":
 		h.Word(8)
-		keys := o.Keys()
-		if o.Prototype() != w.protos[0] || len(o.GetOwnPropertyNames()) != len(keys) || len(o.Symbols()) > 0 {
+		// A tame heap has no property that is not enumerable and none
+		// keyed by a symbol (that takes Object.defineProperty or
+		// Symbol): its objects' keys are their own properties, which goja
+		// lists several times faster than its enumerable ones.
+		var keys []string
+		if w.tame {
+			keys = o.GetOwnPropertyNames()
+			if w.keys == nil {
+				w.keys = map[*goja.Object][]string{}
+			}
+			w.keys[o] = keys
+		} else if keys = o.Keys(); len(o.GetOwnPropertyNames()) != len(keys) || len(o.Symbols()) > 0 {
+			w.plain = false
+		}
+		if o.Prototype() != w.protos[0] {
 			w.plain = false
 		}
 		for _, k := range keys {
@@ -606,6 +697,164 @@ var readMethods = map[string]bool{"indexOf": true, "lastIndexOf": true, "include
 // through the global object, or eval).
 func readsEvent(src string) bool {
 	for _, w := range []string{"_event", "eval", "this", "globalThis", "Function", "Reflect", "arguments"} {
+		if strings.Contains(src, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareWrites finds the identifiers an expression may assign as globals
+// (x = ..., x += ..., x++), so that one which assigns only globals that
+// exist already is known to keep the set of globals as it is (hashVars
+// need not list them again). It reports false when it cannot tell: a
+// declaration (var, function), a way to the global object (this,
+// globalThis, eval, Function, a constructor), delete, a loop, a
+// destructuring or parenthesized assignment, _event but for its string
+// fields (its data may hold a function), a template string or a comment.
+func bareWrites(src string) ([]string, bool) {
+	const (
+		tokOther    = iota
+		tokBare     // an identifier on its own
+		tokMember   // an identifier after a dot, or a ] that indexes a value
+		tokOperator // + - * / % & | ^ < > ? (which op= puts before =)
+	)
+	var names []string
+	tok, target := tokOther, tokOther // the last token, the last before any operator
+	ident := ""                       // the identifier when target is tokBare
+	prev := byte(0)                   // the last character that is not a space
+	incr := false                     // the last token is ++ or --
+	var member []bool                 // for each open [: whether it indexes a value
+	add := func(n string) {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		next := byte(0)
+		if i+1 < len(src) {
+			next = src[i+1]
+		}
+		kind := tokOther
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '\'' || c == '"':
+			j := i + 1
+			for ; j < len(src) && src[j] != c; j++ {
+				if src[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(src) {
+				return nil, false
+			}
+			i = j
+		case c == '`' || c == '/' && (next == '/' || next == '*'):
+			return nil, false
+		case c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(src) && (src[j] == '_' || src[j] == '$' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= '0' && src[j] <= '9') {
+				j++
+			}
+			w := src[i:j]
+			if globalWords[w] && !(w == "_event" && eventField(src[j:])) {
+				return nil, false
+			}
+			kind = tokMember
+			if prev != '.' {
+				kind, ident = tokBare, w
+				if incr {
+					add(w) // ++x, --x
+				}
+			}
+			i = j - 1
+			c = 'a'
+		case c >= '0' && c <= '9':
+			for i+1 < len(src) && (src[i+1] == '.' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] >= 'a' && src[i+1] <= 'z' || src[i+1] >= 'A' && src[i+1] <= 'Z') {
+				i++
+			}
+			c = '0'
+		case c == '[':
+			member = append(member, tok == tokMember || tok == tokBare && !keywords[ident] || prev == ')' || prev == ']')
+		case c == ']':
+			if len(member) > 0 && member[len(member)-1] {
+				kind = tokMember
+			}
+			if len(member) > 0 {
+				member = member[:len(member)-1]
+			}
+		case c == '=' && next == '>':
+			return nil, false // an arrow function
+		case c == '=' && next == '=':
+			i++
+			if i+1 < len(src) && src[i+1] == '=' {
+				i++
+			}
+		case c == '=' && (prev == '!' || (prev == '<' || prev == '>') && src[i-1] == prev && (i < 2 || src[i-2] != prev)):
+			// !=, <=, >=: a comparison
+		case c == '=':
+			// An assignment (=, op=) to the target before it.
+			switch target {
+			case tokBare:
+				add(ident)
+			case tokMember:
+			default:
+				return nil, false // (x) = ..., [a, b] = ..., {a} = ...
+			}
+		case (c == '+' || c == '-') && next == c:
+			if tok == tokBare {
+				add(ident) // x++, x--
+			}
+			i++
+			tok, prev, incr = tokOperator, c, true
+			continue
+		case strings.IndexByte("+-*/%&|^<>?", c) >= 0:
+			kind = tokOperator
+		}
+		tok, prev, incr = kind, c, false
+		if kind != tokOperator {
+			target = kind
+		}
+	}
+	return names, true
+}
+
+// eventField reports whether rest (what follows _event) begins with a
+// field of _event that is a string (.name, .type, ...): unlike its
+// data, it leads to no object of the heap.
+func eventField(rest string) bool {
+	for _, f := range [...]string{".name", ".type", ".sendid", ".origintype", ".origin", ".invokeid"} {
+		if strings.HasPrefix(rest, f) {
+			after := rest[len(f):]
+			return after == "" || !(after[0] == '_' || after[0] == '$' || after[0] >= 'a' && after[0] <= 'z' ||
+				after[0] >= 'A' && after[0] <= 'Z' || after[0] >= '0' && after[0] <= '9')
+		}
+	}
+	return false
+}
+
+// keywords may stand before a [ that makes an array.
+var keywords = map[string]bool{"return": true, "typeof": true, "void": true, "case": true, "do": true, "else": true,
+	"new": true, "throw": true, "instanceof": true}
+
+// globalWords are the words after which an expression may declare or
+// delete a global, or reach the global object.
+var globalWords = map[string]bool{"var": true, "function": true, "class": true, "let": true, "const": true, "this": true,
+	"globalThis": true, "eval": true, "Function": true, "Reflect": true, "with": true, "delete": true, "arguments": true,
+	"constructor": true, "__proto__": true, "import": true, "for": true, "in": true, "of": true, "_event": true,
+	"yield": true, "await": true, "async": true}
+
+// tameWords are the words of an expression that may make an object
+// Restore would not: an accessor (get x() {...}), a frozen, sealed or
+// non-extensible object, a property defined with other attributes.
+var tameWords = []string{"Object", "Reflect", "Proxy", "get", "set", "Symbol", "defineProperty", "__define", "freeze", "seal", "preventExtensions"}
+
+// wild reports whether src holds one of tameWords (anywhere: it errs on
+// the side of yes).
+func wild(src string) bool {
+	for _, w := range tameWords {
 		if strings.Contains(src, w) {
 			return true
 		}

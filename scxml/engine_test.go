@@ -151,3 +151,41 @@ var _ = Describe("the ECMAScript data model on the engine", func() {
 		})
 	})
 })
+
+// The heap's globals are listed again only after an expression that may
+// make or delete one: bareWrites must see every way a script does.
+var _ = DescribeTable("the globals an expression may assign",
+	func(src string, want []string, ok bool) {
+		names, got := scxml.BareWrites(src)
+		Expect(got).To(Equal(ok))
+		if ok {
+			Expect(names).To(Equal(want))
+		}
+	},
+	Entry("a member assignment", "order.toppings.push('cheese'); order.qty = 2", []string(nil), true),
+	Entry("an index assignment", "o.list[0] = o.list[o.list.length - 1]", []string(nil), true),
+	Entry("a comparison", "a <= b && c >= d && e != f && g == h && i === j", []string(nil), true),
+	Entry("a global", "made = n", []string{"made"}, true),
+	Entry("compound and chained", "x += 1; y <<= 2; z = w = 3; q >>>= 1; r ??= 0", []string{"x", "y", "z", "w", "q", "r"}, true),
+	Entry("increments", "i++; --j; k.n++", []string{"i", "j"}, true),
+	Entry("a string holding an assignment", `s == 'a = b'`, []string(nil), true),
+	Entry("var", "var t = 1", nil, false),
+	Entry("a function", "f = function () { x = 1 }", nil, false),
+	Entry("an arrow", "a.map(v => v)", nil, false),
+	Entry("this", "this.x = 1", nil, false),
+	Entry("globalThis", "globalThis['x'] = 1", nil, false),
+	Entry("eval", "(0, eval)('x = 1')", nil, false),
+	Entry("delete", "delete made", nil, false),
+	Entry("a constructor", "o.constructor.constructor('x = 1')()", nil, false),
+	Entry("an array destructured", "[a, b] = [1, 2]", nil, false),
+	Entry("an array destructured after return", "return [a] = [1]", nil, false),
+	Entry("an object destructured", "({a} = o)", nil, false),
+	Entry("a parenthesized global", "(x) = 1", nil, false),
+	Entry("a loop", "for (k in o) n++", nil, false),
+	Entry("_event", "x.d = _event.data", nil, false),
+	Entry("_event's name", "s = s + _event.name.substr(6)", []string{"s"}, true),
+	Entry("_event's field named like its name", "x = _event.names", nil, false),
+	Entry("a template string", "s = `${x = 1}`", nil, false),
+	Entry("a comment", "x.a = 1 // y = 2", nil, false),
+	Entry("an unterminated string", "x = 'a", nil, false),
+)

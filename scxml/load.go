@@ -100,11 +100,16 @@ func (l *loader) unsupportedf(n *node, format string, args ...any) error {
 }
 
 // attrs checks n's attributes against the allowed ones and returns them by
-// name. Namespace declarations are allowed everywhere.
+// name. Namespace declarations are allowed everywhere, and so are
+// attributes of other namespaces, which the recommendation's schema lets
+// any element carry (an editor's qt:editorversion) and simctl ignores.
 func (l *loader) attrs(n *node, allowed ...string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, a := range n.attrs {
 		if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
+			continue
+		}
+		if a.Name.Space != "" && a.Name.Space != NS && a.Name.Space != SimctlNS {
 			continue
 		}
 		name := a.Name.Local

@@ -74,6 +74,15 @@ var _ = Describe("Load", func() {
 			`m.scxml:3:1: <send type="27"> names no event processor simctl has (the SCXML one only): it raises error.execution when it runs`),
 	)
 
+	It("ignores elements and attributes of other namespaces, as the recommendation's schema lets SCXML elements carry them", func() {
+		src := `<scxml xmlns="http://www.w3.org/2005/07/scxml" xmlns:ed="urn:example:editor" version="1.0" ed:version="4.9">
+<ed:layout><ed:box id="a" x="1"/></ed:layout>
+<state id="a" ed:colour="red"><transition event="e" target="b" ed:bend="3"/></state><final id="b"/></scxml>`
+		m, err := scxml.Load("m.scxml", []byte(src), scxml.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.Chart.States).To(HaveLen(3))
+	})
+
 	It("runs simctl's <escalate> as a YAML machine's escalate action: an escalation effect with its reason, braces and all", func() {
 		m, err := scxml.Load("m.scxml", []byte(simctlHead+`<state id="a"><transition event="deny" target="handed_over"/></state>
 			<final id="handed_over"><onentry><simctl:escalate reason="denied {twice}"/></onentry></final></scxml>`), scxml.Options{})

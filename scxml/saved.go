@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,7 @@ func capture(v goja.Value) plainValue {
 		}
 		return p
 	}
-	keys := o.Keys()
+	keys := o.GetOwnPropertyNames() // all enumerable, as the value is plain
 	p := plainValue{kind: plainObject, keys: keys, items: make([]plainValue, len(keys))}
 	for i, k := range keys {
 		p.items[i] = capture(o.Get(k))
@@ -115,6 +116,51 @@ func (p *plainValue) value(rt *goja.Runtime) goja.Value {
 		return o
 	}
 	return goja.Undefined()
+}
+
+// patch makes v equal to p in place, and reports true, when v has p's
+// shape (an object with p's keys in p's order, an array of p's length)
+// down to where they differ; otherwise it returns a copy of p to put in
+// v's place. v must be plain data as restore makes it (see
+// restoreChanged); keys holds its objects' keys, as far as known.
+func (p *plainValue) patch(rt *goja.Runtime, v goja.Value, keys map[*goja.Object][]string) (goja.Value, bool) {
+	if p.kind < plainArray {
+		if samePrimitive(v, p) {
+			return v, true
+		}
+		return p.value(rt), false
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || (o.ClassName() == "Array") != (p.kind == plainArray) {
+		return p.value(rt), false
+	}
+	if p.kind == plainArray {
+		// An array that grew or shrank is cut or extended to p's length
+		// (a push, a pop, cleared), its items patched.
+		if n := o.Get("length").ToInteger(); n > int64(len(p.items)) && o.Set("length", len(p.items)) != nil {
+			return p.value(rt), false
+		}
+		for i := range p.items {
+			k := strconv.Itoa(i)
+			if nv, same := p.items[i].patch(rt, o.Get(k), keys); !same && o.Set(k, nv) != nil {
+				return p.value(rt), false
+			}
+		}
+		return o, true
+	}
+	ks, ok := keys[o]
+	if !ok {
+		ks = o.GetOwnPropertyNames() // its enumerable ones, in a tame heap
+	}
+	if !slices.Equal(ks, p.keys) {
+		return p.value(rt), false
+	}
+	for i, k := range p.keys {
+		if nv, same := p.items[i].patch(rt, o.Get(k), keys); !same && o.Set(k, nv) != nil {
+			return p.value(rt), false
+		}
+	}
+	return o, true
 }
 
 // render writes v canonically: JSON for plain data; a function, a class
@@ -262,12 +308,22 @@ func (d *ecma) Save() (any, bool) {
 	if d.p.lexical {
 		return nil, false
 	}
-	names := d.globals()
+	return d.save(d.globals(), true)
+}
+
+// save copies the globals names (d.globals). With check, each value is
+// checked to be plain data (plainSource) first; without, the caller
+// knows they are.
+func (d *ecma) save(names []string, check bool) (*savedData, bool) {
 	s := &savedData{names: names, nvars: len(d.vars), vals: make([]plainValue, len(names)), rand: d.rand}
 	g := d.rt.GlobalObject()
 	for i, n := range names {
 		v := g.Get(n)
 		if v == nil || goja.IsUndefined(v) {
+			continue
+		}
+		if !check {
+			s.vals[i] = capture(v)
 			continue
 		}
 		if ok, err := d.plain(goja.Undefined(), v); err != nil || !ok.ToBoolean() {
@@ -307,14 +363,28 @@ func (d *ecma) Restore(x any) bool {
 
 // restoreChanged is Restore for a heap that has s's globals and no
 // others, whose variables' fingerprints are cur: it sets only those that
-// differ from s's. It reports false when a set fails.
-func (d *ecma) restoreChanged(s *savedData, cur []uint64) bool {
+// differ from s's. With tame (the heap is plain data whose objects are as
+// Restore makes them: extensible, with writable data properties, none
+// shared), a variable's objects are patched where they have the saved
+// shape rather than made anew; without, every object is made anew, as a
+// fingerprint does not tell a frozen object from another. It reports
+// false when a set fails.
+func (d *ecma) restoreChanged(s *savedData, cur []uint64, tame bool, keys map[*goja.Object][]string) bool {
 	g := d.rt.GlobalObject()
 	for i, n := range s.names {
-		if cur[i] == s.hashes[i] {
+		p := &s.vals[i]
+		if cur[i] == s.hashes[i] && (tame || p.kind < plainArray) {
 			continue
 		}
-		if err := g.Set(n, s.vals[i].value(d.rt)); err != nil {
+		if tame {
+			if v, ok := p.patch(d.rt, g.Get(n), keys); ok {
+				continue
+			} else if err := g.Set(n, v); err != nil {
+				return false
+			}
+			continue
+		}
+		if err := g.Set(n, p.value(d.rt)); err != nil {
 			return false
 		}
 	}

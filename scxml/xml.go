@@ -81,8 +81,7 @@ func parseXML(file string, src []byte) (*node, positions, error) {
 					return nil, pos, &Error{Pos: n.pos, Msg: "a second root element; a document holds one <scxml>"}
 				}
 				root = n
-			} else {
-				p := stack[len(stack)-1]
+			} else if p := stack[len(stack)-1]; !foreign(p, n) {
 				p.children = append(p.children, n)
 			}
 			stack = append(stack, n)
@@ -126,4 +125,22 @@ func xmlMessage(err error) string {
 		return se.Msg
 	}
 	return err.Error()
+}
+
+// foreign reports whether n, a child of p, is an element of another
+// namespace (not SCXML's, nor simctl's own) that the recommendation's
+// schema lets an SCXML element hold and simctl ignores: an editor's
+// layout data (Qt Creator's qt:editorinfo, in states and transitions).
+// In an executable block (onentry, onexit, if, foreach) it would be
+// executable content simctl cannot run, and inside content, data and
+// assign it is the document's data: the loader judges both.
+func foreign(p, n *node) bool {
+	if p.space != NS || n.space == "" || n.space == NS || n.space == SimctlNS {
+		return false
+	}
+	switch p.name {
+	case "onentry", "onexit", "if", "foreach", "content", "data", "assign":
+		return false
+	}
+	return true
 }

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/scxml"
 )
 
 // Tags every suite may use on scenarios; a suite adds its own in
@@ -344,8 +345,12 @@ func checkEvent(e *EventSpec, m *engine.Machine) error {
 			return &Error{Pos: e.Name.Pos, Msg: "empty event name"}
 		}
 		// As an unknown intent: an event no transition listens for
-		// changes nothing, and is most likely a typo.
-		if _, ok := m.IntentID(e.Name.Value); !ok {
+		// changes nothing, and is most likely a typo. A name the chart
+		// does not know is delivered as the recommendation's descriptors
+		// match it ("DIGIT" takes DIGIT.5), its own name kept as the
+		// event's text (_event.name).
+		id, exact, ok := scxml.EventIntent(m, e.Name.Value)
+		if !ok {
 			// Names beginning "__" are the compiler's own, no event a
 			// scenario sends.
 			var names []string
@@ -358,6 +363,12 @@ func checkEvent(e *EventSpec, m *engine.Machine) error {
 				e.Name.Value, joinNames(names))}
 		}
 		e.Intent = e.Name
+		if !exact {
+			e.Intent.Value = m.Intents()[id]
+			if e.Text == "" {
+				e.Text = e.Name.Value
+			}
+		}
 	default:
 		return &Error{Pos: e.Pos, Msg: `missing required field "intent" (or "name", an SCXML event's)`}
 	}
