@@ -113,17 +113,6 @@ func slotAs(kind ValueKind, v Value) Value {
 	return BoolValue(v.Num != 0)
 }
 
-// text is c's text, read directly when c is a constant or a slot.
-func (c *compiled) text(e evalEnv) string {
-	switch c.shape {
-	case shapeConst:
-		return c.cv.Str
-	case shapeSlot:
-		return e.c.Slot(c.sid).Str
-	}
-	return c.s(e)
-}
-
 // appendTo renders the expression's value into b.
 func (c *compiled) appendTo(e evalEnv, b []byte) []byte {
 	if c.kind == Text {
@@ -912,13 +901,13 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 	case "valid":
 		x := b.node(n.Arguments[0])
 		b.test(x)
-		return compiled{kind: Bool, b: func(e evalEnv) bool {
-			if e.c.Waiting == NoID {
-				return false
-			}
-			v := e.m.slots[e.c.Waiting].validator
-			return v == nil || v.check(x.text(e))
-		}}
+		if x.shape == shapeSlot {
+			// valid(candidate): the slot is read in place.
+			id := x.sid
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, e.c.Slot(id).Str) }}
+		}
+		f := x.s
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, f(e)) }}
 	}
 	v := m.validator(callee.Value)
 	if callee.Value == "number" {
@@ -930,9 +919,24 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 	if v != nil && len(n.Arguments) == 1 {
 		x := b.node(n.Arguments[0])
 		b.test(x)
-		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(x.text(e)) }}
+		if x.shape == shapeSlot {
+			id := x.sid
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(e.c.Slot(id).Str) }}
+		}
+		f := x.s
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}
 	}
 	return b.fail(n, "unknown function %q", callee.Value)
+}
+
+// validWaiting is valid(s): whether s passes the validator of the slot
+// being waited for (false when none is).
+func validWaiting(m *Machine, c *Config, s string) bool {
+	if c.Waiting == NoID {
+		return false
+	}
+	v := m.slots[c.Waiting].validator
+	return v == nil || v.check(s)
 }
 
 // before evaluates x on the configuration before the step an invariant
