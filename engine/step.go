@@ -312,7 +312,16 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
 		case ActSet:
-			c.SetSlot(a.slot, emptyText(a.x.value(*e)))
+			// set: {last: other} and set: {outcome: '"booked"'}, the
+			// common shapes, without value's call.
+			switch a.x.shape {
+			case shapeSlot:
+				c.SetSlot(a.slot, emptyText(slotAs(a.x.kind, c.Slot(a.x.sid))))
+			case shapeConst:
+				c.SetSlot(a.slot, emptyText(a.x.cv))
+			default:
+				c.SetSlot(a.slot, emptyText(a.x.value(*e)))
+			}
 		case ActFill:
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
