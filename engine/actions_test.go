@@ -121,3 +121,27 @@ var _ = Describe("set from a slot or a literal", func() {
 		Entry("a boolean literal", "b", "true", engine.BoolValue(true)),
 	)
 })
+
+var _ = Describe("fill from a slot", func() {
+	// A slot read in place is filled as the closure's text would be:
+	// converted to the waited-for slot's type, or emptying it.
+	DescribeTable("fills the waited-for slot",
+		func(src string, want engine.Value) {
+			m, err := et.New("fill", "s").
+				Intents("go").
+				Slot("src", engine.TypeText).Slot("age", engine.TypeNumber).
+				State("s", et.Waits(), et.Entry(et.Set("src", src), et.Ask("age")), et.On("go", "", et.Fill("src"))).
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			var (
+				cfg engine.Config
+				res engine.Result
+			)
+			Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+			Expect(stepScript(m, &cfg, &res, "go")).To(Succeed())
+			Expect(slotValue(m, &cfg, "age")).To(Equal(want))
+		},
+		Entry("a number in text", `"42"`, engine.NumberValue(42)),
+		Entry("an empty slot", `""`, engine.Value{}),
+	)
+})

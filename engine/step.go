@@ -326,7 +326,13 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
 			}
-			v := emptyText(a.x.value(*e))
+			var v Value
+			if a.x.shape == shapeSlot {
+				// fill: candidate, the common shape: read in place.
+				v = emptyText(slotAs(a.x.kind, c.Slot(a.x.sid)))
+			} else {
+				v = emptyText(a.x.value(*e))
+			}
 			if v.IsEmpty() {
 				c.SetSlot(c.Waiting, v)
 				break
