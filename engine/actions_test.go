@@ -119,6 +119,7 @@ var _ = Describe("set from a slot or a literal", func() {
 		Entry("the empty text literal", "t2", `""`, engine.Value{}),
 		Entry("a number literal", "n", "0", engine.NumberValue(0)),
 		Entry("a boolean literal", "b", "true", engine.BoolValue(true)),
+		Entry("an event without a value", "t2", "event.value", engine.Value{}),
 	)
 })
 

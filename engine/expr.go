@@ -81,6 +81,7 @@ const (
 	shapeClosure shape = iota // anything: call the closure
 	shapeConst                // a constant: cv
 	shapeSlot                 // a slot's value (of its declared type): sid
+	shapeEventValue           // event.value (text)
 )
 
 // value takes c by pointer: a compiled is nine words, copied on every
@@ -482,7 +483,7 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 		case "text":
 			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Text }, val: true}
 		case "value":
-			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }, val: true}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }, val: true, shape: shapeEventValue}
 		case "confidence":
 			return compiled{kind: Number, n: func(e evalEnv) float64 { e.payload(); return e.ev.Confidence }}
 		case "timer":

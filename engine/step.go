@@ -319,6 +319,10 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 				c.SetSlot(a.slot, emptyText(slotAs(a.x.kind, c.Slot(a.x.sid))))
 			case shapeConst:
 				c.SetSlot(a.slot, emptyText(a.x.cv))
+			case shapeEventValue:
+				// set: {candidate: event.value}: the closure's read.
+				e.payload()
+				c.SetSlot(a.slot, emptyText(TextValue(e.ev.Value)))
 			default:
 				c.SetSlot(a.slot, emptyText(a.x.value(*e)))
 			}
