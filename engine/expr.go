@@ -78,10 +78,10 @@ type compiled struct {
 type shape uint8
 
 const (
-	shapeClosure shape = iota // anything: call the closure
-	shapeConst                // a constant: cv
-	shapeSlot                 // a slot's value (of its declared type): sid
-	shapeEventValue           // event.value (text)
+	shapeClosure    shape = iota // anything: call the closure
+	shapeConst                   // a constant: cv
+	shapeSlot                    // a slot's value (of its declared type): sid
+	shapeEventValue              // event.value (text)
 )
 
 // value takes c by pointer: a compiled is nine words, copied on every
