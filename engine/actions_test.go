@@ -89,3 +89,60 @@ var _ = Describe("actions and triggers", func() {
 		Expect(m.DirectIntent(top)).To(Equal(engine.IntentID(engine.NoID)))
 	})
 })
+
+var _ = Describe("set from a slot or a literal", func() {
+	// The destination is set as reading the source gives it: an empty
+	// number slot reads 0, an empty boolean false, an empty text (and the
+	// literal "") empties the destination.
+	DescribeTable("sets what the expression reads",
+		func(dst, src string, want engine.Value) {
+			m, err := et.New("set", "s").
+				Intents("go").
+				Slot("t", engine.TypeText).Slot("n", engine.TypeNumber).Slot("b", engine.TypeBool).
+				Slot("name", engine.TypeText).Slot("t2", engine.TypeText).Slot("n2", engine.TypeNumber).Slot("b2", engine.TypeBool).
+				State("s", et.Waits(), et.Entry(et.Set("name", `"Ada"`), et.Set("t2", `"x"`)), et.On("go", "", et.Set(dst, src))).
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			var (
+				cfg engine.Config
+				res engine.Result
+			)
+			Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+			Expect(stepScript(m, &cfg, &res, "go")).To(Succeed())
+			Expect(slotValue(m, &cfg, dst)).To(Equal(want))
+		},
+		Entry("a filled text slot", "t", "name", engine.TextValue("Ada")),
+		Entry("an empty text slot", "t2", "t", engine.Value{}),
+		Entry("an empty number slot", "n2", "n", engine.NumberValue(0)),
+		Entry("an empty boolean slot", "b2", "b", engine.BoolValue(false)),
+		Entry("a text literal", "t", `"booked"`, engine.TextValue("booked")),
+		Entry("the empty text literal", "t2", `""`, engine.Value{}),
+		Entry("a number literal", "n", "0", engine.NumberValue(0)),
+		Entry("a boolean literal", "b", "true", engine.BoolValue(true)),
+		Entry("an event without a value", "t2", "event.value", engine.Value{}),
+	)
+})
+
+var _ = Describe("fill from a slot", func() {
+	// A slot read in place is filled as the closure's text would be:
+	// converted to the waited-for slot's type, or emptying it.
+	DescribeTable("fills the waited-for slot",
+		func(src string, want engine.Value) {
+			m, err := et.New("fill", "s").
+				Intents("go").
+				Slot("src", engine.TypeText).Slot("age", engine.TypeNumber).
+				State("s", et.Waits(), et.Entry(et.Set("src", src), et.Ask("age")), et.On("go", "", et.Fill("src"))).
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			var (
+				cfg engine.Config
+				res engine.Result
+			)
+			Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+			Expect(stepScript(m, &cfg, &res, "go")).To(Succeed())
+			Expect(slotValue(m, &cfg, "age")).To(Equal(want))
+		},
+		Entry("a number in text", `"42"`, engine.NumberValue(42)),
+		Entry("an empty slot", `""`, engine.Value{}),
+	)
+})

@@ -65,11 +65,34 @@ type compiled struct {
 	b     boolFn
 	n     numFn
 	s     strFn
+	// shape names the few expressions that operators, validators and
+	// actions read without calling a closure (a literal, a slot): most
+	// of a conversation's guards and actions are of these shapes, and a
+	// closure call costs an indirect branch.
+	shape shape
+	cv    Value  // shapeConst: the value
+	sid   SlotID // shapeSlot: the slot
 }
+
+// shape is what a compiled expression is, when it is simple.
+type shape uint8
+
+const (
+	shapeClosure    shape = iota // anything: call the closure
+	shapeConst                   // a constant: cv
+	shapeSlot                    // a slot's value (of its declared type): sid
+	shapeEventValue              // event.value (text)
+)
 
 // value takes c by pointer: a compiled is nine words, copied on every
 // action that sets a slot otherwise.
 func (c *compiled) value(e evalEnv) Value {
+	switch c.shape {
+	case shapeConst:
+		return c.cv
+	case shapeSlot:
+		return slotAs(c.kind, e.c.Slot(c.sid))
+	}
 	switch c.kind {
 	case Text:
 		return TextValue(c.s(e))
@@ -77,6 +100,18 @@ func (c *compiled) value(e evalEnv) Value {
 		return NumberValue(c.n(e))
 	}
 	return BoolValue(c.b(e))
+}
+
+// slotAs is the value a slot read of the given kind gives for v: the
+// closures' result (ident), without the call.
+func slotAs(kind ValueKind, v Value) Value {
+	switch kind {
+	case Text:
+		return TextValue(v.Str)
+	case Number:
+		return NumberValue(v.Num)
+	}
+	return BoolValue(v.Num != 0)
 }
 
 // appendTo renders the expression's value into b.
@@ -284,15 +319,15 @@ func (b *nodeCompiler) fail(n ast.Node, format string, args ...any) compiled {
 }
 
 func constStr(s string) compiled {
-	return compiled{kind: Text, s: func(evalEnv) string { return s }}
+	return compiled{kind: Text, s: func(evalEnv) string { return s }, shape: shapeConst, cv: TextValue(s)}
 }
 
 func constNum(f float64) compiled {
-	return compiled{kind: Number, n: func(evalEnv) float64 { return f }}
+	return compiled{kind: Number, n: func(evalEnv) float64 { return f }, shape: shapeConst, cv: NumberValue(f)}
 }
 
 func constBool(v bool) compiled {
-	return compiled{kind: Bool, b: func(evalEnv) bool { return v }}
+	return compiled{kind: Bool, b: func(evalEnv) bool { return v }, shape: shapeConst, cv: BoolValue(v)}
 }
 
 func (b *nodeCompiler) node(n ast.Node) compiled {
@@ -400,11 +435,11 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 		b.read(SlotMask(id))
 		switch m.slots[id].typ {
 		case TypeNumber:
-			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.c.Slot(id).Num }}
+			return compiled{kind: Number, n: func(e evalEnv) float64 { return e.c.Slot(id).Num }, shape: shapeSlot, sid: id}
 		case TypeBool:
-			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slot(id).Num != 0 }}
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return e.c.Slot(id).Num != 0 }, shape: shapeSlot, sid: id}
 		}
-		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slot(id).Str }, val: true, slots: SlotMask(id)}
+		return compiled{kind: Text, s: func(e evalEnv) string { return e.c.Slot(id).Str }, val: true, slots: SlotMask(id), shape: shapeSlot, sid: id}
 	}
 	if v, ok := m.params[n.Value]; ok {
 		// Parameters are constants of this build (variant).
@@ -448,7 +483,7 @@ func (b *nodeCompiler) member(n *ast.MemberNode) compiled {
 		case "text":
 			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Text }, val: true}
 		case "value":
-			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }, val: true}
+			return compiled{kind: Text, s: func(e evalEnv) string { e.payload(); return e.ev.Value }, val: true, shape: shapeEventValue}
 		case "confidence":
 			return compiled{kind: Number, n: func(e evalEnv) float64 { e.payload(); return e.ev.Confidence }}
 		case "timer":
@@ -608,12 +643,27 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 }
 
 func equality(l, r compiled) boolFn {
+	if l.shape == shapeConst && r.shape != shapeConst {
+		l, r = r, l
+	}
 	switch l.kind {
 	case Text:
 		lf, rf := l.s, r.s
+		if r.shape == shapeConst {
+			k := r.cv.Str
+			if l.shape == shapeSlot {
+				id := l.sid
+				return func(e evalEnv) bool { return e.c.Slot(id).Str == k }
+			}
+			return func(e evalEnv) bool { return lf(e) == k }
+		}
 		return func(e evalEnv) bool { return lf(e) == rf(e) }
 	case Number:
 		lf, rf := l.n, r.n
+		if r.shape == shapeConst {
+			k := r.cv.Num
+			return func(e evalEnv) bool { return lf(e) == k }
+		}
 		return func(e evalEnv) bool { return lf(e) == rf(e) }
 	}
 	lf, rf := l.b, r.b
@@ -633,6 +683,19 @@ func (b *nodeCompiler) ordering(n *ast.BinaryNode, l, r compiled) compiled {
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return cmpOrder(strings.Compare(lf(e), rf(e)), op) }}
 	}
 	lf, rf := l.n, r.n
+	if r.shape == shapeConst {
+		// The common guard compares with a literal (retries < 3).
+		k := r.cv.Num
+		switch op {
+		case "<":
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) < k }}
+		case "<=":
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) <= k }}
+		case ">":
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) > k }}
+		}
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) >= k }}
+	}
 	switch op {
 	case "<":
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) < rf(e) }}
@@ -665,6 +728,26 @@ func (b *nodeCompiler) arith(n ast.Node, l, r compiled, f func(x, y float64) flo
 	pos := b.src.Pos
 	pos.Col += n.Location().From
 	src := b.src.Src
+	if r.shape == shapeConst {
+		// x + 1, the common shape: the literal is read without a call.
+		k := r.cv.Num
+		if op, ok := n.(*ast.BinaryNode); ok && op.Operator == "+" {
+			return compiled{kind: Number, n: func(e evalEnv) float64 {
+				v := lf(e) + k
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					e.nonFinite(pos, src, v)
+				}
+				return v
+			}}
+		}
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			v := f(lf(e), k)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				e.nonFinite(pos, src, v)
+			}
+			return v
+		}}
+	}
 	return compiled{kind: Number, n: func(e evalEnv) float64 {
 		v := f(lf(e), rf(e))
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -819,14 +902,13 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 	case "valid":
 		x := b.node(n.Arguments[0])
 		b.test(x)
+		if x.shape == shapeSlot {
+			// valid(candidate): the slot is read in place.
+			id := x.sid
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, e.c.Slot(id).Str) }}
+		}
 		f := x.s
-		return compiled{kind: Bool, b: func(e evalEnv) bool {
-			if e.c.Waiting == NoID {
-				return false
-			}
-			v := e.m.slots[e.c.Waiting].validator
-			return v == nil || v.check(f(e))
-		}}
+		return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, f(e)) }}
 	}
 	v := m.validator(callee.Value)
 	if callee.Value == "number" {
@@ -838,10 +920,24 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 	if v != nil && len(n.Arguments) == 1 {
 		x := b.node(n.Arguments[0])
 		b.test(x)
+		if x.shape == shapeSlot {
+			id := x.sid
+			return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(e.c.Slot(id).Str) }}
+		}
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return v.check(f(e)) }}
 	}
 	return b.fail(n, "unknown function %q", callee.Value)
+}
+
+// validWaiting is valid(s): whether s passes the validator of the slot
+// being waited for (false when none is).
+func validWaiting(m *Machine, c *Config, s string) bool {
+	if c.Waiting == NoID {
+		return false
+	}
+	v := m.slots[c.Waiting].validator
+	return v == nil || v.check(s)
 }
 
 // before evaluates x on the configuration before the step an invariant

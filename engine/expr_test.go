@@ -122,6 +122,26 @@ var _ = Describe("guard expressions", func() {
 		Entry(nil, `not vip ? true : false`, false),
 		Entry(nil, `name <= "Ab"`, false),
 		Entry(nil, `name >= "Ab"`, true),
+		// Literals and slots read without a closure (compiled shapes), on
+		// either side, against the closures' results.
+		Entry(nil, `"Ada" == name`, true),
+		Entry(nil, `"Bob" != name`, true),
+		Entry(nil, `36 == age`, true),
+		Entry(nil, `40 == age + 4`, true),
+		Entry(nil, `"a" == "a" and 2 == 2`, true),
+		Entry(nil, `"a" == "b"`, false),
+		Entry(nil, `city == ""`, true),
+		Entry(nil, `"" != city`, false),
+		Entry(nil, `vip == false`, false),
+		Entry(nil, `age >= 37`, false),
+		Entry(nil, `age > 35.5`, true),
+		Entry(nil, `age <= 35`, false),
+		Entry(nil, `tries + 1 < 3`, false),
+		Entry(nil, `tries + 1 <= 3`, true),
+		Entry(nil, `tries - 1 == 1`, true),
+		Entry(nil, `email(city)`, false),
+		Entry(nil, `email(name + "@b.co")`, true),
+		Entry(nil, `valid(city)`, false),
 	)
 
 	It("renders say templates with placeholders of every kind", func() {
@@ -175,6 +195,26 @@ var _ = Describe("arithmetic that is not a number", func() {
 		Expect(errors.As(err, &rt)).To(BeTrue())
 		Expect(rt.Pos.Col).To(BeNumerically(">", 0), "the position of the operator")
 	})
+
+	DescribeTable("is a runtime error when a literal operand overflows",
+		func(src string) {
+			m, err := et.New("inf", "idle").
+				Intents("grow").
+				Slot("x", engine.TypeNumber).
+				State("idle", et.Waits(), et.On("grow", "idle", et.Set("x", src))).
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+			id, _ := m.SlotID("x")
+			cfg.SetSlot(id, engine.NumberValue(1e308))
+			ev, err := et.ParseEvent(m, &cfg, "grow")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Step(&cfg, &ev, &res)).To(MatchError(ContainSubstring(`in expression "` + src + `": the result is +Inf, not a number`)))
+		},
+		Entry("x + literal", "x + 1e308"),
+		Entry("x * literal", "x * 10"),
+		Entry("literal + x", "1e308 + x"),
+	)
 
 	It("is a runtime error when an action's output delivers it", func() {
 		m := build()

@@ -312,12 +312,31 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 		r.Actions = append(r.Actions, ai)
 		switch a.kind {
 		case ActSet:
-			c.SetSlot(a.slot, emptyText(a.x.value(*e)))
+			// set: {last: other} and set: {outcome: '"booked"'}, the
+			// common shapes, without value's call.
+			switch a.x.shape {
+			case shapeSlot:
+				c.SetSlot(a.slot, emptyText(slotAs(a.x.kind, c.Slot(a.x.sid))))
+			case shapeConst:
+				c.SetSlot(a.slot, emptyText(a.x.cv))
+			case shapeEventValue:
+				// set: {candidate: event.value}: the closure's read.
+				e.payload()
+				c.SetSlot(a.slot, emptyText(TextValue(e.ev.Value)))
+			default:
+				c.SetSlot(a.slot, emptyText(a.x.value(*e)))
+			}
 		case ActFill:
 			if c.Waiting == NoID {
 				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
 			}
-			v := emptyText(a.x.value(*e))
+			var v Value
+			if a.x.shape == shapeSlot {
+				// fill: candidate, the common shape: read in place.
+				v = emptyText(slotAs(a.x.kind, c.Slot(a.x.sid)))
+			} else {
+				v = emptyText(a.x.value(*e))
+			}
 			if v.IsEmpty() {
 				c.SetSlot(c.Waiting, v)
 				break
