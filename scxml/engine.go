@@ -595,6 +595,22 @@ func (w *hashWalk) value(v goja.Value, depth int) {
 	}
 }
 
+// quoteEnd returns the index of the quote that closes the string literal
+// opening at src[i] (backslash escapes skipped), or -1 when it is not
+// closed.
+func quoteEnd(src string, i int) int {
+	j := i + 1
+	for ; j < len(src) && src[j] != src[i]; j++ {
+		if src[j] == '\\' {
+			j++
+		}
+	}
+	if j >= len(src) {
+		return -1
+	}
+	return j
+}
+
 // pureSource reports whether an expression cannot change plain data: it
 // assigns nothing (=, op=, ++, --, delete), makes no function or object
 // with new, and calls only In() and functions and methods that read
@@ -609,13 +625,8 @@ func pureSource(src string) bool {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			continue
 		case c == '\'' || c == '"':
-			j := i + 1
-			for ; j < len(src) && src[j] != c; j++ {
-				if src[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(src) {
+			j := quoteEnd(src, i)
+			if j < 0 {
 				return false
 			}
 			i, prev, prevIdent = j, c, ""
@@ -741,13 +752,8 @@ func bareWrites(src string) ([]string, bool) {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			continue
 		case c == '\'' || c == '"':
-			j := i + 1
-			for ; j < len(src) && src[j] != c; j++ {
-				if src[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(src) {
+			j := quoteEnd(src, i)
+			if j < 0 {
 				return nil, false
 			}
 			i = j
