@@ -89,7 +89,7 @@ var _ = Describe("SCXML suites", func() {
 		golden("mutate-research-scxml.txt", []byte(stdout))
 		Expect(stdout).To(MatchRegexp(`research: mutation score \d+\.\d%`))
 		// The retarget of the <transition> at 15:5, whatever its number.
-		Expect(string(files(out)["mutants.csv"])).To(MatchRegexp(`\n1,research,\d+,retarget,\.\./docs/examples/research/machine\.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to synthesis,scenario both_branches fails\n`))
+		Expect(string(files(out)["mutants.csv"])).To(MatchRegexp(`\n1,research,\d+,retarget,\.\./docs/examples/research/machine\.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to idle,scenario both_branches fails\n`))
 	})
 
 	It("mutate on an SCXML suite prints the same bytes on 1, 2 or 4 workers", func() {

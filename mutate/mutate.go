@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -343,8 +344,10 @@ func (e *enumerator) retarget(target string, pos engine.Pos) (string, bool) {
 	if len(cands) == 0 {
 		return "", false
 	}
+	// The file's base name, not its path as given: the same suite named
+	// from another folder (simctl mutate ../x, or x) has the same mutants.
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s:%d:%d", pos.File, pos.Line, pos.Col)
+	fmt.Fprintf(h, "%s:%d:%d", filepath.Base(pos.File), pos.Line, pos.Col)
 	r := rand.New(rand.NewPCG(uint64(e.seed), h.Sum64()))
 	return cands[r.IntN(len(cands))], true
 }
