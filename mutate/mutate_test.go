@@ -76,6 +76,25 @@ var _ = Describe("Enumerate", func() {
 		fresh := load(lamp)
 		Expect(reflect.DeepEqual(fresh.Def, s.Def)).To(BeTrue())
 	})
+
+	It("is the same whatever path names the suite", func() {
+		// Only the descriptions: the positions carry the path as given.
+		// thea: its retargets choose among many siblings.
+		rel := filepath.Join("..", "scenarios", "thea")
+		abs, err := filepath.Abs(rel)
+		Expect(err).NotTo(HaveOccurred())
+		suite := load(rel)
+		for _, seed := range []int64{1, 2, 3, 7} {
+			var here, there []string
+			for _, m := range mutate.Enumerate(suite.Def, seed) {
+				here = append(here, m.Desc)
+			}
+			for _, m := range mutate.Enumerate(load(abs).Def, seed) {
+				there = append(there, m.Desc)
+			}
+			Expect(there).To(Equal(here), "seed %d", seed)
+		}
+	})
 })
 
 var _ = Describe("swap", func() {
