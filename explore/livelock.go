@@ -38,6 +38,25 @@ func (g *graph) expanded(n int) []bool {
 // edge.
 func edgeTo(e int32) (int32, bool) { return e >> 1, e&1 != 0 }
 
+// reachBack marks every configuration from which a marked one is
+// reachable, walking the reverse edges (rev[at[y]:at[y+1]] are y's
+// predecessors) from q, the marked ones to start from; with noEscapes,
+// not along an edge an escape event took. It returns q emptied, for the
+// next walk to reuse.
+func reachBack(at, rev []int32, mark []bool, q []int32, noEscapes bool) []int32 {
+	for len(q) > 0 {
+		y := q[len(q)-1]
+		q = q[:len(q)-1]
+		for _, e := range rev[at[y]:at[y+1]] {
+			if p, esc := edgeTo(e); !(esc && noEscapes) && !mark[p] {
+				mark[p] = true
+				q = append(q, p)
+			}
+		}
+	}
+	return q
+}
+
 // escapeTarget marks a target reached by an escape event, as add takes it.
 func escapeTarget(t int32) int32 { return -t - 1 }
 
@@ -117,16 +136,7 @@ func (res *Result) livelocks(g *graph, depthBound int) {
 			q = append(q, int32(i))
 		}
 	}
-	for len(q) > 0 {
-		y := q[len(q)-1]
-		q = q[:len(q)-1]
-		for _, e := range rev[at[y]:at[y+1]] {
-			if p := e >> 1; !seen[p] {
-				seen[p] = true
-				q = append(q, p)
-			}
-		}
-	}
+	reachBack(at, rev, seen, q, false)
 	known := eval.NewKnown(res.m)
 	res.addGraphFinding(known, livelock, func(i int) bool { return !seen[i] },
 		"from %s no final or idle state can be reached: the conversation can only go round")
@@ -155,16 +165,7 @@ func (res *Result) stuck(open func(int) bool, at, rev []int32, canEnd []bool, kn
 			q = append(q, int32(i))
 		}
 	}
-	for len(q) > 0 {
-		y := q[len(q)-1]
-		q = q[:len(q)-1]
-		for _, e := range rev[at[y]:at[y+1]] {
-			if p, esc := edgeTo(e); !esc && !done[p] {
-				done[p] = true
-				q = append(q, p)
-			}
-		}
-	}
+	reachBack(at, rev, done, q, true)
 	res.addGraphFinding(known, Stuck, func(i int) bool { return !done[i] && canEnd[i] },
 		"from %s the task can end only through an escape ("+strings.ReplaceAll(res.escapeNames(), "%", "%%")+"): its own completion cannot be reached")
 }

@@ -122,16 +122,7 @@ func (res *Result) stuckRegions(at, rev []int32, unexpanded func(int) bool, know
 				q = append(q, int32(n))
 			}
 		}
-		for len(q) > 0 {
-			y := q[len(q)-1]
-			q = q[:len(q)-1]
-			for _, e := range rev[at[y]:at[y+1]] {
-				if p := e >> 1; !good[p] {
-					good[p] = true
-					q = append(q, p)
-				}
-			}
-		}
+		q = reachBack(at, rev, good, q, false)
 		for k, pn := range res.par {
 			if pn.p == r.p && pn.meant&(1<<r.i) != 0 && !good[pn.node] {
 				bad[k] |= 1 << r.i
