@@ -21,6 +21,11 @@ import (
 const (
 	mutateGenerate    = 100
 	mutateEquivStates = 200_000
+	// A mutant's exploration that reaches 100 times the configurations of
+	// the original's finished search, and at least 10,000, runs away
+	// (docs/mutate.md#runaway-mutants).
+	mutateRunawayFactor = 100
+	mutateRunawayFloor  = 10_000
 )
 
 // mutateCmd is simctl mutate PATH...: the mutants of each suite's machine,
@@ -34,6 +39,8 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 	fs.IntVar(&o.ExploreDepth, "explore-depth", -1, "explore each mutant to this depth (default: the suite's explore_depth, as simctl run; 0: no exploration)")
 	fs.IntVar(&o.MaxStates, "max-states", runMaxStates, "stop an exploration after this many distinct configurations")
 	fs.IntVar(&o.EquivStates, "equiv-states", mutateEquivStates, "cap of the complete searches that prove a survivor equivalent")
+	fs.IntVar(&o.RunawayFactor, "runaway-factor", mutateRunawayFactor, "a mutant's exploration past this many times the original's configurations (and --runaway-floor) is a runaway, killed (0: never)")
+	fs.IntVar(&o.RunawayFloor, "runaway-floor", mutateRunawayFloor, "the fewest configurations a mutant's exploration reaches before it can run away")
 	workers := fs.Int("workers", 1, "judge mutants on this many goroutines (same results as 1)")
 	shard := fs.String("shard", "", "judge slice i of n of the mutants (i/n); simctl report merge combines the shards")
 	out := fs.String("out", "out", "folder for mutants.csv and report.html (empty: write nothing)")
@@ -45,6 +52,9 @@ func mutateCmd(ctx context.Context, args []string, stdout io.Writer) (int, error
 	o.SuiteCap = !fs.Changed("max-states")
 	if o.Generate < 0 {
 		return 0, &usageError{"--generate takes a number of conversations, 0 or more"}
+	}
+	if o.RunawayFactor < 0 || o.RunawayFloor < 0 {
+		return 0, &usageError{"--runaway-factor and --runaway-floor take a number, 0 or more"}
 	}
 	if *workers < 1 {
 		return 0, &usageError{"--workers takes a number of goroutines, 1 or more"}
@@ -173,6 +183,9 @@ func printMutation(w io.Writer, suites []*spec.Suite, results []mutate.Result, m
 				what = "UNREACHED"
 			}
 			fmt.Fprintf(w, "  %s %s: %s: %s\n", what, r.Mutant.Pos, r.Mutant.Op, r.Mutant.Desc)
+		}
+		for _, r := range s.Runaways {
+			fmt.Fprintf(w, "  RUNAWAY %s: %s: %s (killed: %s)\n", r.Mutant.Pos, r.Mutant.Op, r.Mutant.Desc, r.Detail)
 		}
 		// The score is the one without pins: a pin: true scenario holds
 		// the machine to what it does, not to what the seed says.

@@ -81,15 +81,32 @@ var _ = Describe("SCXML suites", func() {
 
 	It("mutate scores an SCXML suite, each mutant at its place in machine.scxml", func() {
 		// Capped searches: one mutant (findings never reset) has no
-		// complete search, and a chart's heap is searched slowly.
+		// complete search, and a chart's heap is searched slowly. That
+		// mutant runs away (past 10,000 configurations, where the
+		// original's search has 60): killed, and reported as such.
 		out := filepath.Join(GinkgoT().TempDir(), "out")
-		code, stdout, stderr := run(out, "mutate", "../docs/examples/research", "--out", out, "--max-states", "20000", "--equiv-states", "20000")
+		caps := []string{"--max-states", "20000", "--equiv-states", "20000"}
+		code, stdout, stderr := run(out, append([]string{"mutate", "../docs/examples/research", "--out", out}, caps...)...)
 		Expect(stderr).To(BeEmpty())
 		Expect(code).To(BeElementOf(cli.ExitOK, cli.ExitFailed))
 		golden("mutate-research-scxml.txt", []byte(stdout))
 		Expect(stdout).To(MatchRegexp(`research: mutation score \d+\.\d%`))
 		// The retarget of the <transition> at 15:5, whatever its number.
-		Expect(string(files(out)["mutants.csv"])).To(MatchRegexp(`\n1,research,\d+,retarget,\.\./docs/examples/research/machine\.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to idle,scenario both_branches fails\n`))
+		reports := files(out)
+		Expect(string(reports["mutants.csv"])).To(MatchRegexp(`\n1,research,\d+,retarget,\.\./docs/examples/research/machine\.scxml,15,5,killed,scripted,,state idle: on ask -> research: target research changed to idle,scenario both_branches fails\n`))
+		Expect(string(reports["mutants.csv"])).To(ContainSubstring(",17,7,runaway,explored,,state idle: on ask -> research: action assign findings = [] dropped,the exploration reaches more than 10000 distinct configurations; the original's finishes with 60\n"))
+		Expect(string(reports["report.html"])).To(ContainSubstring("<h4>Runaway mutants (killed)</h4>"))
+		// Shards merge into the same reports, the runaway row read back.
+		var dirs []string
+		for i := 0; i < 2; i++ {
+			dir := filepath.Join(GinkgoT().TempDir(), fmt.Sprintf("shard-%d", i))
+			run(dir, append([]string{"mutate", "../docs/examples/research", "--out", dir, "--shard", fmt.Sprintf("%d/2", i)}, caps...)...)
+			dirs = append(dirs, dir)
+		}
+		merged := filepath.Join(GinkgoT().TempDir(), "merged")
+		_, _, stderr = run(merged, append(append([]string{"report", "merge"}, dirs...), "--out", merged)...)
+		Expect(stderr).To(BeEmpty())
+		Expect(files(merged)).To(Equal(reports))
 	})
 
 	It("mutate on an SCXML suite prints the same bytes on 1, 2 or 4 workers", func() {

@@ -32,6 +32,12 @@ const (
 	// original's complete search never exercised what it changed (reach.go);
 	// it counts against the score.
 	Unreached Status = "unreached"
+	// Runaway: the mutant's exploration passed many times the
+	// configurations the original's whole search has (Options.Runaway
+	// Factor and Floor), so its reachable behaviour differs from the
+	// original's; it counts as killed (PIT's TIMED_OUT), by the explored
+	// source.
+	Runaway Status = "runaway"
 )
 
 // Source is the part of the suite that killed a mutant.
@@ -64,6 +70,13 @@ type Options struct {
 	// EquivStates caps the complete searches of the equivalence test; a
 	// search it stops proves nothing.
 	EquivStates int
+	// RunawayFactor and RunawayFloor stop a mutant's exploration early:
+	// when the original's search of a variant finished its bound with N
+	// configurations, the mutant's search of that variant stops past
+	// max(RunawayFactor*N, RunawayFloor), and the mutant is Runaway
+	// unless the levels it completed show a finding. A cap at or above
+	// the search's own (MaxStates) is not applied. RunawayFactor 0: none.
+	RunawayFactor, RunawayFloor int
 	// Known says whether a generated failure is a known one (its
 	// invariant's note), as simctl run judges it; nil: none is.
 	Known func(s *spec.Suite, f generate.Failure) bool
@@ -93,6 +106,9 @@ type Runner struct {
 	s    *spec.Suite
 	o    Options
 	base map[Source]*baseline
+	// runaway holds, per variant, the cap past which a mutant's
+	// exploration runs away, set with the explored baseline.
+	runaway []runawayCap
 
 	once     sync.Once
 	digests  []uint64 // per variant; nil: some search was incomplete
@@ -123,10 +139,13 @@ func NewRunner(s *spec.Suite, o Options) *Runner {
 func (r *Runner) baseFails(src Source) map[string]bool {
 	b := r.base[src]
 	b.once.Do(func() {
-		fails, sp := failures(r.s, r.o, src)
+		fails, sp := failures(r.s, r.o, src, nil)
 		b.fails = map[string]bool{}
 		for _, k := range fails {
 			b.fails[k] = true
+		}
+		if src == Explored {
+			r.runaway = runawayCaps(r.s, r.o, sp.finished)
 		}
 		if sp.known() {
 			// The exploration was the original's complete search (or
@@ -157,11 +176,17 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 	pinned := ""
 	var sp space
 	for _, src := range Sources {
-		fails, ssp := failures(ms, r.o, src)
+		// The original first: its exploration sets the runaway caps of
+		// the mutant's.
+		base := r.baseFails(src)
+		var caps []runawayCap
+		if src == Explored {
+			caps = r.runaway
+		}
+		fails, ssp := failures(ms, r.o, src, caps)
 		if src == Explored {
 			sp = ssp
 		}
-		base := r.baseFails(src)
 		for _, k := range fails {
 			if base[k] {
 				continue
@@ -174,6 +199,10 @@ func (r *Runner) Judge(m *Mutant) (res Result) {
 				continue
 			}
 			res.Status, res.Source, res.Detail = Killed, src, k
+			return res
+		}
+		if sp.runaway != "" {
+			res.Status, res.Source, res.Detail = Runaway, Explored, sp.runaway
 			return res
 		}
 	}
@@ -246,6 +275,13 @@ type space struct {
 	// configurations without completing, so no equivalence search
 	// completes.
 	tooBig bool
+	// finished holds, per variant, the configurations of a search that
+	// finished its bound (completely, or to the explore depth), -1 for
+	// one a cap or a stop cut short.
+	finished []int
+	// runaway says which variant's search passed its runaway cap; empty:
+	// none did.
+	runaway string
 }
 
 // known reports whether sp settles the equivalence test's searches.
@@ -255,8 +291,10 @@ func (sp space) known() bool { return sp.complete || sp.tooBig }
 // fails a run: scenarios that fail, invariants generated conversations
 // break (not known ones), exploration findings (not known ones). The
 // explored source's searches hash the reachable graph as they go, so that
-// a complete one serves the equivalence test as well (space).
-func failures(s *spec.Suite, o Options, src Source) ([]string, space) {
+// a complete one serves the equivalence test as well (space); a
+// variant's search stops past runaway[i] configurations (nil or 0: its
+// cap alone), and space.runaway then says so.
+func failures(s *spec.Suite, o Options, src Source, runaway []runawayCap) ([]string, space) {
 	var out []string
 	var sp space
 	switch src {
@@ -300,14 +338,23 @@ func failures(s *spec.Suite, o Options, src Source) ([]string, space) {
 		if depth == 0 {
 			return nil, sp
 		}
-		limit := o.MaxStates
-		if o.SuiteCap && s.ExploreMaxStates > 0 {
-			limit = s.ExploreMaxStates
-		}
+		limit := o.maxStates(s)
 		sp.complete = true
-		for _, v := range s.Variants {
+		for i, v := range s.Variants {
 			opts := explore.Options{Depth: depth, MaxStates: limit, Stop: o.Stop, Digest: true}
+			if runaway != nil && runaway[i].max > 0 {
+				opts.MaxStates = runaway[i].max
+			}
 			res, err := explore.Explore(s, v, opts)
+			n := -1
+			if err == nil && res.Stopped == "" {
+				n = res.Distinct
+			}
+			sp.finished = append(sp.finished, n)
+			if err == nil && res.Stopped != "" && res.Stopped != explore.Interrupted && opts.MaxStates < limit && sp.runaway == "" {
+				sp.runaway = fmt.Sprintf("the exploration%s reaches more than %d distinct configurations; the original's finishes with %d",
+					variant(s, v), opts.MaxStates, runaway[i].orig)
+			}
 			if err == nil && res.Complete {
 				sp.digests = append(sp.digests, res.Digest)
 				sp.covs = append(sp.covs, res.Coverage)
@@ -340,6 +387,30 @@ func failures(s *spec.Suite, o Options, src Source) ([]string, space) {
 		sp.digests, sp.covs = nil, nil
 	}
 	return out, sp
+}
+
+// runawayCap is where a mutant's exploration of a variant stops as a
+// runaway: past max configurations, when the original's finishes with
+// orig (max 0: no such cap).
+type runawayCap struct{ orig, max int }
+
+// runawayCaps gives the runaway cap of each variant whose original
+// search finished with finished[i] configurations: max(factor*N, floor),
+// kept only below the search's own cap, where passing it is a result and
+// not the search giving up.
+func runawayCaps(s *spec.Suite, o Options, finished []int) []runawayCap {
+	limit := o.maxStates(s)
+	out := make([]runawayCap, len(finished))
+	for i, n := range finished {
+		if o.RunawayFactor <= 0 || n < 0 {
+			continue
+		}
+		c := max(o.RunawayFactor*n, o.RunawayFloor)
+		if c < limit {
+			out[i] = runawayCap{orig: n, max: c}
+		}
+	}
+	return out
 }
 
 // equivalent searches every variant of ms completely and compares the
@@ -401,6 +472,15 @@ func digests(s *spec.Suite, maxStates int, stop func() bool) ([]uint64, []*eval.
 		covs = append(covs, res.Coverage)
 	}
 	return out, covs, true
+}
+
+// maxStates is the cap of suite s's exploration: its explore_max_states
+// with SuiteCap, else MaxStates.
+func (o Options) maxStates(s *spec.Suite) int {
+	if o.SuiteCap && s.ExploreMaxStates > 0 {
+		return s.ExploreMaxStates
+	}
+	return o.MaxStates
 }
 
 // stopped reports whether Stop asked the run to give up.

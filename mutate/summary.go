@@ -13,6 +13,9 @@ type Tally struct {
 	// Pinned counts the killed mutants that only pin: true scenarios (those
 	// simctl mutate --emit-scenarios wrote) kill.
 	Pinned int
+	// Runaway counts the killed mutants whose exploration ran away; they
+	// are among Killed and BySource[Explored].
+	Runaway int
 }
 
 func (t *Tally) add(r *Result) {
@@ -27,6 +30,10 @@ func (t *Tally) add(r *Result) {
 		if r.Pinned {
 			t.Pinned++
 		}
+	case Runaway:
+		t.Killed++
+		t.BySource[r.Source]++
+		t.Runaway++
 	case Unreached:
 		t.Unreached++
 	case Survived:
@@ -68,6 +75,7 @@ type SuiteSummary struct {
 	// order of Operators.
 	Ops       []OpTally
 	Survivors []Result // in mutant order
+	Runaways  []Result // in mutant order
 }
 
 // OpTally is one operator's tally.
@@ -98,8 +106,11 @@ func Summarize(results []Result) []SuiteSummary {
 			ops[r.Suite][r.Mutant.Op] = t
 		}
 		t.add(r)
-		if r.Status == Survived || r.Status == Unreached {
+		switch r.Status {
+		case Survived, Unreached:
 			out[j].Survivors = append(out[j].Survivors, *r)
+		case Runaway:
+			out[j].Runaways = append(out[j].Runaways, *r)
 		}
 	}
 	for j := range out {

@@ -90,8 +90,10 @@ func ReadMutantsCSV(path string) (int64, []mutate.Result, error) {
 			}
 		}
 		st := mutate.Status(rec[7])
-		if st != mutate.Killed && st != mutate.Survived && st != mutate.Unreached && st != mutate.Equivalent && st != mutate.Invalid {
-			return 0, nil, bad(8, "killed, survived, unreached, equivalent or invalid")
+		switch st {
+		case mutate.Killed, mutate.Runaway, mutate.Survived, mutate.Unreached, mutate.Equivalent, mutate.Invalid:
+		default:
+			return 0, nil, bad(8, "killed, runaway, survived, unreached, equivalent or invalid")
 		}
 		if rec[9] != "" && (rec[9] != "pin" || st != mutate.Killed) {
 			return 0, nil, bad(10, "pin (only for a killed mutant) or nothing")
@@ -141,6 +143,9 @@ type mutationSuiteView struct {
 	ID        string
 	Rows      []mutationRow // per operator, then "all"
 	Survivors []survivorRow
+	// Runaways are killed mutants whose exploration ran away; Detail
+	// says how far.
+	Runaways []survivorRow
 }
 
 type mutationRow struct {
@@ -166,6 +171,9 @@ func newMutationView(results []mutate.Result) *mutationView {
 		sv.Rows = append(sv.Rows, newMutationRow("all", s.All, true))
 		for _, r := range s.Survivors {
 			sv.Survivors = append(sv.Survivors, survivorRow{Spec: r.Mutant.Pos.String(), Op: string(r.Mutant.Op), Desc: r.Mutant.Desc, Detail: r.Detail})
+		}
+		for _, r := range s.Runaways {
+			sv.Runaways = append(sv.Runaways, survivorRow{Spec: r.Mutant.Pos.String(), Op: string(r.Mutant.Op), Desc: r.Mutant.Desc, Detail: r.Detail})
 		}
 		v.Suites = append(v.Suites, sv)
 	}
