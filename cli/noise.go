@@ -111,8 +111,12 @@ func noiseSweep(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer) err
 				return err
 			}
 			rs.Noise = append(rs.Noise, reports.NoisePoint{Variant: v.Name, Rate: rate, Metrics: met, Goals: goals})
-			fmt.Fprintf(w, "    %-6s %7.1f%% %10.1f%% %10d", strconv.FormatFloat(rate, 'f', -1, 64),
-				pct(met.Successes, met.Conversations), pct(met.Escalations, met.Conversations), met.Violating)
+			success := fmt.Sprintf("%7.1f%%", pct(met.Successes, met.Conversations))
+			if met.SuccessBy == generate.SuccessNone {
+				success = fmt.Sprintf("%8s", "-") // no goal to reach
+			}
+			fmt.Fprintf(w, "    %-6s %s %10.1f%% %10d", strconv.FormatFloat(rate, 'f', -1, 64),
+				success, pct(met.Escalations, met.Conversations), met.Violating)
 			for k := 1; k <= generate.MaxPassK; k++ {
 				if p, ok := generate.PassHatK(goals, k); ok {
 					fmt.Fprintf(w, " %7.3f", p)

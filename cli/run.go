@@ -486,9 +486,14 @@ func generated(s *spec.Suite, rs *reports.Suite, o runOptions, w io.Writer, t *t
 		if len(s.Variants) > 1 {
 			name += " [" + v.Name + "]"
 		}
-		fmt.Fprintf(w, "  %-*s %d conversations: success %.1f%% (%s; cooperative users %.1f%% of %d), %.1f turns to completion, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
-			o.width+6, name, met.Conversations, pct(met.Successes, met.Conversations), met.SuccessBy,
-			pct(met.CooperativeSuccesses, met.Cooperative), met.Cooperative, mean(met.TurnsToCompletion, met.Successes),
+		outcome := fmt.Sprintf("success %.1f%% (%s; cooperative users %.1f%% of %d), %.1f turns to completion", pct(met.Successes, met.Conversations), met.SuccessBy,
+			pct(met.CooperativeSuccesses, met.Cooperative), met.Cooperative, mean(met.TurnsToCompletion, met.Successes))
+		if met.SuccessBy == generate.SuccessNone {
+			// Nothing marks a task done: no success rate is claimed.
+			outcome = fmt.Sprintf("no goal to reach (no final state, flow, idle_states, nlu.yaml or users.yaml goal), %.1f turns each", mean(met.Turns, met.Conversations))
+		}
+		fmt.Fprintf(w, "  %-*s %d conversations: %s, escalation %.1f%%, cancellation %.1f%%, %d violating%s\n",
+			o.width+6, name, met.Conversations, outcome,
 			pct(met.Escalations, met.Conversations), pct(met.Cancellations, met.Conversations), met.Violating, violatingNote(fails, known))
 		for _, f := range fails {
 			gf := reports.GenFailure{Failure: f}

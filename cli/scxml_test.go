@@ -61,6 +61,19 @@ var _ = Describe("SCXML suites", func() {
 		Expect(stdout).To(MatchRegexp(`generated +100 conversations: success \d+\.\d% \(flow completed; cooperative users 100\.0% of \d+\)`))
 	})
 
+	It("--generate on a chart that names no goal claims no success rate and plays whole conversations", func() {
+		// The player of package generate: buttons, no final state, no
+		// flow, no nlu.yaml, no users.yaml.
+		out := filepath.Join(GinkgoT().TempDir(), "out")
+		code, stdout, _ := run(out, "run", "../generate/testdata/player", "--out", out, "--generate", "200")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		golden("run-goalless-scxml.txt", []byte(stdout))
+		reports := files(out)
+		Expect(string(reports["generated.csv"])).To(HaveSuffix("\n1,player,default,200,0,,,50,0,0,0,0,0,0\n"))
+		Expect(string(reports["summary.json"])).To(ContainSubstring(`"success_rate": null`))
+		Expect(string(reports["report.html"])).To(ContainSubstring("no goal to reach"))
+	})
+
 	// testdata/charts/keypad's keys send key.0 to key.9; its descriptor
 	// "key" takes every one by its dot-separated prefix, and its scripts
 	// read the digit from _event.name.

@@ -149,6 +149,12 @@ type Model struct {
 	// intent's phrases a state takes, and asks no question.
 	own      map[engine.IntentID]map[string]bool
 	maxTurns int
+	// goalless: the goals are derived, and nothing in the suite says what
+	// a task is: no flow, no top-level final state, no idle_states, no
+	// goal a user asks for in words (an nlu.yaml phrase). A conversation
+	// is then played for its turns, no success is judged and no end is
+	// asked of it (Play).
+	goalless bool
 	// fallback values for slots no goal covers, and invalid ones; slotValues
 	// holds several valid candidates per slot, so that derived goals can
 	// give different slots different values.
@@ -274,6 +280,7 @@ func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	}
 	if len(mo.goals) == 0 {
 		mo.deriveGoals(s)
+		mo.goalless = len(s.Def.Flows) == 0 && len(s.Def.IdleStates) == 0 && !hasEnd(m) && !mo.askedInWords(s)
 	}
 	if len(mo.goals) == 0 {
 		return nil, fmt.Errorf("%s: no goals for generated conversations: the machine declares no intents (add users.yaml)", s.Dir)
@@ -295,10 +302,16 @@ const (
 	SuccessCondition = "users.yaml success:"
 	// SuccessMixed: success: where a goal gives one, else flow completed.
 	SuccessMixed = "success: where given, else flow completed"
+	// SuccessNone: no goal to reach (derived users of a machine with no
+	// flow and no top-level final state): no success is judged.
+	SuccessNone = "no goal to reach"
 )
 
 // SuccessBy says which definition of success the model's goals use.
 func (mo *Model) SuccessBy() string {
+	if mo.goalless {
+		return SuccessNone
+	}
 	with := 0
 	for _, g := range mo.goals {
 		if g.success != nil {
@@ -312,6 +325,32 @@ func (mo *Model) SuccessBy() string {
 		return SuccessCondition
 	}
 	return SuccessMixed
+}
+
+// askedInWords reports whether a user asks for some goal in words: a
+// phrase of nlu.yaml, not an intent or event sent by its name (without
+// nlu.yaml the name is the phrase: a chart's button).
+func (mo *Model) askedInWords(s *spec.Suite) bool {
+	if s.NLU == nil {
+		return false
+	}
+	for _, g := range mo.goals {
+		if g.say != "" || mo.intentPh[g.intent] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasEnd reports whether m has a top-level final state, where a
+// conversation ends.
+func hasEnd(m *engine.Machine) bool {
+	for i := 0; i < m.NumStates(); i++ {
+		if s := engine.StateID(i); m.IsFinal(s) && m.Parent(s) == engine.NoID {
+			return true
+		}
+	}
+	return false
 }
 
 // mayFail reports whether m invokes an action that may fail.

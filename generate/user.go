@@ -254,7 +254,9 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	requested := false
 	cooperative := true
 	refused := false
-	ended := func() bool { return d.Cfg.Final || (requested && p.idle()) }
+	// Without a goal, back at the initial state is one more place to
+	// press a button from, not the task's end.
+	ended := func() bool { return d.Cfg.Final || (requested && p.idle() && !mo.goalless) }
 	record := func(t Turn) {
 		// A turn the engine failed on is recorded too: it is the one that
 		// shows the runtime error.
@@ -309,14 +311,15 @@ func (p *Player) Play(conv Conversation, seed uint64) Outcome {
 	if err == nil && !out.Ended && ended() {
 		out.Ended = true
 	}
-	if g.success == nil && out.Ended && err == nil && !refused && p.w.completed(out.Cancelled) {
+	if g.success == nil && !mo.goalless && out.Ended && err == nil && !refused && p.w.completed(out.Cancelled) {
 		out.Success, out.SuccessTurn = true, out.Turns
 	}
 	out.Escalated = p.w.escalated
 	out.Cooperative = cooperative
-	if err == nil && cooperative && len(conv.Acts) >= mo.maxTurns && !out.Ended {
+	if err == nil && cooperative && len(conv.Acts) >= mo.maxTurns && !out.Ended && !mo.goalless {
 		// Bounded liveness: a user who always cooperates must see the
-		// task end within the suite's turn bound.
+		// task end within the suite's turn bound (without a goal there
+		// is no task to end).
 		p.checker.Violations = append(p.checker.Violations, eval.LivenessViolation(mo.m, p.states, &d.Cfg, d.Turn))
 		p.checker.Count++
 	}
@@ -479,7 +482,7 @@ func (p *Player) turn(act Act, g *goal, values []string, requested bool) (Turn, 
 			return p.request(&mo.goals[int(act.Pick)%len(mo.goals)])
 		}
 	}
-	if !requested || p.idle() {
+	if !requested || (p.idle() && !mo.goalless) {
 		return p.request(g)
 	}
 	if w := c.Waiting; w != engine.NoID && act.Kind == Follow {
@@ -704,7 +707,8 @@ func (p *Player) onwards(intents []engine.IntentID, g *goal) []engine.IntentID {
 	mo := p.mo
 	avoid := map[engine.IntentID]bool{}
 	for _, gl := range mo.goals {
-		avoid[gl.intent] = true
+		// Without a goal, a request is one more button to press.
+		avoid[gl.intent] = !mo.goalless
 	}
 	for _, role := range []string{"cancel", "human", "off_topic", "deny", "correction"} {
 		if ph, ok := mo.phrases[role]; ok {
@@ -724,7 +728,7 @@ func (p *Player) onwards(intents []engine.IntentID, g *goal) []engine.IntentID {
 		// the initial state is the way home, not a new task (a
 		// Dialogflow page whose only route is the greeting back to the
 		// start flow).
-		if (avoid[in] && !(given && p.resets(in))) || (!given && p.resets(in)) {
+		if (avoid[in] && !(given && p.resets(in))) || (!given && !mo.goalless && p.resets(in)) {
 			continue
 		}
 		out = append(out, in)

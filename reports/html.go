@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/version"
 )
@@ -370,6 +371,9 @@ func overviewRows(s *Suite, v *suiteView) []overviewRow {
 		for _, g := range s.Generated {
 			if g.Variant == name {
 				r.Generated = strconv.FormatFloat(100*ratio(g.Successes, g.Conversations), 'f', 1, 64) + "%"
+				if g.SuccessBy == generate.SuccessNone {
+					r.Generated = "no goal"
+				}
 			}
 		}
 		for _, f := range s.Failures {

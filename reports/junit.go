@@ -177,9 +177,13 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 	for _, m := range s.Generated {
 		if m.Variant == variant {
 			row := generatedRow(m)
+			success := "no goal to reach"
+			if row.SuccessRate != nil {
+				success = fmt.Sprint("success ", *row.SuccessRate)
+			}
 			add(JUnitTestCase{Name: "generated conversations", SystemOut: fmt.Sprintf(
-				"%d conversations: success %v, mean turns %v, escalation %v, cancellation %v, %d violating, %d violations",
-				row.Conversations, row.SuccessRate, row.MeanTurns, row.EscalationRate, row.CancellationRate, row.Violating, row.Violations)})
+				"%d conversations: %s, mean turns %v, escalation %v, cancellation %v, %d violating, %d violations",
+				row.Conversations, success, row.MeanTurns, row.EscalationRate, row.CancellationRate, row.Violating, row.Violations)})
 		}
 	}
 	for _, f := range s.Failures {

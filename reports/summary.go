@@ -27,19 +27,21 @@ func FailureFile(name string) string {
 // GeneratedRow is one line of generated.csv: the outcomes of the generated
 // conversations of one suite and variant.
 type GeneratedRow struct {
-	Suite            string  `csv:"suite" json:"suite"`
-	Variant          string  `csv:"variant" json:"variant"`
-	Conversations    int     `csv:"conversations" json:"conversations"`
-	Successes        int     `csv:"successes" json:"successes"`
-	SuccessRate      float64 `csv:"success_rate" json:"success_rate"`
-	MeanTurnsToDone  float64 `csv:"mean_turns_to_completion" json:"mean_turns_to_completion"`
-	MeanTurns        float64 `csv:"mean_turns" json:"mean_turns"`
-	Escalations      int     `csv:"escalations" json:"escalations"`
-	EscalationRate   float64 `csv:"escalation_rate" json:"escalation_rate"`
-	Cancellations    int     `csv:"cancellations" json:"cancellations"`
-	CancellationRate float64 `csv:"cancellation_rate" json:"cancellation_rate"`
-	Violating        int     `csv:"violating_conversations" json:"violating_conversations"`
-	Violations       int     `csv:"violations" json:"violations"`
+	Suite         string `csv:"suite" json:"suite"`
+	Variant       string `csv:"variant" json:"variant"`
+	Conversations int    `csv:"conversations" json:"conversations"`
+	Successes     int    `csv:"successes" json:"successes"`
+	// SuccessRate and MeanTurnsToDone are nil (empty, null) where the
+	// users had no goal to reach (generate.SuccessNone).
+	SuccessRate      *float64 `csv:"success_rate" json:"success_rate"`
+	MeanTurnsToDone  *float64 `csv:"mean_turns_to_completion" json:"mean_turns_to_completion"`
+	MeanTurns        float64  `csv:"mean_turns" json:"mean_turns"`
+	Escalations      int      `csv:"escalations" json:"escalations"`
+	EscalationRate   float64  `csv:"escalation_rate" json:"escalation_rate"`
+	Cancellations    int      `csv:"cancellations" json:"cancellations"`
+	CancellationRate float64  `csv:"cancellation_rate" json:"cancellation_rate"`
+	Violating        int      `csv:"violating_conversations" json:"violating_conversations"`
+	Violations       int      `csv:"violations" json:"violations"`
 }
 
 // round keeps four decimals, so that rates print the same everywhere.
@@ -70,12 +72,16 @@ func generatedRows(run *Run) ([]GeneratedRow, error) {
 
 // generatedRow is the generated.csv row of one suite and variant.
 func generatedRow(m generate.Metrics) GeneratedRow {
-	return GeneratedRow{Suite: m.Suite, Variant: m.Variant, Conversations: m.Conversations,
-		Successes: m.Successes, SuccessRate: ratio(m.Successes, m.Conversations),
-		MeanTurnsToDone: ratio(m.TurnsToCompletion, m.Successes), MeanTurns: ratio(m.Turns, m.Conversations),
+	r := GeneratedRow{Suite: m.Suite, Variant: m.Variant, Conversations: m.Conversations,
+		Successes: m.Successes, MeanTurns: ratio(m.Turns, m.Conversations),
 		Escalations: m.Escalations, EscalationRate: ratio(m.Escalations, m.Conversations),
 		Cancellations: m.Cancellations, CancellationRate: ratio(m.Cancellations, m.Conversations),
 		Violating: m.Violating, Violations: m.Violations}
+	if m.SuccessBy != generate.SuccessNone {
+		rate, turns := ratio(m.Successes, m.Conversations), ratio(m.TurnsToCompletion, m.Successes)
+		r.SuccessRate, r.MeanTurnsToDone = &rate, &turns
+	}
+	return r
 }
 
 // WriteGeneratedCSV writes generated.csv.
