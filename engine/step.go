@@ -145,9 +145,22 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	}
 	c.Now = ev.At
 	e := evalEnv{m: m, c: c, ev: ev, r: r}
-	r.internal, r.nextInternal = r.internal[:0], 0
 	if c.NBranch == 0 && !m.general {
-		return m.stepLeaf(&e, tab[int(c.State)*stride+col], r)
+		// The short way (fast.go): the active leaf's candidates, then
+		// settle. r was reset: the guards and trace steps start at 0.
+		t := TransID(NoID)
+		if cands := tab[int(c.State)*stride+col]; len(cands) > 0 {
+			t = m.pickLeaf(&e, cands, r)
+		}
+		if t != NoID {
+			r.Handled = true
+			return m.settle(&e, t, 0, r)
+		}
+		// As the general path: the eventless transitions are selected
+		// again, and Handled says whether the configuration moved.
+		err := m.settle(&e, NoID, 0, r)
+		r.Handled = len(r.Steps) > 0
+		return err
 	}
 	sel := &r.sel
 	m.selectTransitions(&e, tab, stride, col, NoID, int(ev.Branch), sel, r)
