@@ -350,19 +350,19 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 			} else {
 				v = emptyText(a.x.value(*e))
 			}
-			if v.IsEmpty() {
-				c.SetSlot(c.Waiting, v)
-				break
-			}
-			if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
-				return err
+			if !v.IsEmpty() && (v.Kind != Text || m.slots[c.Waiting].typ != TypeText) {
+				// Text into a text slot, the common case, needs no
+				// conversion: no call.
+				if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
+					return err
+				}
 			}
 			c.SetSlot(c.Waiting, v)
 		case ActClear:
 			switch {
 			case a.all:
 				c.ClearSlots()
-			case a.text == "waiting":
+			case a.to == toWaiting:
 				if c.Waiting != NoID {
 					c.SetSlot(c.Waiting, Value{})
 				}
@@ -370,10 +370,10 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 				c.SetSlot(a.slot, Value{})
 			}
 		case ActAsk:
-			switch a.text {
-			case "next":
+			switch a.to {
+			case toNext:
 				c.Waiting = m.nextEmpty(c)
-			case "none":
+			case toNone:
 				c.Waiting = NoID
 			default:
 				c.Waiting = a.slot
