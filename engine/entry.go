@@ -45,7 +45,9 @@ func (m *Machine) StartWith(c *Config, d Data, at int64, r *Result) error {
 // not a number, arithmetic whose result is NaN or infinite) does not stop it, as a guard has no way to; the step's
 // first such failure is returned once it ends, as a *RuntimeError.
 func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
-	r.data = nil
+	if r.data != nil {
+		r.data = nil
+	}
 	if err := m.step(c, ev, r); err != nil {
 		return err
 	}

@@ -141,7 +141,10 @@ const (
 )
 
 func (r *Result) reset() {
-	r.Handled, r.ReadEvent, r.exprErr = false, false, nil
+	r.Handled, r.ReadEvent = false, false
+	if r.exprErr != nil {
+		r.exprErr = nil
+	}
 	r.Steps = r.Steps[:0]
 	r.Guards = r.Guards[:0]
 	r.Actions = r.Actions[:0]
@@ -151,7 +154,10 @@ func (r *Result) reset() {
 	r.internal, r.nextInternal = r.internal[:0], 0
 	r.resume = r.resume[:0]
 	r.into = r.into[:0]
-	r.nested, r.histRun = nil, r.histRun[:0]
+	if r.nested != nil {
+		r.nested = nil
+	}
+	r.histRun = r.histRun[:0]
 }
 
 // EffectText returns the text of a say or escalate effect.

@@ -665,7 +665,12 @@ func (m *Machine) Invoke(c *Config, x ExtID, at int64, ev *Event) { m.InvokeIn(c
 // the main machine): the stub sees the branch's context, and the event is
 // addressed back to the branch.
 func (m *Machine) InvokeIn(c *Config, x ExtID, branch uint8, at int64, ev *Event) {
-	*ev = Event{Kind: DoneEvent, Ext: x, At: at, Confidence: 1, Branch: branch}
+	// Field by field: a literal is copied from a template with a
+	// write-barrier-aware move of the whole event.
+	ev.Kind, ev.Intent, ev.Timer, ev.Ext, ev.Branch = DoneEvent, 0, 0, x, branch
+	ev.At, ev.Confidence, ev.Text, ev.Value = at, 1, "", ""
+	ev.NEnt, ev.Entities = 0, [MaxEntities]Entity{}
+	ev.Payload, ev.Source, ev.Done = 0, 0, 0
 	e := evalEnv{m: m, c: c, ev: ev, br: branch}
 	xt := &m.exts[x]
 	if xt.succeeds != nil && !xt.succeeds(e) {
