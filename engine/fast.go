@@ -107,12 +107,16 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 	// event's own transition.
 	for n := -1; ; n++ {
 		if t != NoID {
-			if !m.trans[t].plain {
+			tr := &m.trans[t]
+			if !tr.plain {
 				if err := m.microstep1(e, t, lo, r); err != nil {
 					return err
 				}
+				if c.NBranch != 0 && !c.Final {
+					// It entered a parallel state: macrostep goes on.
+					return m.macrostep(*e, r, n+1)
+				}
 			} else {
-				tr := &m.trans[t]
 				leaf := c.State
 				// The trace step is appended once, complete or, when an
 				// action fails, as far as microstep would have filled it in.
@@ -170,7 +174,9 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 		if c.Final {
 			return nil
 		}
-		if c.NBranch != 0 || r.nextInternal < len(r.internal) {
+		// A plain transition enters no parallel state (nor does step
+		// hand one over): only the internal queue is left to look at.
+		if r.nextInternal < len(r.internal) {
 			return m.macrostep(*e, r, n+1)
 		}
 		cands := m.alwaysTab[c.State]
@@ -192,11 +198,10 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 // wide loads wait on the narrow stores).
 func (r *Result) addStep(from, to StateID, t TransID, glo, ghi, alo, ahi uint32) {
 	n := len(r.Steps)
-	steps := append(r.Steps, TraceStep{})
-	st := &steps[n]
+	r.Steps = append(r.Steps, TraceStep{})
+	st := &r.Steps[n]
 	st.From, st.To, st.Trans, st.Overrode = from, to, t, NoID
 	st.GuardLo, st.GuardHi, st.ActLo, st.ActHi = glo, ghi, alo, ahi
-	r.Steps = steps
 }
 
 // microstep1 is the general microstep of the one transition t.
