@@ -154,13 +154,13 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		}
 		if t != NoID {
 			r.Handled = true
-			return m.settle(&e, t, 0, r)
+			return r.stepErr(m.settle(&e, t, 0, r))
 		}
 		// As the general path: the eventless transitions are selected
 		// again, and Handled says whether the configuration moved.
 		err := m.settle(&e, NoID, 0, r)
 		r.Handled = len(r.Steps) > 0
-		return err
+		return r.stepErr(err)
 	}
 	sel := &r.sel
 	m.selectTransitions(&e, tab, stride, col, NoID, int(ev.Branch), sel, r)
@@ -174,13 +174,13 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		n := len(r.Steps)
 		err := m.macrostep(e, r, 0)
 		r.Handled = len(r.Steps) > n
-		return err
+		return r.stepErr(err)
 	}
 	r.Handled = true
 	if err := m.microstep(&e, sel, r); err != nil {
 		return err
 	}
-	return m.macrostep(e, r, 0)
+	return r.stepErr(m.macrostep(e, r, 0))
 }
 
 // pick returns the first candidate whose guard holds, recording each guard
