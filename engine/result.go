@@ -141,23 +141,28 @@ const (
 )
 
 func (r *Result) reset() {
+	r.clear()
+	r.clearRare()
+}
+
+// clear empties what every step fills; it is small enough to be inlined
+// into step, which calls clearRare only when there is something to clear.
+func (r *Result) clear() {
 	r.Handled, r.ReadEvent = false, false
-	if r.exprErr != nil {
-		r.exprErr = nil
-	}
-	r.Steps = r.Steps[:0]
-	r.Guards = r.Guards[:0]
-	r.Actions = r.Actions[:0]
-	r.Effects = r.Effects[:0]
-	r.Joins = r.Joins[:0]
-	r.Text = r.Text[:0]
+	r.Steps, r.Guards, r.Actions = r.Steps[:0], r.Guards[:0], r.Actions[:0]
+	r.Effects, r.Text = r.Effects[:0], r.Text[:0]
 	r.internal, r.nextInternal = r.internal[:0], 0
-	r.resume = r.resume[:0]
-	r.into = r.into[:0]
-	if r.nested != nil {
-		r.nested = nil
-	}
-	r.histRun = r.histRun[:0]
+}
+
+// rare reports whether the Result holds something only the general
+// algorithm or a failing expression puts there.
+func (r *Result) rare() bool {
+	return r.exprErr != nil || r.nested != nil || len(r.Joins)|len(r.resume)|len(r.into)|len(r.histRun) != 0
+}
+
+func (r *Result) clearRare() {
+	r.exprErr, r.nested = nil, nil
+	r.Joins, r.resume, r.into, r.histRun = r.Joins[:0], r.resume[:0], r.into[:0], r.histRun[:0]
 }
 
 // EffectText returns the text of a say or escalate effect.

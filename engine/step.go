@@ -40,7 +40,10 @@ var noEvent = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID}
 // A timer event must carry the timer's deadline as At; a timer that is not
 // pending (cancelled, or already fired) is ignored.
 func (m *Machine) step(c *Config, ev *Event, r *Result) error {
-	r.reset()
+	r.clear()
+	if r.rare() {
+		r.clearRare()
+	}
 	if ev.At < c.Now {
 		return m.rtErr(c, Pos{}, "event at %dms is before the current time %dms", ev.At, c.Now)
 	}
