@@ -117,6 +117,9 @@ type Result struct {
 	// it resumes that recorded nothing and have default content, run
 	// once their state is entered (enterRegion).
 	histRun []regionHist
+	// general is set by the general algorithm, which may leave Joins,
+	// resume, into, nested and histRun to clear before the next step.
+	general bool
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -154,14 +157,12 @@ func (r *Result) clear() {
 	r.internal, r.nextInternal = r.internal[:0], 0
 }
 
-// rare reports whether the Result holds something only the general
-// algorithm or a failing expression puts there.
-func (r *Result) rare() bool {
-	return r.exprErr != nil || r.nested != nil || len(r.Joins)|len(r.resume)|len(r.into)|len(r.histRun) != 0
-}
+// rare reports whether the Result may hold something only the general
+// algorithm (macrostep, microstep) or a failing expression puts there.
+func (r *Result) rare() bool { return r.general || r.exprErr != nil }
 
 func (r *Result) clearRare() {
-	r.exprErr, r.nested = nil, nil
+	r.general, r.exprErr, r.nested = false, nil, nil
 	r.Joins, r.resume, r.into, r.histRun = r.Joins[:0], r.resume[:0], r.into[:0], r.histRun[:0]
 }
 
