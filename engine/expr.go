@@ -933,11 +933,8 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 // validWaiting is valid(s): whether s passes the validator of the slot
 // being waited for (false when none is).
 func validWaiting(m *Machine, c *Config, s string) bool {
-	if c.Waiting == NoID {
-		return false
-	}
-	v := m.slots[c.Waiting].validator
-	return v == nil || v.check(s)
+	// Small enough to be inlined into valid's closure.
+	return c.Waiting != NoID && m.slots[c.Waiting].validator.check(s)
 }
 
 // before evaluates x on the configuration before the step an invariant
