@@ -74,6 +74,17 @@ var _ = Describe("SCXML suites", func() {
 		Expect(string(reports["report.html"])).To(ContainSubstring("no goal to reach"))
 	})
 
+	It("--nlu-noise-sweep on a chart that names no goal records no success rate and draws no success line", func() {
+		out := filepath.Join(GinkgoT().TempDir(), "out")
+		code, stdout, _ := run(out, "run", "../generate/testdata/player", "--out", out, "--generate", "20", "--nlu-noise-sweep", "0,0.2", "--quiet")
+		Expect(code).To(Equal(cli.ExitOK), stdout)
+		reports := files(out)
+		Expect(string(reports["noise.csv"])).To(ContainSubstring("\n1,player,default,0,20,0,,"))
+		Expect(string(reports["noise.csv"])).To(ContainSubstring("\n1,player,default,0.2,20,0,,"))
+		Expect(string(reports["summary.json"])).NotTo(ContainSubstring(`"success_rate": 0`))
+		Expect(string(reports["report.html"])).NotTo(ContainSubstring("Task success against NLU noise"))
+	})
+
 	// testdata/charts/keypad's keys send key.0 to key.9; its descriptor
 	// "key" takes every one by its dot-separated prefix, and its scripts
 	// read the digit from _event.name.

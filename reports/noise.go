@@ -64,12 +64,14 @@ func (r OptRate) MarshalJSON() ([]byte, error) {
 // summary.json: the outcomes of the generated conversations of one suite
 // and variant at one NLU error rate.
 type NoiseRow struct {
-	Suite            string  `csv:"suite" json:"-"`
-	Variant          string  `csv:"variant" json:"variant"`
-	Rate             float64 `csv:"noise" json:"noise"`
-	Conversations    int     `csv:"conversations" json:"conversations"`
-	Successes        int     `csv:"successes" json:"successes"`
-	SuccessRate      float64 `csv:"success_rate" json:"success_rate"`
+	Suite         string  `csv:"suite" json:"-"`
+	Variant       string  `csv:"variant" json:"variant"`
+	Rate          float64 `csv:"noise" json:"noise"`
+	Conversations int     `csv:"conversations" json:"conversations"`
+	Successes     int     `csv:"successes" json:"successes"`
+	// SuccessRate is empty (null) when the suite's users have no goal
+	// to reach, as in generated.csv.
+	SuccessRate      OptRate `csv:"success_rate" json:"success_rate"`
 	Escalations      int     `csv:"escalations" json:"escalations"`
 	EscalationRate   float64 `csv:"escalation_rate" json:"escalation_rate"`
 	Cancellations    int     `csv:"cancellations" json:"cancellations"`
@@ -92,7 +94,7 @@ type NoiseRow struct {
 func noiseRow(suite string, p NoisePoint) NoiseRow {
 	m := p.Metrics
 	r := NoiseRow{Suite: suite, Variant: p.Variant, Rate: p.Rate, Conversations: m.Conversations,
-		Successes: m.Successes, SuccessRate: ratio(m.Successes, m.Conversations),
+		Successes: m.Successes, SuccessRate: OptRate{Value: ratio(m.Successes, m.Conversations), OK: m.SuccessBy != generate.SuccessNone},
 		Escalations: m.Escalations, EscalationRate: ratio(m.Escalations, m.Conversations),
 		Cancellations: m.Cancellations, CancellationRate: ratio(m.Cancellations, m.Conversations),
 		Violating: m.Violating, Violations: m.Violations}
@@ -200,9 +202,13 @@ func NoiseChartSVG(run *Run) ([]byte, error) {
 		for _, v := range order {
 			var xys plotter.XYs
 			for _, pt := range s.Noise {
-				if pt.Variant == v {
+				// Users with no goal to reach have no success to draw.
+				if pt.Variant == v && pt.Metrics.SuccessBy != generate.SuccessNone {
 					xys = append(xys, plotter.XY{X: pt.Rate, Y: 100 * ratio(pt.Metrics.Successes, pt.Metrics.Conversations)})
 				}
+			}
+			if len(xys) == 0 {
+				continue
 			}
 			line, points, err := plotter.NewLinePoints(xys)
 			if err != nil {
@@ -220,6 +226,9 @@ func NoiseChartSVG(run *Run) ([]byte, error) {
 			p.Legend.Add(label, line, points)
 			series++
 		}
+	}
+	if series == 0 {
+		return nil, nil // no suite swept has a goal to reach
 	}
 	c := vgsvg.New(6*vg.Inch, 3.5*vg.Inch)
 	p.Draw(draw.New(c))
