@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -183,5 +184,21 @@ var _ = Describe("the progress estimate", func() {
 		Entry("a minute", int64(600), 10.0, "1m0s"),
 		Entry("an absurd count", int64(9223372036854775807), 1000.0, "more than 1000h0m0s"),
 		Entry("a tiny rate", int64(10), 1e-300, "more than 1000h0m0s"),
+	)
+})
+
+var _ = Describe("the progress line", func() {
+	// What runs after the conversations (the explorer) must not be shown
+	// as a rate that decays, "about 0s left", line after line.
+	DescribeTable("prints one line per tick until every conversation is done, then one more and no other",
+		func(done int64, lines int) {
+			got := cli.ProgressLines(200, done, 4)
+			Expect(got).To(HaveLen(lines))
+			for _, l := range got {
+				Expect(l).To(HavePrefix(fmt.Sprintf("progress: %d/200 conversations", done)))
+			}
+		},
+		Entry("part of the way", int64(150), 4),
+		Entry("every conversation done", int64(200), 1),
 	)
 })

@@ -20,6 +20,11 @@ type progress struct {
 	done     atomic.Int64
 	violated atomic.Int64
 	start    time.Time
+	// complete is set, by the reporter's goroutine only, once it has
+	// shown every conversation done: what runs after the conversations
+	// (the explorer) would otherwise be shown as a rate that decays
+	// with "about 0s left", line after line.
+	complete bool
 	stop     chan struct{}
 	wg       sync.WaitGroup
 }
@@ -105,6 +110,10 @@ func estimate(left int64, rate float64) string {
 
 func (p *progress) print() {
 	done, viol := p.done.Load(), p.violated.Load()
+	if p.complete {
+		return
+	}
+	p.complete = done >= p.total
 	secs := time.Since(p.start).Seconds()
 	rate := 0.0
 	if secs > 0 {

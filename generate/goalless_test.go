@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/simctl/simctl/engine"
 	"github.com/simctl/simctl/eval"
 	"github.com/simctl/simctl/generate"
 	"github.com/simctl/simctl/sim"
@@ -27,6 +28,31 @@ var _ = Describe("derived users of a machine that names no goal", func() {
 		Expect(met.Turns).To(Equal(50 * met.Conversations))
 		Expect(cov.Trans).To(HaveLen(7))
 		Expect(cov.Trans).NotTo(ContainElement(BeZero()))
+	})
+
+	It("do not press the events the machine raises itself while there is a button to press", func() {
+		// testdata/heater raises overheat itself, on a tick whose
+		// condition never holds: a user who pressed overheat would
+		// break the heater, which the heater never does on its own.
+		s := load("testdata/heater")
+		cov := eval.NewCoverage(s.Machine)
+		_, _, err := generate.Run(s, s.Variants[0], generate.Options{Seed: 1, From: 0, To: 100, Observers: []sim.Observer{cov}})
+		Expect(err).NotTo(HaveOccurred())
+		m := s.Machine
+		broken, ok := m.StateID("broken")
+		Expect(ok).To(BeTrue())
+		taken := map[string]int64{}
+		for t := 0; t < m.NumTransitions(); t++ {
+			ti := m.Transition(engine.TransID(t))
+			to := "-"
+			if ti.Target == broken {
+				to = "broken"
+			}
+			taken[ti.Trigger+"/"+to] += cov.Trans[t]
+		}
+		Expect(taken).To(HaveKeyWithValue("overheat/broken", int64(0)))
+		Expect(taken["start/-"]).To(BeNumerically(">", 0))
+		Expect(taken["stop/-"]).To(BeNumerically(">", 0))
 	})
 
 	DescribeTable("keep a goal where the suite names one",

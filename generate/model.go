@@ -174,6 +174,12 @@ type Model struct {
 	// entityTexts holds, per nlu.yaml entity, texts its rule extracts it
 	// from: a synonym per value, or short strings its pattern finds.
 	entityTexts map[string][]string
+	// own events are those the machine raises or sends itself (a chart's
+	// <raise>, its <send> to itself): the machine's own signals, such as
+	// a calculator's CALC.SUB, which no user presses while it has
+	// anything else to say (a modelling choice; the explorer still takes
+	// them as events from outside).
+	ownEvents map[engine.IntentID]bool
 }
 
 // NewModel builds the simulator's model for machine m of suite s: from the
@@ -183,6 +189,7 @@ type Model struct {
 func NewModel(s *spec.Suite, m *engine.Machine) (*Model, error) {
 	mo := &Model{m: m, phrases: map[string]string{}, intentPh: map[engine.IntentID]string{},
 		slotValue: map[engine.SlotID]string{}, slotValues: map[engine.SlotID][]string{}, answers: map[engine.SlotID][]string{}, slotInvalid: map[engine.SlotID]string{}, maxTurns: s.MaxTurns}
+	mo.ownEvents = ownEvents(s.Def, m)
 	mo.deriveEntityTexts(s.NLU)
 	mo.deriveIntentPhrases(s.NLU)
 	mo.deriveSlotValues(s)
@@ -608,9 +615,10 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 		flowSlots[f.Name] = f.Slots
 	}
 	seen := map[string]bool{}
+	all := false // the last resort takes the machine's own events too
 	addGoal := func(intent, flow, guard string) {
 		id, ok := mo.m.IntentID(intent)
-		if !ok || seen[intent+"/"+flow] {
+		if !ok || seen[intent+"/"+flow] || (mo.ownEvents[id] && !all) {
 			return
 		}
 		seen[intent+"/"+flow] = true
@@ -695,12 +703,46 @@ func (mo *Model) deriveGoals(s *spec.Suite) {
 			addGoal(t.On, "", t.Guard.Src)
 		}
 	}
-	if len(mo.goals) == 0 {
+	for _, last := range []bool{false, true} {
+		all = last
 		for _, in := range mo.m.Intents() {
-			addGoal(in, "", "")
+			if len(mo.goals) == 0 {
+				addGoal(in, "", "")
+			}
 		}
 	}
 	sort.SliceStable(mo.goals, func(i, j int) bool { return mo.goals[i].name < mo.goals[j].name })
+}
+
+// ownEvents lists the events machine m's definition d raises or sends to
+// itself, in any action list, however nested.
+func ownEvents(d *engine.Definition, m *engine.Machine) map[engine.IntentID]bool {
+	own := map[engine.IntentID]bool{}
+	var walk func([]engine.ActionDef)
+	walk = func(as []engine.ActionDef) {
+		for _, a := range as {
+			if a.Kind == engine.ActRaise || a.Kind == engine.ActSend {
+				if id, ok := m.IntentID(a.Name); ok {
+					own[id] = true
+				}
+			}
+			for _, b := range a.Branches {
+				walk(b.Actions)
+			}
+			walk(a.Body)
+		}
+	}
+	walk(d.StartActions)
+	for _, sd := range d.States {
+		walk(sd.Entry)
+		walk(sd.Exit)
+		for _, list := range [][]engine.TransitionDef{sd.On, sd.Always} {
+			for _, t := range list {
+				walk(t.Actions)
+			}
+		}
+	}
+	return own
 }
 
 // roleIntents names, per phrase role, intents that probably mean it.

@@ -710,6 +710,9 @@ func (p *Player) onwards(intents []engine.IntentID, g *goal) []engine.IntentID {
 		// Without a goal, a request is one more button to press.
 		avoid[gl.intent] = !mo.goalless
 	}
+	for in := range mo.ownEvents {
+		avoid[in] = true
+	}
 	for _, role := range []string{"cancel", "human", "off_topic", "deny", "correction"} {
 		if ph, ok := mo.phrases[role]; ok {
 			if role == "correction" {
