@@ -90,6 +90,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		b.idleStates()
 		b.tables()
 		b.m.prepareFast()
+		b.m.prepareStart()
 		b.reachability()
 	}
 	b.xc.use.sink = &b.xc.use.invReads

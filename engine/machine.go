@@ -314,7 +314,9 @@ type Machine struct {
 	initPath []StateID
 	// startActs run once, as the machine starts (Definition.StartActions).
 	startActs []uint32
-	maxChain  int
+	// quietStart: starting only enters the initial leaf (start.go).
+	quietStart bool
+	maxChain   int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
 	// regionDeep: a state inside a region has a deep history that records
