@@ -93,6 +93,7 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		b.m.prepareStart()
 		b.reachability()
 	}
+	b.m.prepareDirect()
 	b.xc.use.sink = &b.xc.use.invReads
 	b.compileInvariants()
 	b.compileBuiltinNotes()

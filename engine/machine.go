@@ -316,6 +316,7 @@ type Machine struct {
 	startActs []uint32
 	// quietStart: starting only enters the initial leaf (start.go).
 	quietStart bool
+	directIn   []IntentID // by state (DirectIntent)
 	maxChain   int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
@@ -516,12 +517,26 @@ func (m *Machine) InState(leaf, s StateID) bool {
 // DirectIntent returns the intent to emit when the driver maps the user's
 // text straight into the waiting slot in leaf state s, or NoID.
 func (m *Machine) DirectIntent(s StateID) IntentID {
-	for x := s; x != NoID; x = m.states[x].parent {
-		if m.states[x].direct != NoID {
-			return m.states[x].direct
-		}
+	if int(s) < len(m.directIn) {
+		return m.directIn[s]
 	}
 	return NoID
+}
+
+// prepareDirect fills directIn: by state, the direct slot mapping of the
+// state or of its nearest ancestor that has one, which the driver asks
+// for on every user turn.
+func (m *Machine) prepareDirect() {
+	m.directIn = make([]IntentID, len(m.states))
+	for s := range m.states {
+		m.directIn[s] = NoID
+		for x := StateID(s); x != NoID; x = m.states[x].parent {
+			if m.states[x].direct != NoID {
+				m.directIn[s] = m.states[x].direct
+				break
+			}
+		}
+	}
 }
 
 // NumTransitions returns the number of transitions; ids run from 0.
