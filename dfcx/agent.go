@@ -12,16 +12,12 @@ import (
 	"strings"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/spec"
 )
 
 // Note is a construct of the agent that the suite does not keep, or
 // keeps approximately, at its position.
-type Note struct {
-	Pos  engine.Pos
-	What string
-}
-
-func (n Note) String() string { return n.Pos.String() + ": " + n.What }
+type Note = spec.Note
 
 // Agent is an exported agent, read but not yet translated. Its resources
 // keep their JSON nodes: the translation reads them where it needs them,

@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/spec"
 	"github.com/simctl/simctl/yamltree"
 )
 
@@ -482,12 +483,10 @@ func translate(a *Agent, name string, gone map[string]bool) (*Suite, *translator
 		s.Pages += len(f.Pages)
 	}
 	s.Notes = append(append([]Note{}, a.Notes...), t.notes...)
-	sort.SliceStable(s.Notes, func(i, j int) bool { return posLess(s.Notes[i].Pos.String(), s.Notes[j].Pos.String()) })
+	spec.SortNotes(s.Notes)
 	s.Files["import.md"] = t.report(s)
 	return s, t, nil
 }
-
-func posLess(a, b string) bool { return a < b }
 
 // route is a route in scope on a page, with where it came from.
 type route struct {

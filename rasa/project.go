@@ -25,13 +25,8 @@ import (
 type Error = spec.Error
 
 // Note is a Rasa construct the translation does not keep, or keeps only
-// approximately: named in import.md and on stderr, never dropped silently.
-type Note struct {
-	Pos  engine.Pos
-	What string
-}
-
-func (n Note) String() string { return n.Pos.String() + ": " + n.What }
+// approximately.
+type Note = spec.Note
 
 // Slot is a slot of the domain.
 type Slot struct {

@@ -88,19 +88,9 @@ func Translate(p *Project, name string) (*Suite, error) {
 	s.Files["nlu.yaml"] = t.nlu()
 	s.Files["machine.yaml"] = yamltree.Generated(GeneratedMarker, p.Dir, root)
 	s.Notes = append(append([]Note{}, p.Notes...), t.notes...)
-	sort.SliceStable(s.Notes, func(i, j int) bool { return posLess(s.Notes[i].Pos, s.Notes[j].Pos) })
+	spec.SortNotes(s.Notes)
 	s.Files["import.md"] = t.report(s)
 	return s, nil
-}
-
-func posLess(a, b engine.Pos) bool {
-	if a.File != b.File {
-		return a.File < b.File
-	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	return a.Col < b.Col
 }
 
 // NLUHash is the hash recorded in a generated nlu.yaml's marker line.

@@ -51,6 +51,32 @@ func (e *Error) Error() string {
 	return e.Pos.String() + ": " + e.Msg
 }
 
+// Note is a construct of an imported project (a Rasa project, a
+// Dialogflow CX agent) that the generated suite does not keep, or keeps
+// only approximately, at its position: named in import.md and on stderr,
+// never dropped silently.
+type Note struct {
+	Pos  engine.Pos
+	What string
+}
+
+func (n Note) String() string { return n.Pos.String() + ": " + n.What }
+
+// SortNotes orders notes by file, then line, then column (numerically:
+// line 9 before line 10), keeping the order of notes at one position.
+func SortNotes(ns []Note) {
+	sort.SliceStable(ns, func(i, j int) bool {
+		a, b := ns[i].Pos, ns[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
 // unmarshaler is implemented by types that decode themselves from a node.
 type unmarshaler interface {
 	decodeYAML(d *decoder, n *yaml.Node) error
