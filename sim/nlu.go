@@ -43,6 +43,9 @@ type Stub struct {
 	// lower-cased text (keywords, entity synonyms), so that Parse folds
 	// the case of an utterance, which allocates, only then.
 	needLower bool
+	// scanning says whether there is anything past the exact phrases:
+	// rules to scan or entities to extract (scanRules).
+	scanning bool
 }
 
 type exactPhrase struct {
@@ -138,6 +141,7 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 	for i := range s.entities {
 		s.needLower = s.needLower || s.entities[i].rule.Compiled == nil && len(s.entities[i].synonyms) > 0
 	}
+	s.scanning = len(s.scan) > 0 || len(s.entities) > 0
 	s.indexExact()
 	if n.Fallback != nil {
 		s.fallback, _ = m.IntentID(n.Fallback.Intent.Value)
@@ -149,20 +153,42 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 // Parse applies the rules in file order: exact phrases first, then each
 // rule's keywords and patterns; then entities are extracted.
 func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
-	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
 	// strings.TrimSpace, without the call when text starts and ends with
 	// ASCII that is not space, as most utterances do.
 	trimmed := text
 	if n := len(text); n == 0 || !graphicASCII(text[0]) || !graphicASCII(text[n-1]) {
 		trimmed = strings.TrimSpace(text)
 	}
+	rule, ok := s.exactRule(trimmed)
+	if !ok {
+		rule = -1
+	}
+	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
+	if s.scanning {
+		rule = s.scanRules(trimmed, rule, ev)
+	}
+	switch {
+	case rule >= 0:
+		ev.Intent, ev.Confidence = s.rules[rule].intent, s.rules[rule].conf
+	case s.fallback != engine.NoID:
+		ev.Intent, ev.Confidence = s.fallback, s.fbConf
+		if ev.Value == "" {
+			ev.Value = trimmed
+		}
+	}
+	return nil
+}
+
+// scanRules is the part of Parse past the exact phrases (rule, -1 when
+// none matched), which a stub of exact phrases and a fallback does
+// without: the first rule whose keywords or patterns match, then the
+// entities.
+func (s *Stub) scanRules(trimmed string, rule int, ev *engine.Event) int {
 	var lower string
 	if s.needLower {
 		lower = strings.ToLower(trimmed)
 	}
-	rule, ok := s.exactRule(trimmed)
-	if !ok {
-		rule = -1
+	if rule < 0 {
 		for _, i := range s.scan {
 			r := &s.rules[i]
 			if containsAnyWord(lower, r.keywords) {
@@ -178,16 +204,7 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	if len(s.entities) > 0 {
 		s.extract(trimmed, lower, ev)
 	}
-	switch {
-	case rule >= 0:
-		ev.Intent, ev.Confidence = s.rules[rule].intent, s.rules[rule].conf
-	case s.fallback != engine.NoID:
-		ev.Intent, ev.Confidence = s.fallback, s.fbConf
-		if ev.Value == "" {
-			ev.Value = trimmed
-		}
-	}
-	return nil
+	return rule
 }
 
 // graphicASCII reports whether c is ASCII and neither space nor a control
