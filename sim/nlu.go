@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/shorttext"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -23,11 +24,10 @@ type NLU interface {
 // Stub is the deterministic rule-based NLU of a suite's nlu.yaml.
 type Stub struct {
 	exact map[string]int // lower-cased phrase -> rule
-	// short holds exact's ASCII phrases of 1 to shortMax bytes, by the
-	// words shortKey reads, in an open-addressed table of a power of two
-	// entries (exactRule); byLen the other ASCII phrases (empty, or
+	// short holds exact's ASCII phrases of 1 to shorttext.Max bytes, by
+	// their words (exactRule); byLen the other ASCII phrases (empty, or
 	// longer), by length in bytes.
-	short    []shortPhrase
+	short    shorttext.Table
 	byLen    [][]exactPhrase
 	rules    []stubRule
 	entities []stubEntity
@@ -52,17 +52,6 @@ type exactPhrase struct {
 	lower string
 	rule  int
 }
-
-// shortPhrase is an ASCII phrase of 1 to shortMax bytes as shortKey reads
-// it; n is 0 in an empty entry of the table.
-type shortPhrase struct {
-	lo, hi uint64
-	n      int32
-	rule   int32
-}
-
-// shortMax is the length in bytes up to which two words hold a text.
-const shortMax = 16
 
 type stubRule struct {
 	intent   engine.IntentID
@@ -214,38 +203,15 @@ func graphicASCII(c byte) bool { return c-'!' < utf8.RuneSelf-'!' }
 // exactRule looks trimmed text up among the exact phrases, lower-cased as
 // strings.ToLower does, without allocating for ASCII text: its lower case
 // is as long, and a match is ASCII (folding changes only A-Z). Text of 1
-// to shortMax bytes is read as two lower-cased words (shortKey), which
-// with its length are the text, and looked up in the short table: one
-// probe, most often, and no pass over a phrase. Longer ASCII text is
-// compared with the phrases of its length, folded as it goes. Text
-// outside ASCII is lower-cased and looked up.
+// to shorttext.Max bytes is read as two words, lower-cased, which with
+// its length are the text, and looked up in the short table: one probe,
+// most often, and no pass over a phrase. Longer ASCII text is compared
+// with the phrases of its length, folded as it goes. Text outside ASCII is
+// lower-cased and looked up.
 func (s *Stub) exactRule(trimmed string) (int, bool) {
-	if n := len(trimmed); uint(n-1) < shortMax {
-		// shortKey and shortRule, by hand: the calls were half the
-		// lookup's cost.
-		var lo, hi uint64
-		switch {
-		case n >= 8:
-			lo, hi = load8(trimmed, 0), load8(trimmed, n-8)
-		case n >= 4:
-			lo, hi = load4(trimmed, 0), load4(trimmed, n-4)
-		default:
-			for i := 0; i < n; i++ {
-				lo |= uint64(trimmed[i]) << (8 * i)
-			}
-		}
-		if (lo|hi)&highBits == 0 {
-			lo, hi = lowerASCII8(lo), lowerASCII8(hi)
-			mask := len(s.short) - 1
-			for i := shortSlot(lo, hi, n) & mask; ; i = (i + 1) & mask {
-				p := &s.short[i]
-				if p.n == 0 {
-					return 0, false
-				}
-				if p.lo == lo && p.hi == hi && int(p.n) == n {
-					return int(p.rule), true
-				}
-			}
+	if n := len(trimmed); uint(n-1) < shorttext.Max {
+		if lo, hi := shorttext.Words(trimmed); (lo|hi)&shorttext.HighBits == 0 {
+			return s.short.Find(shorttext.LowerASCII(lo), shorttext.LowerASCII(hi), n)
 		}
 	} else {
 		if n < len(s.byLen) {
@@ -263,31 +229,6 @@ func (s *Stub) exactRule(trimmed string) (int, bool) {
 	return rule, ok
 }
 
-// shortKey reads text of 1 to shortMax bytes as two little-endian words,
-// lower-cased as ASCII: its first and last eight bytes (four when it is
-// shorter than eight, overlapping when shorter than sixteen), or its
-// bytes one by one when it is shorter than four. The text must be ASCII.
-// exactRule holds a copy.
-func shortKey(t string) (lo, hi uint64) {
-	switch n := len(t); {
-	case n >= 8:
-		lo, hi = load8(t, 0), load8(t, n-8)
-	case n >= 4:
-		lo, hi = load4(t, 0), load4(t, n-4)
-	default:
-		for i := 0; i < n; i++ {
-			lo |= uint64(t[i]) << (8 * i)
-		}
-	}
-	return lowerASCII8(lo), lowerASCII8(hi)
-}
-
-// shortSlot is where, masked, the short table's probe for a key of n
-// bytes starts.
-func shortSlot(lo, hi uint64, n int) int {
-	return int((lo^hi*0x9e3779b97f4a7c15^uint64(n))*0xbf58476d1ce4e5b9) >> 40
-}
-
 // indexExact fills short and byLen from exact. Keys are distinct
 // lower-cased phrases, so at most one can match a text; sorting keeps the
 // order of the comparisons and the table's layout the same from run to
@@ -298,7 +239,7 @@ func (s *Stub) indexExact() {
 		if !isASCII(p) {
 			continue
 		}
-		if len(p) >= 1 && len(p) <= shortMax {
+		if len(p) >= 1 && len(p) <= shorttext.Max {
 			short = append(short, exactPhrase{lower: p, rule: rule})
 			continue
 		}
@@ -311,21 +252,10 @@ func (s *Stub) indexExact() {
 		slices.SortFunc(b, func(x, y exactPhrase) int { return strings.Compare(x.lower, y.lower) })
 	}
 	slices.SortFunc(short, func(x, y exactPhrase) int { return strings.Compare(x.lower, y.lower) })
-	// A quarter full at most, so that a text that is no phrase most
-	// often meets an empty entry at once; never empty, so that a probe
-	// ends.
-	size := 2
-	for size < 4*len(short) {
-		size *= 2
-	}
-	s.short = make([]shortPhrase, size)
+	s.short = shorttext.NewTable(len(short))
 	for _, p := range short {
-		lo, hi := shortKey(p.lower)
-		i := shortSlot(lo, hi, len(p.lower)) & (size - 1)
-		for s.short[i].n != 0 {
-			i = (i + 1) & (size - 1)
-		}
-		s.short[i] = shortPhrase{lo: lo, hi: hi, n: int32(len(p.lower)), rule: int32(p.rule)}
+		lo, hi := shorttext.Words(p.lower)
+		s.short.Add(lo, hi, len(p.lower), p.rule)
 	}
 }
 
@@ -338,8 +268,8 @@ func equalLowerASCII(text, lower string) bool {
 	if n >= 8 {
 		for i := 0; i < n; i += 8 {
 			i = min(i, n-8)
-			w := load8(text, i)
-			if w&highBits != 0 || lowerASCII8(w) != load8(lower, i) {
+			w := shorttext.Load8(text, i)
+			if w&shorttext.HighBits != 0 || shorttext.LowerASCII(w) != shorttext.Load8(lower, i) {
 				return false
 			}
 		}
@@ -363,41 +293,14 @@ func isASCII(s string) bool {
 	n := len(s)
 	if n >= 8 {
 		for i := 0; i < n; i += 8 {
-			or |= load8(s, min(i, n-8))
+			or |= shorttext.Load8(s, min(i, n-8))
 		}
-		return or&highBits == 0
+		return or&shorttext.HighBits == 0
 	}
 	for i := 0; i < n; i++ {
 		or |= uint64(s[i])
 	}
-	return or&highBits == 0
-}
-
-// highBits has the top bit of every byte of a word set.
-const highBits = 0x8080808080808080
-
-// load8 reads s[i:i+8] as a little-endian word, which the compiler makes
-// one load.
-func load8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
-// load4 reads s[i:i+4] as a little-endian word.
-func load4(s string, i int) uint64 {
-	_ = s[i+3]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24
-}
-
-// lowerASCII8 lower-cases the eight ASCII bytes of w: a byte from A to Z
-// gains 0x20. Adding 0x80-'A' (0x80-'Z'-1) to a byte below 0x80 sets its
-// top bit when it is at least 'A' (past 'Z'), with no carry into the next.
-func lowerASCII8(w uint64) uint64 {
-	const ones = 0x0101010101010101
-	geA := w + (0x80-'A')*ones
-	gtZ := w + (0x80-'Z'-1)*ones
-	return w | (geA&^gtZ&highBits)>>2
+	return or&shorttext.HighBits == 0
 }
 
 func matchesAny(r *spec.IntentRule, text string) bool {
