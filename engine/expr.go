@@ -931,13 +931,11 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 }
 
 // validWaiting is valid(s): whether s passes the validator of the slot
-// being waited for (false when none is).
+// being waited for (false when none is). It is small enough to be
+// inlined into valid()'s closure (a slot without a validator is checked
+// by check).
 func validWaiting(m *Machine, c *Config, s string) bool {
-	if c.Waiting == NoID {
-		return false
-	}
-	v := m.slots[c.Waiting].validator
-	return v == nil || v.check(s)
+	return c.Waiting != NoID && m.slots[c.Waiting].validator.check(s)
 }
 
 // before evaluates x on the configuration before the step an invariant
