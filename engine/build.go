@@ -1640,6 +1640,7 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 		case "all":
 			a.all = true
 		case "waiting":
+			a.to = toWaiting
 		default:
 			if !slotRef(ad.Name) {
 				return a, false
@@ -1647,7 +1648,10 @@ func (b *builder) action(ad ActionDef) (action, bool) {
 		}
 	case ActAsk:
 		switch ad.Name {
-		case "next", "none":
+		case "next":
+			a.to = toNext
+		case "none":
+			a.to = toNone
 		default:
 			if !slotRef(ad.Name) {
 				return a, false

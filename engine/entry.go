@@ -48,12 +48,12 @@ func (m *Machine) StartWith(c *Config, d Data, at int64, r *Result) error {
 // An expression that fails while the step runs (number() of text that is
 // not a number, arithmetic whose result is NaN or infinite) does not stop it, as a guard has no way to; the step's
 // first such failure is returned once it ends, as a *RuntimeError.
+//
+// Step is small enough to be inlined into its caller's loop: step returns
+// the expression's failure itself.
 func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 	r.data = nil
-	if err := m.step(c, ev, r); err != nil {
-		return err
-	}
-	return r.exprError()
+	return m.step(c, ev, r)
 }
 
 // StepWith is Step for a machine whose data model keeps its data outside
@@ -61,7 +61,13 @@ func (m *Machine) Step(c *Config, ev *Event, r *Result) error {
 // (Data.Restore it first when c was kept).
 func (m *Machine) StepWith(c *Config, d Data, ev *Event, r *Result) error {
 	r.data = d
-	if err := m.step(c, ev, r); err != nil {
+	return m.step(c, ev, r)
+}
+
+// stepErr is what a step that ran its transitions returns: err, or else
+// its first expression failure.
+func (r *Result) stepErr(err error) error {
+	if err != nil {
 		return err
 	}
 	return r.exprError()

@@ -931,10 +931,9 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 }
 
 // validWaiting is valid(s): whether s passes the validator of the slot
-// being waited for (false when none is). It is small enough to be
-// inlined into valid()'s closure (a slot without a validator is checked
-// by check).
+// being waited for (false when none is).
 func validWaiting(m *Machine, c *Config, s string) bool {
+	// Small enough to be inlined into valid's closure.
 	return c.Waiting != NoID && m.slots[c.Waiting].validator.check(s)
 }
 

@@ -78,27 +78,6 @@ func (m *Machine) exitsFrom(tr *transition, leaf StateID) {
 	}
 }
 
-// stepLeaf is step for a configuration without an active parallel
-// state, once the event was accepted: cands are the transitions the
-// event may take from the active leaf, in priority order.
-func (m *Machine) stepLeaf(e *evalEnv, cands []TransID, r *Result) error {
-	lo := uint32(len(r.Guards))
-	t := TransID(NoID)
-	if len(cands) > 0 {
-		t = m.pickLeaf(e, cands, r)
-	}
-	if t == NoID {
-		// As step's general path: the eventless transitions are selected
-		// again, and Handled says whether the configuration moved.
-		n := len(r.Steps)
-		err := m.settle(e, NoID, lo, r)
-		r.Handled = len(r.Steps) > n
-		return err
-	}
-	r.Handled = true
-	return m.settle(e, t, lo, r)
-}
-
 // pickLeaf is pick, without a call for the common candidate list whose
 // first transition has no guard.
 func (m *Machine) pickLeaf(e *evalEnv, cands []TransID, r *Result) TransID {
@@ -128,17 +107,20 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 	// event's own transition.
 	for n := -1; ; n++ {
 		if t != NoID {
-			if !m.trans[t].plain {
+			tr := &m.trans[t]
+			if !tr.plain {
 				if err := m.microstep1(e, t, lo, r); err != nil {
 					return err
 				}
+				if c.NBranch != 0 && !c.Final {
+					// It entered a parallel state: macrostep goes on.
+					return m.macrostep(*e, r, n+1)
+				}
 			} else {
-				tr := &m.trans[t]
 				leaf := c.State
-				r.Steps = append(r.Steps, TraceStep{})
-				st := &r.Steps[len(r.Steps)-1]
-				st.From, st.To, st.Trans, st.Overrode, st.GuardLo, st.GuardHi = leaf, leaf, t, NoID, lo, uint32(len(r.Guards))
-				exitLo := uint32(len(r.Actions))
+				// The trace step is appended once, complete or, when an
+				// action fails, as far as microstep would have filled it in.
+				ghi, exitLo := uint32(len(r.Guards)), uint32(len(r.Actions))
 				if !tr.quietExit {
 					for s := leaf; s != tr.domain && s != NoID; s = m.states[s].parent {
 						// As exitStates: each state leaves the configuration once its
@@ -147,23 +129,25 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 						if acts := m.states[s].exit; len(acts) > 0 {
 							r.abort = false
 							if err := m.runBlock(e, acts, r); err != nil {
+								r.addStep(leaf, leaf, t, lo, ghi, 0, 0)
 								return err
 							}
 						}
 					}
 					c.State = leaf
 				}
-				st.ActLo = uint32(len(r.Actions))
 				if acts := tr.actions; len(acts) > 0 {
+					actLo := uint32(len(r.Actions))
 					r.abort = false
 					if err := m.runBlock(e, acts, r); err != nil {
+						r.addStep(leaf, leaf, t, lo, ghi, actLo, 0)
 						return err
 					}
 				}
-				st.ActHi = uint32(len(r.Actions))
-				st.ActLo = exitLo
+				to := leaf
 				if tr.target != NoID {
 					if !tr.quietEnter {
+						actHi := uint32(len(r.Actions))
 						// As enterMain, without a parallel state to start.
 						for _, s := range tr.enter {
 							en := &m.states[s]
@@ -171,6 +155,7 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 							if len(en.entry) > 0 {
 								r.abort = false
 								if err := m.runBlock(e, en.entry, r); err != nil {
+									r.addStep(leaf, leaf, t, lo, ghi, exitLo, actHi)
 									return err
 								}
 							}
@@ -179,17 +164,19 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 							}
 						}
 					}
-					c.State = tr.leaf
+					to = tr.leaf
+					c.State = to
 					c.Final = tr.ends
-					st.To = tr.leaf
 				}
-				st.ActHi = uint32(len(r.Actions))
+				r.addStep(leaf, to, t, lo, ghi, exitLo, uint32(len(r.Actions)))
 			}
 		}
 		if c.Final {
 			return nil
 		}
-		if c.NBranch != 0 || r.nextInternal < len(r.internal) {
+		// A plain transition enters no parallel state (nor does step
+		// hand one over): only the internal queue is left to look at.
+		if r.nextInternal < len(r.internal) {
 			return m.macrostep(*e, r, n+1)
 		}
 		cands := m.alwaysTab[c.State]
@@ -204,6 +191,17 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 			return m.chainErr(c, t)
 		}
 	}
+}
+
+// addStep appends a trace step of the main machine, its fields stored in
+// place (a literal would be built on the stack and copied, and the copy's
+// wide loads wait on the narrow stores).
+func (r *Result) addStep(from, to StateID, t TransID, glo, ghi, alo, ahi uint32) {
+	n := len(r.Steps)
+	r.Steps = append(r.Steps, TraceStep{})
+	st := &r.Steps[n]
+	st.From, st.To, st.Trans, st.Overrode = from, to, t, NoID
+	st.GuardLo, st.GuardHi, st.ActLo, st.ActHi = glo, ghi, alo, ahi
 }
 
 // microstep1 is the general microstep of the one transition t.

@@ -191,9 +191,12 @@ type override struct {
 }
 
 type action struct {
-	pos     Pos
-	kind    ActionKind
-	all     bool
+	pos  Pos
+	kind ActionKind
+	all  bool
+	// to is what an ask or a clear names when it is not a slot (toNext,
+	// toNone, toWaiting), decided once so that a step compares no text.
+	to      uint8
 	slot    SlotID
 	counter CounterID
 	flow    FlowID
@@ -217,6 +220,13 @@ type action struct {
 	do     func(evalEnv)
 	each   func(evalEnv, func() error) error
 }
+
+const (
+	toSlot uint8 = iota
+	toNext
+	toNone
+	toWaiting
+)
 
 type slot struct {
 	name      string

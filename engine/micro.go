@@ -281,6 +281,7 @@ func (m *Machine) descends(a, b StateID) bool {
 // hands over part way).
 func (m *Machine) macrostep(e evalEnv, r *Result, n int) error {
 	c := e.c
+	r.general = true
 	sel := &r.sel
 	for ; ; n++ {
 		if c.Final {
@@ -440,6 +441,7 @@ func (m *Machine) raiseDone(e evalEnv, x, final StateID, r *Result) {
 // last's.
 func (m *Machine) microstep(e *evalEnv, sel *selection, r *Result) error {
 	c := e.c
+	r.general = true
 	// The trace steps are written into r.Steps at once (its capacity is
 	// kept from step to step, so this does not allocate) and filled in
 	// as the microstep runs.

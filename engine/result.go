@@ -117,6 +117,9 @@ type Result struct {
 	// it resumes that recorded nothing and have default content, run
 	// once their state is entered (enterRegion).
 	histRun []regionHist
+	// general is set by the general algorithm, which may leave Joins,
+	// resume, into, nested and histRun to clear before the next step.
+	general bool
 	// exprErr is the first runtime error an expression met (number() of
 	// text that is not a number); Step and Start return it.
 	exprErr *RuntimeError
@@ -141,17 +144,26 @@ const (
 )
 
 func (r *Result) reset() {
-	r.Handled, r.ReadEvent, r.exprErr = false, false, nil
-	r.Steps = r.Steps[:0]
-	r.Guards = r.Guards[:0]
-	r.Actions = r.Actions[:0]
-	r.Effects = r.Effects[:0]
-	r.Joins = r.Joins[:0]
-	r.Text = r.Text[:0]
+	r.clear()
+	r.clearRare()
+}
+
+// clear empties what every step fills; it is small enough to be inlined
+// into step, which calls clearRare only when there is something to clear.
+func (r *Result) clear() {
+	r.Handled, r.ReadEvent = false, false
+	r.Steps, r.Guards, r.Actions = r.Steps[:0], r.Guards[:0], r.Actions[:0]
+	r.Effects, r.Text = r.Effects[:0], r.Text[:0]
 	r.internal, r.nextInternal = r.internal[:0], 0
-	r.resume = r.resume[:0]
-	r.into = r.into[:0]
-	r.nested, r.histRun = nil, r.histRun[:0]
+}
+
+// rare reports whether the Result may hold something only the general
+// algorithm (macrostep, microstep) or a failing expression puts there.
+func (r *Result) rare() bool { return r.general || r.exprErr != nil }
+
+func (r *Result) clearRare() {
+	r.general, r.exprErr, r.nested = false, nil, nil
+	r.Joins, r.resume, r.into, r.histRun = r.Joins[:0], r.resume[:0], r.into[:0], r.histRun[:0]
 }
 
 // EffectText returns the text of a say or escalate effect.

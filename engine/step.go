@@ -40,7 +40,10 @@ var noEvent = Event{Kind: UserEvent, Intent: NoID, Timer: NoID, Ext: NoID}
 // A timer event must carry the timer's deadline as At; a timer that is not
 // pending (cancelled, or already fired) is ignored.
 func (m *Machine) step(c *Config, ev *Event, r *Result) error {
-	r.reset()
+	r.clear()
+	if r.rare() {
+		r.clearRare()
+	}
 	if ev.At < c.Now {
 		return m.rtErr(c, Pos{}, "event at %dms is before the current time %dms", ev.At, c.Now)
 	}
@@ -145,9 +148,22 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 	}
 	c.Now = ev.At
 	e := evalEnv{m: m, c: c, ev: ev, r: r}
-	r.internal, r.nextInternal = r.internal[:0], 0
 	if c.NBranch == 0 && !m.general {
-		return m.stepLeaf(&e, tab[int(c.State)*stride+col], r)
+		// The short way (fast.go): the active leaf's candidates, then
+		// settle. r was reset: the guards and trace steps start at 0.
+		t := TransID(NoID)
+		if cands := tab[int(c.State)*stride+col]; len(cands) > 0 {
+			t = m.pickLeaf(&e, cands, r)
+		}
+		if t != NoID {
+			r.Handled = true
+			return r.stepErr(m.settle(&e, t, 0, r))
+		}
+		// As the general path: the eventless transitions are selected
+		// again, and Handled says whether the configuration moved.
+		err := m.settle(&e, NoID, 0, r)
+		r.Handled = len(r.Steps) > 0
+		return r.stepErr(err)
 	}
 	sel := &r.sel
 	m.selectTransitions(&e, tab, stride, col, NoID, int(ev.Branch), sel, r)
@@ -161,13 +177,13 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 		n := len(r.Steps)
 		err := m.macrostep(e, r, 0)
 		r.Handled = len(r.Steps) > n
-		return err
+		return r.stepErr(err)
 	}
 	r.Handled = true
 	if err := m.microstep(&e, sel, r); err != nil {
 		return err
 	}
-	return m.macrostep(e, r, 0)
+	return r.stepErr(m.macrostep(e, r, 0))
 }
 
 // pick returns the first candidate whose guard holds, recording each guard
@@ -337,19 +353,19 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 			} else {
 				v = emptyText(a.x.value(*e))
 			}
-			if v.IsEmpty() {
-				c.SetSlot(c.Waiting, v)
-				break
-			}
-			if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
-				return err
+			if !v.IsEmpty() && (v.Kind != Text || m.slots[c.Waiting].typ != TypeText) {
+				// Text into a text slot, the common case, needs no
+				// conversion: no call.
+				if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
+					return err
+				}
 			}
 			c.SetSlot(c.Waiting, v)
 		case ActClear:
 			switch {
 			case a.all:
 				c.ClearSlots()
-			case a.text == "waiting":
+			case a.to == toWaiting:
 				if c.Waiting != NoID {
 					c.SetSlot(c.Waiting, Value{})
 				}
@@ -357,10 +373,10 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 				c.SetSlot(a.slot, Value{})
 			}
 		case ActAsk:
-			switch a.text {
-			case "next":
+			switch a.to {
+			case toNext:
 				c.Waiting = m.nextEmpty(c)
-			case "none":
+			case toNone:
 				c.Waiting = NoID
 			default:
 				c.Waiting = a.slot
@@ -652,7 +668,12 @@ func (m *Machine) Invoke(c *Config, x ExtID, at int64, ev *Event) { m.InvokeIn(c
 // the main machine): the stub sees the branch's context, and the event is
 // addressed back to the branch.
 func (m *Machine) InvokeIn(c *Config, x ExtID, branch uint8, at int64, ev *Event) {
-	*ev = Event{Kind: DoneEvent, Ext: x, At: at, Confidence: 1, Branch: branch}
+	// Field by field: a literal is copied from a template with a
+	// write-barrier-aware move of the whole event.
+	ev.Kind, ev.Intent, ev.Timer, ev.Ext, ev.Branch = DoneEvent, 0, 0, x, branch
+	ev.At, ev.Confidence, ev.Text, ev.Value = at, 1, "", ""
+	ev.NEnt, ev.Entities = 0, [MaxEntities]Entity{}
+	ev.Payload, ev.Source, ev.Done = 0, 0, 0
 	e := evalEnv{m: m, c: c, ev: ev, br: branch}
 	xt := &m.exts[x]
 	if xt.succeeds != nil && !xt.succeeds(e) {

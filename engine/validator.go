@@ -23,8 +23,7 @@ type validator struct {
 	fn    func(string) bool
 }
 
-// check reports whether s passes v; every text passes no validator (v
-// nil).
+// check reports whether s passes v; every text passes no validator (nil).
 func (v *validator) check(s string) bool {
 	switch {
 	case v == nil:
