@@ -29,7 +29,12 @@ func (m *Machine) prepareStart() {
 func (m *Machine) startQuiet(c *Config, at int64, r *Result) {
 	c.clear(at)
 	c.State = m.initial
-	r.reset()
+	// r.reset, clearing what only the general algorithm fills only when
+	// it holds something, as step does.
+	r.clear()
+	if r.rare() {
+		r.clearRare()
+	}
 	r.Handled = true
 	r.Steps = append(r.Steps, TraceStep{From: NoID, To: m.initial, Trans: NoID, Overrode: NoID})
 }
