@@ -90,8 +90,10 @@ func Build(d *Definition) (*Machine, Diagnostics) {
 		b.idleStates()
 		b.tables()
 		b.m.prepareFast()
+		b.m.prepareStart()
 		b.reachability()
 	}
+	b.m.prepareDirect()
 	b.xc.use.sink = &b.xc.use.invReads
 	b.compileInvariants()
 	b.compileBuiltinNotes()

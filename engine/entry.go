@@ -24,6 +24,10 @@ func (m *Machine) NewData(session string) Data {
 // initialised by the data model.
 func (m *Machine) StartWith(c *Config, d Data, at int64, r *Result) error {
 	r.data = d
+	if m.quietStart && !m.general {
+		m.startQuiet(c, at, r)
+		return nil
+	}
 	if err := m.start(c, at, r); err != nil {
 		return err
 	}

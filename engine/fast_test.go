@@ -259,6 +259,12 @@ var _ = Describe("the short way through a step (fast.go)", func() {
 		Expect(4 * taken).To(BeNumerically(">=", all))
 	})
 
+	It("starts the WORKLOAD machine the short way (start.go)", func() {
+		s, err := spec.Load("../scenarios/bench-soni")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(engine.QuietStart(s.Machine)).To(BeTrue())
+	})
+
 	It("takes every transition of the WORKLOAD machine the short way", func() {
 		s, err := spec.Load("../scenarios/bench-soni")
 		Expect(err).NotTo(HaveOccurred())

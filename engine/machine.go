@@ -324,7 +324,10 @@ type Machine struct {
 	initPath []StateID
 	// startActs run once, as the machine starts (Definition.StartActions).
 	startActs []uint32
-	maxChain  int
+	// quietStart: starting only enters the initial leaf (start.go).
+	quietStart bool
+	directIn   []IntentID // by state (DirectIntent)
+	maxChain   int
 	// nHist is how many Config.Hist entries the machine's histories use.
 	nHist int
 	// regionDeep: a state inside a region has a deep history that records
@@ -524,12 +527,26 @@ func (m *Machine) InState(leaf, s StateID) bool {
 // DirectIntent returns the intent to emit when the driver maps the user's
 // text straight into the waiting slot in leaf state s, or NoID.
 func (m *Machine) DirectIntent(s StateID) IntentID {
-	for x := s; x != NoID; x = m.states[x].parent {
-		if m.states[x].direct != NoID {
-			return m.states[x].direct
-		}
+	if int(s) < len(m.directIn) {
+		return m.directIn[s]
 	}
 	return NoID
+}
+
+// prepareDirect fills directIn: by state, the direct slot mapping of the
+// state or of its nearest ancestor that has one, which the driver asks
+// for on every user turn.
+func (m *Machine) prepareDirect() {
+	m.directIn = make([]IntentID, len(m.states))
+	for s := range m.states {
+		m.directIn[s] = NoID
+		for x := StateID(s); x != NoID; x = m.states[x].parent {
+			if m.states[x].direct != NoID {
+				m.directIn[s] = m.states[x].direct
+				break
+			}
+		}
+	}
 }
 
 // NumTransitions returns the number of transitions; ids run from 0.

@@ -1201,10 +1201,7 @@ func (m *Machine) regionsEnded(e evalEnv, r *Result) {
 // eventless transitions. The entry is recorded as a trace step with
 // Trans == NoID and From == NoID.
 func (m *Machine) start(c *Config, at int64, r *Result) error {
-	*c = Config{Now: at, State: NoID, Waiting: NoID, LastSay: NoID}
-	for i := range c.Flows {
-		c.Flows[i] = NoID
-	}
+	c.clear(at)
 	r.reset()
 	r.Handled = true
 	e := evalEnv{m: m, c: c, ev: &noEvent, r: r}

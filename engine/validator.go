@@ -4,14 +4,21 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/simctl/simctl/shorttext"
 )
 
 // validator is a compiled ValidatorDef.
 type validator struct {
-	name  string
-	pos   Pos
-	oneOf []string
+	name string
+	pos  Pos
+	// A one_of's texts of 1 to shorttext.Max bytes are in short, so that
+	// a check, which a guard such as valid(candidate) makes on every
+	// answer, compares no text; the others in long.
+	short shorttext.Table
+	long  []string
 	re    *regexp.Regexp
 	fn    func(string) bool
 }
@@ -26,7 +33,12 @@ func (v *validator) check(s string) bool {
 	case v.re != nil:
 		return v.re.MatchString(s)
 	}
-	for _, o := range v.oneOf {
+	if n := len(s); uint(n-1) < shorttext.Max {
+		lo, hi := shorttext.Words(s)
+		_, ok := v.short.Find(lo, hi, n)
+		return ok
+	}
+	for _, o := range v.long {
 		if o == s {
 			return true
 		}
@@ -86,7 +98,19 @@ func compileValidator(d ValidatorDef) (*validator, *Error) {
 	set := 0
 	if d.OneOf != nil {
 		set++
-		v.oneOf = d.OneOf
+		var short []string
+		for _, o := range d.OneOf {
+			if uint(len(o)-1) >= shorttext.Max {
+				v.long = append(v.long, o)
+			} else if !slices.Contains(short, o) {
+				short = append(short, o)
+			}
+		}
+		v.short = shorttext.NewTable(len(short))
+		for _, o := range short {
+			lo, hi := shorttext.Words(o)
+			v.short.Add(lo, hi, len(o), 1)
+		}
 	}
 	if d.Regex != "" {
 		set++

@@ -84,12 +84,14 @@ var _ = Describe("validators", func() {
 					et.OnIf("check", `pin(event.value)`, "", et.Say("pin")),
 					et.OnIf("check", `year(event.value)`, "", et.Say("year")),
 					et.OnIf("check", `contact(event.value)`, "", et.Say("contact")),
+					et.OnIf("check", `place(event.value)`, "", et.Say("place")),
 					et.On("check", "", et.Say("none")))
 			b.Def().Validators = []engine.ValidatorDef{
 				{Name: "yesno", OneOf: []string{"yes", "no"}},
 				{Name: "pin", Regex: `[0-9]{4}`},
 				{Name: "year", Regex: `^AD[0-9]{4}`},
 				{Name: "contact", Builtin: "email"},
+				{Name: "place", OneOf: []string{"Madrid", "Rome", "Madrid", "Rio", "Barcelona", "a place of twenty bytes", "Lisboa, Portugal"}},
 			}
 			var err error
 			m, err = b.Build()
@@ -105,6 +107,13 @@ var _ = Describe("validators", func() {
 			},
 			Entry("one_of: listed", "yes", "yesno"),
 			Entry("one_of: case matters", "Yes", "none"),
+			Entry("one_of: listed twice", "Madrid", "place"),
+			Entry("one_of: of three bytes", "Rio", "place"),
+			Entry("one_of: of sixteen bytes", "Lisboa, Portugal", "place"),
+			Entry("one_of: longer than sixteen bytes", "a place of twenty bytes", "place"),
+			Entry("one_of: a listed text's prefix", "Madri", "none"),
+			Entry("one_of: as long as a listed text", "Madrix", "none"),
+			Entry("one_of: a long listed text's prefix", "a place of twenty byte", "none"),
 			Entry("regex: whole match", "1234", "pin"),
 			Entry("regex: longer value", "12345", "none"),
 			Entry("regex: value with a prefix", "a1234", "none"),

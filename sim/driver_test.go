@@ -2,7 +2,10 @@ package sim_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
+	"unicode"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -89,6 +92,82 @@ var _ = Describe("the stub NLU", func() {
 			Expect(stub.Parse(text, 0, &ev)).To(Succeed())
 			Expect(ev.Intent).To(Equal(want), text)
 		}
+	})
+
+	It("finds exact phrases of every length as strings.ToLower and a lookup would, and nothing else", func() {
+		// Phrases of 0 to 24 bytes, some outside ASCII, some that text
+		// outside ASCII lower-cases to (the Kelvin sign is a k, İ an i).
+		phrases := []string{"", "a", "No", "yes", "ok", "Kit", "four", "Skip!", "cancel", "si", "sí", "Straße",
+			"tomorrow", "exactly9", "ninebytes", "book a flight", "fifteen bytes!!", "sixteen bytes !!",
+			"seventeen bytes!!", "a phrase of 24 bytes ok."}
+		var y strings.Builder
+		y.WriteString("intents:\n")
+		want := map[string]int{}
+		for i, p := range phrases {
+			fmt.Fprintf(&y, "  i%d: {exact: [%q]}\n", i, p)
+			if _, dup := want[strings.ToLower(p)]; !dup {
+				want[strings.ToLower(p)] = i
+			}
+		}
+		intents := make([]string, len(phrases))
+		for i := range phrases {
+			intents[i] = fmt.Sprintf("i%d", i)
+		}
+		ms, err := spec.LoadMachine("m.yaml", []byte("machine: m\ninitial: s\nintents: ["+strings.Join(intents, ", ")+"]\nstates:\n  s: {}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		n, err := spec.LoadNLU("nlu.yaml", []byte(y.String()), ms.Machine)
+		Expect(err).NotTo(HaveOccurred())
+		stub := sim.NewStub(n, ms.Machine)
+		rnd := rand.New(rand.NewPCG(20261127, 1))
+		alphabet := []rune("aAbBkKiIoOsS ß!.KİíÍé")
+		var texts []string
+		for _, p := range phrases {
+			r := []rune(p)
+			for k := 0; k < 20; k++ {
+				t := slices.Clone(r)
+				for j := range t {
+					switch rnd.IntN(4) {
+					case 0:
+						t[j] = unicode.ToUpper(t[j])
+					case 1:
+						if t[j] == 'k' {
+							t[j] = '\u212a'
+						} else if t[j] == 'i' {
+							t[j] = '\u0130'
+						}
+					}
+				}
+				switch rnd.IntN(4) {
+				case 0:
+					t = append(t, alphabet[rnd.IntN(len(alphabet))])
+				case 1:
+					if len(t) > 0 {
+						t[rnd.IntN(len(t))] = alphabet[rnd.IntN(len(alphabet))]
+					}
+				}
+				texts = append(texts, string(t))
+			}
+		}
+		for k := 0; k < 2000; k++ {
+			t := make([]rune, rnd.IntN(20))
+			for j := range t {
+				t[j] = alphabet[rnd.IntN(len(alphabet))]
+			}
+			texts = append(texts, string(t))
+		}
+		matched := 0
+		for _, text := range texts {
+			var ev engine.Event
+			Expect(stub.Parse(text, 0, &ev)).To(Succeed())
+			w, ok := want[strings.ToLower(strings.TrimSpace(text))]
+			if !ok {
+				Expect(ev.Intent).To(Equal(engine.IntentID(engine.NoID)), "%q", text)
+				continue
+			}
+			matched++
+			Expect(ev.Intent).To(Equal(engine.IntentID(w)), "%q", text)
+		}
+		Expect(matched).To(BeNumerically(">", 200))
 	})
 
 	It("says which texts carry intent markers", func() {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/simctl/simctl/engine"
+	"github.com/simctl/simctl/shorttext"
 	"github.com/simctl/simctl/spec"
 )
 
@@ -23,7 +24,10 @@ type NLU interface {
 // Stub is the deterministic rule-based NLU of a suite's nlu.yaml.
 type Stub struct {
 	exact map[string]int // lower-cased phrase -> rule
-	// byLen holds exact's ASCII phrases by length in bytes (exactRule).
+	// short holds exact's ASCII phrases of 1 to shorttext.Max bytes, by
+	// their words (exactRule); byLen the other ASCII phrases (empty, or
+	// longer), by length in bytes.
+	short    shorttext.Table
 	byLen    [][]exactPhrase
 	rules    []stubRule
 	entities []stubEntity
@@ -39,6 +43,9 @@ type Stub struct {
 	// lower-cased text (keywords, entity synonyms), so that Parse folds
 	// the case of an utterance, which allocates, only then.
 	needLower bool
+	// scanning says whether there is anything past the exact phrases:
+	// rules to scan or entities to extract (scanRules).
+	scanning bool
 }
 
 type exactPhrase struct {
@@ -123,6 +130,7 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 	for i := range s.entities {
 		s.needLower = s.needLower || s.entities[i].rule.Compiled == nil && len(s.entities[i].synonyms) > 0
 	}
+	s.scanning = len(s.scan) > 0 || len(s.entities) > 0
 	s.indexExact()
 	if n.Fallback != nil {
 		s.fallback, _ = m.IntentID(n.Fallback.Intent.Value)
@@ -134,20 +142,42 @@ func NewStub(n *spec.NLU, m *engine.Machine) *Stub {
 // Parse applies the rules in file order: exact phrases first, then each
 // rule's keywords and patterns; then entities are extracted.
 func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
-	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
 	// strings.TrimSpace, without the call when text starts and ends with
 	// ASCII that is not space, as most utterances do.
 	trimmed := text
 	if n := len(text); n == 0 || !graphicASCII(text[0]) || !graphicASCII(text[n-1]) {
 		trimmed = strings.TrimSpace(text)
 	}
+	rule, ok := s.exactRule(trimmed)
+	if !ok {
+		rule = -1
+	}
+	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
+	if s.scanning {
+		rule = s.scanRules(trimmed, rule, ev)
+	}
+	switch {
+	case rule >= 0:
+		ev.Intent, ev.Confidence = s.rules[rule].intent, s.rules[rule].conf
+	case s.fallback != engine.NoID:
+		ev.Intent, ev.Confidence = s.fallback, s.fbConf
+		if ev.Value == "" {
+			ev.Value = trimmed
+		}
+	}
+	return nil
+}
+
+// scanRules is the part of Parse past the exact phrases (rule, -1 when
+// none matched), which a stub of exact phrases and a fallback does
+// without: the first rule whose keywords or patterns match, then the
+// entities.
+func (s *Stub) scanRules(trimmed string, rule int, ev *engine.Event) int {
 	var lower string
 	if s.needLower {
 		lower = strings.ToLower(trimmed)
 	}
-	rule, ok := s.exactRule(trimmed)
-	if !ok {
-		rule = -1
+	if rule < 0 {
 		for _, i := range s.scan {
 			r := &s.rules[i]
 			if containsAnyWord(lower, r.keywords) {
@@ -163,16 +193,7 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	if len(s.entities) > 0 {
 		s.extract(trimmed, lower, ev)
 	}
-	switch {
-	case rule >= 0:
-		ev.Intent, ev.Confidence = s.rules[rule].intent, s.rules[rule].conf
-	case s.fallback != engine.NoID:
-		ev.Intent, ev.Confidence = s.fallback, s.fbConf
-		if ev.Value == "" {
-			ev.Value = trimmed
-		}
-	}
-	return nil
+	return rule
 }
 
 // graphicASCII reports whether c is ASCII and neither space nor a control
@@ -181,30 +202,45 @@ func graphicASCII(c byte) bool { return c-'!' < utf8.RuneSelf-'!' }
 
 // exactRule looks trimmed text up among the exact phrases, lower-cased as
 // strings.ToLower does, without allocating for ASCII text: its lower case
-// is as long, so it is compared with the ASCII phrases of its length,
-// folded as it goes. A match is ASCII (folding changes only A-Z); other
-// text is lower-cased and looked up.
+// is as long, and a match is ASCII (folding changes only A-Z). Text of 1
+// to shorttext.Max bytes is read as two words, lower-cased, which with
+// its length are the text, and looked up in the short table: one probe,
+// most often, and no pass over a phrase. Longer ASCII text is compared
+// with the phrases of its length, folded as it goes. Text outside ASCII is
+// lower-cased and looked up.
 func (s *Stub) exactRule(trimmed string) (int, bool) {
-	if len(trimmed) < len(s.byLen) {
-		for _, p := range s.byLen[len(trimmed)] {
-			if equalLowerASCII(trimmed, p.lower) {
-				return p.rule, true
+	if n := len(trimmed); uint(n-1) < shorttext.Max {
+		if lo, hi := shorttext.Words(trimmed); (lo|hi)&shorttext.HighBits == 0 {
+			return s.short.Find(shorttext.LowerASCII(lo), shorttext.LowerASCII(hi), n)
+		}
+	} else {
+		if n < len(s.byLen) {
+			for _, p := range s.byLen[n] {
+				if equalLowerASCII(trimmed, p.lower) {
+					return p.rule, true
+				}
 			}
 		}
-	}
-	if isASCII(trimmed) {
-		return 0, false
+		if isASCII(trimmed) {
+			return 0, false
+		}
 	}
 	rule, ok := s.exact[strings.ToLower(trimmed)]
 	return rule, ok
 }
 
-// indexExact fills byLen from exact. Keys are distinct lower-cased
-// phrases, so at most one can match a text; sorting keeps the order of
-// the comparisons the same from run to run.
+// indexExact fills short and byLen from exact. Keys are distinct
+// lower-cased phrases, so at most one can match a text; sorting keeps the
+// order of the comparisons and the table's layout the same from run to
+// run.
 func (s *Stub) indexExact() {
+	var short []exactPhrase
 	for p, rule := range s.exact {
 		if !isASCII(p) {
+			continue
+		}
+		if len(p) >= 1 && len(p) <= shorttext.Max {
+			short = append(short, exactPhrase{lower: p, rule: rule})
 			continue
 		}
 		for len(s.byLen) <= len(p) {
@@ -214,6 +250,12 @@ func (s *Stub) indexExact() {
 	}
 	for _, b := range s.byLen {
 		slices.SortFunc(b, func(x, y exactPhrase) int { return strings.Compare(x.lower, y.lower) })
+	}
+	slices.SortFunc(short, func(x, y exactPhrase) int { return strings.Compare(x.lower, y.lower) })
+	s.short = shorttext.NewTable(len(short))
+	for _, p := range short {
+		lo, hi := shorttext.Words(p.lower)
+		s.short.Add(lo, hi, len(p.lower), p.rule)
 	}
 }
 
@@ -226,8 +268,8 @@ func equalLowerASCII(text, lower string) bool {
 	if n >= 8 {
 		for i := 0; i < n; i += 8 {
 			i = min(i, n-8)
-			w := load8(text, i)
-			if w&highBits != 0 || lowerASCII8(w) != load8(lower, i) {
+			w := shorttext.Load8(text, i)
+			if w&shorttext.HighBits != 0 || shorttext.LowerASCII(w) != shorttext.Load8(lower, i) {
 				return false
 			}
 		}
@@ -251,35 +293,14 @@ func isASCII(s string) bool {
 	n := len(s)
 	if n >= 8 {
 		for i := 0; i < n; i += 8 {
-			or |= load8(s, min(i, n-8))
+			or |= shorttext.Load8(s, min(i, n-8))
 		}
-		return or&highBits == 0
+		return or&shorttext.HighBits == 0
 	}
 	for i := 0; i < n; i++ {
 		or |= uint64(s[i])
 	}
-	return or&highBits == 0
-}
-
-// highBits has the top bit of every byte of a word set.
-const highBits = 0x8080808080808080
-
-// load8 reads s[i:i+8] as a little-endian word, which the compiler makes
-// one load.
-func load8(s string, i int) uint64 {
-	_ = s[i+7]
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-}
-
-// lowerASCII8 lower-cases the eight ASCII bytes of w: a byte from A to Z
-// gains 0x20. Adding 0x80-'A' (0x80-'Z'-1) to a byte below 0x80 sets its
-// top bit when it is at least 'A' (past 'Z'), with no carry into the next.
-func lowerASCII8(w uint64) uint64 {
-	const ones = 0x0101010101010101
-	geA := w + (0x80-'A')*ones
-	gtZ := w + (0x80-'Z'-1)*ones
-	return w | (geA&^gtZ&highBits)>>2
+	return or&shorttext.HighBits == 0
 }
 
 func matchesAny(r *spec.IntentRule, text string) bool {

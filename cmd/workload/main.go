@@ -73,10 +73,14 @@ func main() {
 	// The options are read once: the peers' harness does not compare
 	// strings per conversation either.
 	mix, fresh := *workload == "mix", *mode == "fresh"
+	k := 0 // i%len(scripts), without a division per conversation
 	conv := func(i int, count bool) {
 		w := &scripts[0]
 		if mix {
-			w = &scripts[i%len(scripts)]
+			w = &scripts[k]
+			if k++; k == len(scripts) {
+				k = 0
+			}
 		}
 		if fresh || i == 0 {
 			if err := d.Start(0); err != nil {
@@ -108,7 +112,7 @@ func main() {
 	for i := 0; i < max(1, n/10); i++ {
 		conv(i, false)
 	}
-	d.Transitions = 0
+	d.Transitions, k = 0, 0
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		conv(i, true)
