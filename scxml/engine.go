@@ -571,6 +571,8 @@ func (x *ecmaData) fastOn(s *savedData) bool {
 func (x *ecmaData) env() *fastEnv {
 	e := &x.fe
 	e.names, e.vals, e.owned, e.touched = x.mir.names, x.mir.vals, false, e.touched[:0]
+	clear(e.fresh)
+	e.fresh = e.fresh[:0]
 	return e
 }
 

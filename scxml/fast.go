@@ -80,6 +80,7 @@ type fastExpr struct {
 	str  string // a literal's text, a variable's or a property's name
 	a, b *fastExpr
 	args []*fastExpr
+	path []string // what push, sort and an assignment write (a's path)
 }
 
 // fastCode is one compiled expression's Go form: expr for a condition or
@@ -334,7 +335,8 @@ func (p *fastParser) stmt() *fastExpr {
 		if v == nil {
 			return nil
 		}
-		return &fastExpr{op: fAssign, a: e, b: v}
+		path, _ := fastPath(e)
+		return &fastExpr{op: fAssign, a: e, b: v, path: path}
 	}
 	return e
 }
@@ -422,15 +424,17 @@ func (p *fastParser) postfix(stmt bool) *fastExpr {
 			case name == "indexOf" && len(args) == 1:
 				e = &fastExpr{op: fIndexOf, a: e, args: args}
 			case name == "push" && stmt:
-				if _, ok := fastPath(e); !ok {
+				path, ok := fastPath(e)
+				if !ok {
 					return nil
 				}
-				e = &fastExpr{op: fPush, a: e, args: args}
+				e = &fastExpr{op: fPush, a: e, args: args, path: path}
 			case name == "sort" && stmt && len(args) == 0:
-				if _, ok := fastPath(e); !ok {
+				path, ok := fastPath(e)
+				if !ok {
 					return nil
 				}
-				e = &fastExpr{op: fSort, a: e}
+				e = &fastExpr{op: fSort, a: e, path: path}
 			default:
 				return nil
 			}
@@ -538,6 +542,23 @@ type fastEnv struct {
 	owned   bool
 	in      func(string) (bool, bool)
 	touched []int
+	// fresh holds the first item of each array of items this env made,
+	// which it may write in place.
+	fresh []*plainValue
+}
+
+// mine returns items to write: itself when env made it, else a copy
+// with room for extra more.
+func (env *fastEnv) mine(items []plainValue, extra int) []plainValue {
+	if len(items) > 0 && slices.Contains(env.fresh, &items[0]) {
+		return items
+	}
+	c := make([]plainValue, len(items), len(items)+extra)
+	copy(c, items)
+	if cap(c) > 0 {
+		env.fresh = append(env.fresh, &c[:1][0])
+	}
+	return c
 }
 
 // fval is a value the subset computed: a plainValue, and whether it is
@@ -856,7 +877,7 @@ func (env *fastEnv) at(path []string) *plainValue {
 		if j < 0 {
 			return nil
 		}
-		v.items = slices.Clone(v.items)
+		v.items = env.mine(v.items, 0)
 		v = &v.items[j]
 	}
 	return v
@@ -867,14 +888,12 @@ func (env *fastEnv) at(path []string) *plainValue {
 func (env *fastEnv) exec(s *fastExpr) bool {
 	switch s.op {
 	case fAssign:
-		path, _ := fastPath(s.a)
 		v, ok := env.eval(s.b)
 		if !ok {
 			return false
 		}
-		return env.assign(path, v)
+		return env.assign(s.path, v)
 	case fPush:
-		path, _ := fastPath(s.a)
 		vals := make([]plainValue, len(s.args))
 		for i, a := range s.args {
 			v, ok := env.eval(a)
@@ -883,15 +902,17 @@ func (env *fastEnv) exec(s *fastExpr) bool {
 			}
 			vals[i] = v.plainValue
 		}
-		arr := env.at(path)
+		arr := env.at(s.path)
 		if arr == nil || arr.kind != plainArray || len(arr.items)+len(vals) > MaxItems {
 			return false
 		}
-		arr.items = append(slices.Clip(arr.items), vals...)
+		arr.items = append(env.mine(arr.items, len(vals)), vals...)
+		if len(arr.items) > 0 && !slices.Contains(env.fresh, &arr.items[0]) {
+			env.fresh = append(env.fresh, &arr.items[0]) // grown by append
+		}
 		return true
 	case fSort:
-		path, _ := fastPath(s.a)
-		arr := env.at(path)
+		arr := env.at(s.path)
 		if arr == nil || arr.kind != plainArray || len(arr.items) > MaxItems {
 			return false
 		}
@@ -900,7 +921,7 @@ func (env *fastEnv) exec(s *fastExpr) bool {
 				return false
 			}
 		}
-		arr.items = slices.Clone(arr.items)
+		arr.items = env.mine(arr.items, 0)
 		slices.SortStableFunc(arr.items, func(a, b plainValue) int { return strings.Compare(a.str, b.str) })
 		return true
 	}
@@ -927,13 +948,13 @@ func (env *fastEnv) assign(path []string, v fval) bool {
 	if o == nil || o.kind != plainObject || k == "__proto__" {
 		return false
 	}
-	o.items = slices.Clone(o.items)
 	if j := slices.Index(o.keys, k); j >= 0 {
+		o.items = env.mine(o.items, 0)
 		o.items[j] = v.plainValue
 		return true
 	}
 	o.keys = append(slices.Clone(o.keys), k)
-	o.items = append(o.items, v.plainValue)
+	o.items = append(env.mine(o.items, 1), v.plainValue)
 	return true
 }
 
