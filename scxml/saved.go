@@ -347,6 +347,24 @@ func (d *ecma) Restore(x any) bool {
 			return false
 		}
 	}
+	// The globals that stay keep their places and new ones come last, but
+	// the saved order is part of the data (globals() lists it, and
+	// fingerprints hash it, as a replay from the start makes it): those
+	// out of place are made anew.
+	j := 0
+	for _, k := range g.Keys() {
+		if d.baseline[k] {
+			continue
+		}
+		if j >= 0 && j < len(s.names) && s.names[j] == k {
+			j++
+			continue
+		}
+		j = -1 // k and every global after it are out of place
+		if g.Delete(k) != nil || g.Get(k) != nil {
+			return false
+		}
+	}
 	for i, n := range s.names {
 		p := &s.vals[i]
 		if p.kind < plainArray && samePrimitive(g.Get(n), p) {
