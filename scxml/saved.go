@@ -338,20 +338,12 @@ func (d *ecma) Restore(x any) bool {
 	s := x.(*savedData)
 	g := d.rt.GlobalObject()
 	// Every global beyond a fresh runtime's (the declared variables are
-	// among them) that the saved session did not have goes.
-	for _, k := range g.Keys() {
-		if d.baseline[k] || contains(s.names, k) {
-			continue
-		}
-		if g.Delete(k) != nil || g.Get(k) != nil {
-			return false
-		}
-	}
-	// The globals that stay keep their places and new ones come last, but
-	// the saved order is part of the data (globals() lists it, and
-	// fingerprints hash it, as a replay from the start makes it): those
-	// out of place are made anew.
-	j := 0
+	// among them) that the saved session did not have goes. The globals
+	// that stay keep their places and new ones come last, but the saved
+	// order is part of the data (globals() lists it, and fingerprints hash
+	// it, as a replay from the start makes it): those out of place go too,
+	// to be made anew.
+	j := 0 // how many of s's globals are in place; -1 once one is not
 	for _, k := range g.Keys() {
 		if d.baseline[k] {
 			continue
@@ -360,7 +352,9 @@ func (d *ecma) Restore(x any) bool {
 			j++
 			continue
 		}
-		j = -1 // k and every global after it are out of place
+		if contains(s.names, k) {
+			j = -1 // k and every global of s's after it are out of place
+		}
 		if g.Delete(k) != nil || g.Get(k) != nil {
 			return false
 		}
