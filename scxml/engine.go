@@ -197,6 +197,7 @@ type ecmaData struct {
 func (x *ecmaData) change() {
 	x.changed, x.plain = true, false
 	x.gen++
+	x.gojaIs = nil // goja's heap is no longer the value it was
 }
 
 // evaluated notes that code ran and changed the data: unless it keeps
