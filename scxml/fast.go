@@ -261,33 +261,14 @@ func fastLex(src string) ([]fastTok, bool) {
 			toks = append(toks, fastTok{kind: 's', text: src[i+1 : j], nl: nl})
 			i = j + 1
 		default:
-			rest := src[i:]
-			var k byte
-			n := 1
-			switch {
-			case strings.HasPrefix(rest, "==="):
-				k, n = tSEq, 3
-			case strings.HasPrefix(rest, "!=="):
-				k, n = tSNe, 3
-			case strings.HasPrefix(rest, "=="):
-				k, n = tEq, 2
-			case strings.HasPrefix(rest, "!="):
-				k, n = tNe, 2
-			case strings.HasPrefix(rest, "<="):
-				k, n = tLE, 2
-			case strings.HasPrefix(rest, ">="):
-				k, n = tGE, 2
-			case strings.HasPrefix(rest, "&&"):
-				k, n = tAnd, 2
-			case strings.HasPrefix(rest, "||"):
-				k, n = tOr, 2
-			case strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "++"), strings.HasPrefix(rest, "--"),
-				strings.HasPrefix(rest, "<<"), strings.HasPrefix(rest, ">>"), strings.HasPrefix(rest, "+="),
-				strings.HasPrefix(rest, "-="), strings.HasPrefix(rest, "&&="), strings.HasPrefix(rest, "||="):
-				return nil, false
-			case strings.IndexByte("()[],.;!<>=+-", c) >= 0:
-				k = c
-			default:
+			k, n := c, 1
+			for _, p := range fastPuncts {
+				if strings.HasPrefix(src[i:], p.text) {
+					k, n = p.kind, len(p.text)
+					break
+				}
+			}
+			if k == 0 || n == 1 && strings.IndexByte("()[],.;!<>=+-", c) < 0 {
 				return nil, false
 			}
 			toks = append(toks, fastTok{kind: k, nl: nl})
@@ -296,6 +277,16 @@ func fastLex(src string) ([]fastTok, bool) {
 		nl = false
 	}
 	return toks, true
+}
+
+// fastPuncts are the operators of more than one character, longest
+// first; kind 0 marks those the subset does not have.
+var fastPuncts = []struct {
+	text string
+	kind byte
+}{
+	{"===", tSEq}, {"!==", tSNe}, {"&&=", 0}, {"||=", 0}, {"==", tEq}, {"!=", tNe}, {"<=", tLE}, {">=", tGE},
+	{"&&", tAnd}, {"||", tOr}, {"=>", 0}, {"++", 0}, {"--", 0}, {"<<", 0}, {">>", 0}, {"+=", 0}, {"-=", 0},
 }
 
 type fastParser struct {
