@@ -172,7 +172,7 @@ var _ = Describe("Explore on SCXML charts", func() {
 		// that chart's configurations are rebuilt by replaying their
 		// paths on a fresh heap: the reference the stored ones must
 		// match.
-		for _, name := range []string{"pizza.scxml", "order.scxml", "heap.scxml"} {
+		for _, name := range []string{"pizza.scxml", "order.scxml", "heap.scxml", "mirror.scxml", "declare.scxml"} {
 			src, err := os.ReadFile(filepath.Join("testdata", "charts", name))
 			Expect(err).NotTo(HaveOccurred())
 			replayed := strings.Replace(string(src), "<datamodel>", `<datamodel><data id="f" expr="function () { return 1 }"/>`, 1)

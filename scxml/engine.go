@@ -3,6 +3,7 @@ package scxml
 import (
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,16 @@ type ECMAScript struct {
 	// writes holds, for each expression, the globals it may assign
 	// (bareWrites), or ok false when it may make or delete others.
 	writes []globalWrites
+	// fast holds each expression's Go form (fast.go); unsafe: some
+	// expression may change what it takes as given (fastSafe), so none
+	// runs in Go. declares names the variable of a script that only
+	// declares one (var x;, as each <data> is declared); binds marks the
+	// other scripts that may declare a global (var, function), which no
+	// delete removes.
+	fast     []fastCode
+	unsafe   bool
+	declares []string
+	binds    []bool
 }
 
 type globalWrites struct {
@@ -76,8 +87,31 @@ func (e *ECMAScript) Compile(kind engine.CodeKind, x engine.Expr) (engine.Code, 
 	names, ok := bareWrites(x.Src)
 	e.writes[i] = globalWrites{names: names, ok: ok, wild: wild(x.Src)}
 	e.event = e.event || readsEvent(x.Src)
+	for len(e.fast) <= int(i) {
+		e.fast = append(e.fast, fastCode{})
+		e.declares = append(e.declares, "")
+		e.binds = append(e.binds, false)
+	}
+	if e.p.errs[i] == nil {
+		e.fast[i] = compileFast(codeKinds[kind], x.Src)
+	}
+	e.unsafe = e.unsafe || !fastSafe(x.Src)
+	if kind == engine.ScriptCode {
+		if m := declareRE.FindStringSubmatch(x.Src); m != nil {
+			e.declares[i] = m[1]
+		} else {
+			e.binds[i] = bindsRE.MatchString(x.Src)
+		}
+	}
 	return engine.Code(i), e.p.errs[i]
 }
+
+// declareRE matches a script that only declares a variable.
+var declareRE = regexp.MustCompile(`^\s*var\s+([A-Za-z_$][A-Za-z0-9_$]*)\s*;?\s*$`)
+
+// bindsRE finds a declaration that may bind a global for good (nested
+// ones too: it errs on the safe side).
+var bindsRE = regexp.MustCompile(`\b(var|function)\b`)
 
 // NewData returns a fresh heap for one conversation of m (built with this
 // data model), its _sessionid id.
@@ -95,6 +129,15 @@ func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
 	}
 	x.d = e.p.newEcma(now, id, m.Name(), in)
 	rt := x.d.rt
+	x.clean = !e.p.lexical
+	inFn, _ := rt.GlobalObject().Get("In").(*goja.Object)
+	x.fe.in = func(name string) (bool, bool) {
+		// The chart may have made In something else (a <data id="In">).
+		if rt.GlobalObject().Get("In") != inFn {
+			return false, false
+		}
+		return in(name), true
+	}
 	x.walk.protos[0] = rt.Get("Object").ToObject(rt).Get("prototype").ToObject(rt)
 	x.walk.protos[1] = rt.Get("Array").ToObject(rt).Get("prototype").ToObject(rt)
 	return x
@@ -136,12 +179,25 @@ type ecmaData struct {
 	// with writable data properties): Save's check found them so, and
 	// nothing since may have made them otherwise (see wild).
 	listed, tame bool
+	// The mirror (fast.go): while mirror is true, mir is the data, which
+	// expressions of the subset read and write in Go, and goja's heap
+	// holds it only when stale is false (else gojaIs, when not nil, is
+	// what it holds). clean: no global goja could not delete was made
+	// but the declared ones (fixed), so that the heap can always be put
+	// back to a saved value that has fixed's.
+	mir           *savedData
+	mirror, stale bool
+	gojaIs        *savedData
+	clean         bool
+	fixed         []string
+	fe            fastEnv
 }
 
 // change notes that the data may have changed.
 func (x *ecmaData) change() {
 	x.changed, x.plain = true, false
 	x.gen++
+	x.gojaIs = nil // goja's heap is no longer the value it was
 }
 
 // evaluated notes that code ran and changed the data: unless it keeps
@@ -151,6 +207,12 @@ func (x *ecmaData) evaluated(codes ...engine.Code) {
 	for _, c := range codes {
 		if w := x.dm.writes[c]; !w.ok || w.wild {
 			x.tame = false
+		}
+		if n := x.dm.declares[c]; n != "" && !slices.Contains(x.fixed, n) {
+			x.fixed = append(x.fixed, n)
+		}
+		if x.dm.binds[c] {
+			x.clean = false
 		}
 	}
 	if !x.listed {
@@ -201,6 +263,9 @@ func (x *ecmaData) held(create bool) *goja.Object {
 
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
+	if err := x.materialize(); err != nil {
+		return err
+	}
 	x.evaluated(code)
 	v, err := x.d.run(Expr(code))
 	if err != nil {
@@ -212,6 +277,7 @@ func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engi
 // HoldError keeps the data of an error.execution event: the element
 // (its tag, from the chart), where it is and the reason.
 func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
+	_ = x.materialize() // clean: it cannot fail
 	x.change()
 	o := x.d.rt.NewObject()
 	_ = o.Set("tagname", x.tags[pos])
@@ -223,6 +289,10 @@ func (x *ecmaData) HoldError(key uint32, pos engine.Pos, err error) {
 
 func (x *ecmaData) Take(key uint32) {
 	x.payload, x.key = goja.Undefined(), key
+	if x.mirror && !slices.Contains(x.mir.names, heldName) {
+		return // nothing held
+	}
+	_ = x.materialize()
 	if o := x.held(false); o != nil {
 		x.change()
 		k := strconv.FormatUint(uint64(key), 10)
@@ -234,6 +304,10 @@ func (x *ecmaData) Take(key uint32) {
 }
 
 func (x *ecmaData) Drop(key uint32) {
+	if x.mirror && !slices.Contains(x.mir.names, heldName) {
+		return
+	}
+	_ = x.materialize()
 	o := x.held(false)
 	if o == nil {
 		return
@@ -312,12 +386,41 @@ func (x *ecmaData) reads(code engine.Code) {
 
 func (x *ecmaData) Cond(code engine.Code, c *engine.Config, ev *engine.Event) (bool, error) {
 	x.bind(c, ev)
+	if x.mirror {
+		if f := &x.dm.fast[code]; f.ok {
+			if v, ok := x.env().eval(f.expr); ok {
+				return truthy(&v.plainValue), nil
+			}
+		}
+		if err := x.materialize(); err != nil {
+			return false, err
+		}
+	}
 	x.reads(code)
 	return x.d.Cond(Expr(code))
 }
 
 func (x *ecmaData) Value(code engine.Code, c *engine.Config, ev *engine.Event) (engine.Value, error) {
 	x.bind(c, ev)
+	if x.mirror {
+		if f := &x.dm.fast[code]; f.ok {
+			if v, ok := x.env().eval(f.expr); ok {
+				switch v.kind {
+				case plainUndefined, plainNull:
+					return engine.Value{}, nil
+				case plainNumber:
+					return engine.NumberValue(v.num), nil
+				case plainString:
+					return engine.TextValue(v.str), nil
+				case plainTrue, plainFalse:
+					return engine.BoolValue(v.kind == plainTrue), nil
+				}
+			}
+		}
+		if err := x.materialize(); err != nil {
+			return engine.Value{}, err
+		}
+	}
 	x.reads(code)
 	v, err := x.d.run(Expr(code))
 	if err != nil {
@@ -347,6 +450,18 @@ func engineValue(v goja.Value) engine.Value {
 
 func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
+	if x.mirror {
+		if fl, fc := &x.dm.fast[loc], &x.dm.fast[code]; fl.ok && fc.ok {
+			env := x.env()
+			if v, ok := env.eval(fc.expr); ok && env.assign(fl.path, v) {
+				x.commit(env)
+				return nil
+			}
+		}
+		if err := x.materialize(); err != nil {
+			return err
+		}
+	}
 	x.evaluated(loc, code)
 	v, err := x.d.Value(Expr(code))
 	if err != nil {
@@ -357,6 +472,24 @@ func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Ev
 
 func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
+	if x.mirror {
+		if f := &x.dm.fast[code]; f.ok {
+			env := x.env()
+			ok := true
+			for _, st := range f.stmts {
+				if ok = env.exec(st); !ok {
+					break
+				}
+			}
+			if ok {
+				x.commit(env)
+				return nil
+			}
+		}
+		if err := x.materialize(); err != nil {
+			return err
+		}
+	}
 	x.evaluated(code)
 	return x.d.Script(Expr(code))
 }
@@ -365,6 +498,9 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 // recommendation says; item and index may be new variables.
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
+	if err := x.materialize(); err != nil {
+		return err
+	}
 	x.change()
 	x.listed, x.tame = false, false // item and index may be new globals
 	items, err := x.d.Iterate(Expr(arr))
@@ -390,6 +526,10 @@ func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *e
 // Save copies the data (ecma.Save) with each variable's fingerprint, so
 // that a later Restore puts back only the variables that differ.
 func (x *ecmaData) Save() (any, bool) {
+	if x.mirror {
+		x.changed = false
+		return x.mir, true
+	}
 	if x.d.p.lexical {
 		return nil, false
 	}
@@ -406,7 +546,76 @@ func (x *ecmaData) Save() (any, bool) {
 	}
 	s.hashes = slices.Clone(x.hashes)
 	x.changed, x.plain, x.tame = false, true, true
+	x.gojaIs = s
+	if x.fastOn(s) {
+		x.mir, x.mirror, x.stale = s, true, false
+	}
 	return s, true
+}
+
+// fastOn reports whether the data may be s, a saved value, as a mirror
+// (fast.go): the chart lets its expressions run in Go, and goja's heap
+// can be put back to s whenever one does not.
+func (x *ecmaData) fastOn(s *savedData) bool {
+	if x.dm.unsafe || !x.clean || s.hashes == nil {
+		return false
+	}
+	for _, n := range x.fixed {
+		if !slices.Contains(s.names, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// env returns the evaluator of the subset on the mirror.
+func (x *ecmaData) env() *fastEnv {
+	e := &x.fe
+	e.names, e.vals, e.owned, e.touched = x.mir.names, x.mir.vals, false, e.touched[:0]
+	clear(e.fresh)
+	e.fresh = e.fresh[:0]
+	return e
+}
+
+// commit makes what env wrote the mirror: a new savedData, as saved
+// values are kept by the explorer and never written.
+func (x *ecmaData) commit(env *fastEnv) {
+	x.changed = true
+	if len(env.touched) == 0 {
+		return
+	}
+	s := *x.mir
+	s.vals = env.vals
+	s.hashes = slices.Clone(s.hashes)
+	for _, i := range env.touched {
+		var h wordhash.Hash
+		hashPlain(&h, &s.vals[i])
+		s.hashes[i] = uint64(h)
+	}
+	x.mir, x.stale = &s, true
+}
+
+// materialize puts the mirror into goja's heap, before goja evaluates an
+// expression (which may then change it: the mirror is no longer the
+// data). It returns a HaltError in the case clean rules out, where goja
+// cannot take the mirror back.
+func (x *ecmaData) materialize() error {
+	if !x.mirror {
+		return nil
+	}
+	x.mirror = false
+	if !x.stale && x.gojaIs == x.mir {
+		x.gojaIs = nil
+		return nil
+	}
+	changed := x.changed
+	ok := x.restoreGoja(x.mir)
+	x.changed = changed
+	x.gojaIs = nil
+	if !ok {
+		return &HaltError{Msg: "the data could not be put back into the script engine"}
+	}
+	return nil
 }
 
 // Restore puts saved data back. _event is not saved data: it stays bound
@@ -415,6 +624,23 @@ func (x *ecmaData) Save() (any, bool) {
 // others, only those whose fingerprints differ are set.
 func (x *ecmaData) Restore(saved any) bool {
 	s := saved.(*savedData)
+	if x.fastOn(s) {
+		// Goja's heap is put back only when an expression outside the
+		// subset needs it.
+		x.mir, x.mirror, x.changed = s, true, false
+		x.stale = x.gojaIs != s
+		return true
+	}
+	x.mirror = false
+	ok := x.restoreGoja(s)
+	if ok {
+		x.gojaIs = s
+	}
+	return ok
+}
+
+// restoreGoja puts saved data back into goja's heap.
+func (x *ecmaData) restoreGoja(s *savedData) bool {
 	if s.hashes != nil {
 		x.hashVars()
 		if x.walk.plain && slices.Equal(x.hashNames, s.names) && x.d.restoreChanged(s, x.hashes, x.tame, x.walk.keys) {
@@ -424,7 +650,7 @@ func (x *ecmaData) Restore(saved any) bool {
 		}
 	}
 	x.listed = false
-	if !x.d.Restore(saved) {
+	if !x.d.Restore(s) {
 		x.change()
 		return false
 	}
@@ -462,6 +688,14 @@ func (x *ecmaData) hashVars() {
 // Fingerprint hashes every global the conversation's scripts made or
 // changed, with its name.
 func (x *ecmaData) Fingerprint() uint64 {
+	if x.mirror {
+		h := wordhash.Hash(x.mir.rand)
+		for i, n := range x.mir.names {
+			h.Str(n)
+			h.Word(x.mir.hashes[i])
+		}
+		return uint64(h)
+	}
 	x.hashVars()
 	h := wordhash.Hash(x.d.rand)
 	for i, n := range x.hashNames {

@@ -338,10 +338,22 @@ func (d *ecma) Restore(x any) bool {
 	s := x.(*savedData)
 	g := d.rt.GlobalObject()
 	// Every global beyond a fresh runtime's (the declared variables are
-	// among them) that the saved session did not have goes.
+	// among them) that the saved session did not have goes. The globals
+	// that stay keep their places and new ones come last, but the saved
+	// order is part of the data (globals() lists it, and fingerprints hash
+	// it, as a replay from the start makes it): those out of place go too,
+	// to be made anew.
+	j := 0 // how many of s's globals are in place; -1 once one is not
 	for _, k := range g.Keys() {
-		if d.baseline[k] || contains(s.names, k) {
+		if d.baseline[k] {
 			continue
+		}
+		if j >= 0 && j < len(s.names) && s.names[j] == k {
+			j++
+			continue
+		}
+		if contains(s.names, k) {
+			j = -1 // k and every global of s's after it are out of place
 		}
 		if g.Delete(k) != nil || g.Get(k) != nil {
 			return false
