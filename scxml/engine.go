@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 
@@ -138,6 +139,8 @@ func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
 		}
 		return in(name), true
 	}
+	x.evGo = plainValue{kind: plainObject, keys: eventKeys, items: x.evItems[:]}
+	x.lits = map[string]litView{}
 	x.walk.protos[0] = rt.Get("Object").ToObject(rt).Get("prototype").ToObject(rt)
 	x.walk.protos[1] = rt.Get("Array").ToObject(rt).Get("prototype").ToObject(rt)
 	return x
@@ -191,6 +194,23 @@ type ecmaData struct {
 	clean         bool
 	fixed         []string
 	fe            fastEnv
+	// _event: pend, goja's is not yet the event bound last, which
+	// pendSE and the literal pendLit (its data, when not "") describe
+	// (setEvent); evGo is that event for the subset (its items evItems),
+	// when evOK; lits holds the data of the literals seen, and whether
+	// the subset may read it (sameText).
+	pend    bool
+	pendSE  Event
+	pendLit string
+	evGo    plainValue
+	evItems [7]plainValue
+	evOK    bool
+	lits    map[string]litView
+}
+
+type litView struct {
+	p  plainValue
+	ok bool
 }
 
 // change notes that the data may have changed.
@@ -263,7 +283,7 @@ func (x *ecmaData) held(create bool) *goja.Object {
 
 func (x *ecmaData) Hold(code engine.Code, key uint32, c *engine.Config, ev *engine.Event) error {
 	x.bind(c, ev)
-	if err := x.materialize(); err != nil {
+	if err := x.toGoja(); err != nil {
 		return err
 	}
 	x.evaluated(code)
@@ -359,8 +379,8 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	case ev.Kind == engine.DoneEvent || ev.Kind == engine.FailedEvent:
 		se.Name = ev.Kind.String() + "." + x.m.ExtName(ev.Ext)
 	}
-	switch {
-	case ev.Payload != 0 && ev.Payload == x.key:
+	payload := ev.Payload != 0 && ev.Payload == x.key
+	if payload {
 		se.Data = x.payload
 		if o, ok := x.payload.(*goja.Object); ok && se.Name == OtherEvent {
 			// A sent event whose computed name the chart does not
@@ -369,10 +389,110 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 				se.Name, se.Data = n.String(), o.Get("data")
 			}
 		}
-	case ev.Value != "":
-		se.Data = x.d.literal(ev.Value)
+	}
+	lit := ""
+	if !payload && ev.Value != "" {
+		lit = ev.Value
+	}
+	x.pend, x.pendSE, x.pendLit = true, se, lit
+	x.view(&se, payload, lit)
+}
+
+// view makes x.evGo _event as SetEvent(se) would make it in goja, for
+// the subset to read (fastEnv.event), with the data of literal lit
+// (when not "") or, for a payload, undefined; evOK is false when it
+// cannot: a payload that is not undefined, a text goja would not give
+// back as it is.
+func (x *ecmaData) view(se *Event, payload bool, lit string) {
+	x.evOK = false
+	if x.dm.unsafe || payload && !goja.IsUndefined(x.payload) {
+		return
+	}
+	it := &x.evItems
+	it[0] = plainValue{kind: plainString, str: se.Name}
+	it[1] = plainValue{kind: plainString, str: se.Type}
+	for i, f := range [...]string{se.SendID, se.Origin, se.OriginType, se.InvokeID} {
+		it[2+i] = plainValue{}
+		if f != "" {
+			it[2+i] = plainValue{kind: plainString, str: f}
+		}
+	}
+	it[6] = plainValue{}
+	if lit != "" {
+		v, ok := x.lits[lit]
+		if !ok {
+			v.p = capture(x.d.literal(lit))
+			v.ok = sameText(&v.p)
+			if len(x.lits) >= maxLits {
+				clear(x.lits)
+			}
+			x.lits[lit] = v
+		}
+		if !v.ok {
+			return
+		}
+		it[6] = v.p
+	}
+	for i := range 6 {
+		if !sameText(&it[i]) {
+			return
+		}
+	}
+	x.evOK = true
+}
+
+// maxLits bounds the events' data that ecmaData.lits keeps.
+const maxLits = 1024
+
+// eventKeys are the properties of _event, as SetEvent makes them.
+var eventKeys = []string{"name", "type", "sendid", "origin", "origintype", "invokeid", "data"}
+
+// sameText reports whether the texts of p are what goja holds: a Go
+// string goja would not give back as it is (not UTF-8, or a lone
+// surrogate it turned into U+FFFD) is not.
+func sameText(p *plainValue) bool {
+	if p.kind == plainString && (!utf8.ValidString(p.str) || strings.ContainsRune(p.str, utf8.RuneError)) {
+		return false
+	}
+	for _, k := range p.keys {
+		if !utf8.ValidString(k) || strings.ContainsRune(k, utf8.RuneError) {
+			return false
+		}
+	}
+	for i := range p.items {
+		if !sameText(&p.items[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// setEvent binds _event in goja to the event bound last, before goja
+// evaluates an expression: bind leaves it pending, as most steps
+// evaluate nothing in goja. goja may then write its copy of the data,
+// so the subset stops reading _event until the next event is bound.
+func (x *ecmaData) setEvent() {
+	x.evOK = false
+	if !x.pend {
+		return
+	}
+	x.pend = false
+	se := x.pendSE
+	if x.pendLit != "" {
+		se.Data = x.d.literal(x.pendLit)
 	}
 	x.d.SetEvent(se)
+	x.pendSE = Event{}
+}
+
+// toGoja readies goja's heap and _event for goja to evaluate an
+// expression.
+func (x *ecmaData) toGoja() error {
+	if err := x.materialize(); err != nil {
+		return err
+	}
+	x.setEvent()
+	return nil
 }
 
 // reads notes that expression code runs: unless it is pure and the heap
@@ -392,9 +512,9 @@ func (x *ecmaData) Cond(code engine.Code, c *engine.Config, ev *engine.Event) (b
 				return truthy(&v.plainValue), nil
 			}
 		}
-		if err := x.materialize(); err != nil {
-			return false, err
-		}
+	}
+	if err := x.toGoja(); err != nil {
+		return false, err
 	}
 	x.reads(code)
 	return x.d.Cond(Expr(code))
@@ -417,9 +537,9 @@ func (x *ecmaData) Value(code engine.Code, c *engine.Config, ev *engine.Event) (
 				}
 			}
 		}
-		if err := x.materialize(); err != nil {
-			return engine.Value{}, err
-		}
+	}
+	if err := x.toGoja(); err != nil {
+		return engine.Value{}, err
 	}
 	x.reads(code)
 	v, err := x.d.run(Expr(code))
@@ -458,9 +578,9 @@ func (x *ecmaData) Assign(loc, code engine.Code, c *engine.Config, ev *engine.Ev
 				return nil
 			}
 		}
-		if err := x.materialize(); err != nil {
-			return err
-		}
+	}
+	if err := x.toGoja(); err != nil {
+		return err
 	}
 	x.evaluated(loc, code)
 	v, err := x.d.Value(Expr(code))
@@ -486,9 +606,9 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 				return nil
 			}
 		}
-		if err := x.materialize(); err != nil {
-			return err
-		}
+	}
+	if err := x.toGoja(); err != nil {
+		return err
 	}
 	x.evaluated(code)
 	return x.d.Script(Expr(code))
@@ -498,7 +618,7 @@ func (x *ecmaData) Script(code engine.Code, c *engine.Config, ev *engine.Event) 
 // recommendation says; item and index may be new variables.
 func (x *ecmaData) Foreach(arr, item, index engine.Code, c *engine.Config, ev *engine.Event, body func() error) error {
 	x.bind(c, ev)
-	if err := x.materialize(); err != nil {
+	if err := x.toGoja(); err != nil {
 		return err
 	}
 	x.change()
@@ -572,6 +692,10 @@ func (x *ecmaData) fastOn(s *savedData) bool {
 func (x *ecmaData) env() *fastEnv {
 	e := &x.fe
 	e.names, e.vals, e.owned, e.touched = x.mir.names, x.mir.vals, false, e.touched[:0]
+	e.event = nil
+	if x.evOK {
+		e.event = &x.evGo
+	}
 	clear(e.fresh)
 	e.fresh = e.fresh[:0]
 	return e

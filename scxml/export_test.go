@@ -23,6 +23,11 @@ func BareWrites(src string) ([]string, bool) { return bareWrites(src) }
 type FastCase struct {
 	Kind, Loc, Src string
 	Vars, JSON     []string
+	// Event, when not nil, is bound to _event as a step binds it, its
+	// Data (not Event.Data) the text of the engine's event (Event.Value),
+	// which goja reads as a literal ("" for none).
+	Event *Event
+	Data  string
 }
 
 // FastAgrees evaluates c in the Go subset (fast.go) and in goja, on the
@@ -56,6 +61,18 @@ func FastAgrees(c FastCase) (covered bool, diff string) {
 	if !ok {
 		return false, "the heap is not plain data: " + strings.Join(c.JSON, " ")
 	}
+	// _event, bound as ecmaData.bind binds it and set in goja as
+	// setEvent sets it.
+	x := &ecmaData{d: d, dm: &ECMAScript{}, lits: map[string]litView{}}
+	x.evGo = plainValue{kind: plainObject, keys: eventKeys, items: x.evItems[:]}
+	d.readonly("_event", goja.Undefined())
+	if c.Event != nil {
+		x.view(c.Event, false, c.Data)
+		x.pend, x.pendSE, x.pendLit = true, *c.Event, c.Data
+		ok := x.evOK
+		x.setEvent()
+		x.evOK = ok
+	}
 	// The mirror's fingerprints are goja's.
 	if diff := sameHashes(d, s.names, s.vals); diff != "" {
 		return false, "before: " + diff
@@ -67,6 +84,9 @@ func FastAgrees(c FastCase) (covered bool, diff string) {
 	}
 	fc := compileFast(kinds[c.Kind], c.Src)
 	env := &fastEnv{names: s.names, vals: s.vals, in: func(n string) (bool, bool) { return n == "on", true }}
+	if x.evOK {
+		env.event = &x.evGo
+	}
 	var loc Expr
 	var fl fastCode
 	if c.Kind == "assign" {

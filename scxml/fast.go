@@ -23,10 +23,16 @@ import (
 //     literals of these;
 //   - a variable (a global the mirror holds), a property an object holds
 //     (a.b), the length of an array or an ASCII string;
+//   - _event: its name, type, sendid, origin, origintype and invokeid,
+//     and its data (a property it has, as of a variable's object) while
+//     goja has not run since the event was bound (ecmaData.bind), as
+//     goja's copy of the data might have been written;
 //   - ! and unary -, + and - (on numbers; + on strings, and on a string
-//     with a boolean, null, undefined or an integer below 1e21), <, <=,
+//     with a boolean, null, undefined or an integer below 1e21), *, /
+//     and % (on numbers), <, <=,
 //     >, >= (on numbers, or on ASCII strings), ===, !==, == and != (on
-//     primitives of one type, or null and undefined), && and ||;
+//     primitives of one type, or null and undefined), && and ||, and
+//     c ? a : b;
 //   - In('state'), and indexOf of a primitive on an array or an ASCII
 //     string;
 //   - as a script's statements (separated by ; or new lines) or an
@@ -70,6 +76,11 @@ const (
 	fNe
 	fAnd
 	fOr
+	fMul
+	fDiv
+	fMod
+	fCond   // a ? args[0] : args[1]
+	fEvent  // _event
 	fAssign // a = b, a statement's
 )
 
@@ -268,7 +279,7 @@ func fastLex(src string) ([]fastTok, bool) {
 					break
 				}
 			}
-			if k == 0 || n == 1 && strings.IndexByte("()[],.;!<>=+-", c) < 0 {
+			if k == 0 || n == 1 && strings.IndexByte("()[],.;!<>=+-*/%?:", c) < 0 {
 				return nil, false
 			}
 			toks = append(toks, fastTok{kind: k, nl: nl})
@@ -287,6 +298,7 @@ var fastPuncts = []struct {
 }{
 	{"===", tSEq}, {"!==", tSNe}, {"&&=", 0}, {"||=", 0}, {"==", tEq}, {"!=", tNe}, {"<=", tLE}, {">=", tGE},
 	{"&&", tAnd}, {"||", tOr}, {"=>", 0}, {"++", 0}, {"--", 0}, {"<<", 0}, {">>", 0}, {"+=", 0}, {"-=", 0},
+	{"**", 0}, {"*=", 0}, {"/=", 0}, {"%=", 0}, {"//", 0}, {"/*", 0}, {"??", 0}, {"?.", 0},
 }
 
 type fastParser struct {
@@ -332,7 +344,24 @@ func (p *fastParser) stmt() *fastExpr {
 	return e
 }
 
-func (p *fastParser) expr() *fastExpr { return p.binary(0) }
+// expr parses an expression: a conditional, or a binary one.
+func (p *fastParser) expr() *fastExpr {
+	c := p.binary(0)
+	if c == nil || !p.at('?') {
+		return c
+	}
+	p.i++
+	a := p.expr()
+	if a == nil || !p.at(':') {
+		return nil
+	}
+	p.i++
+	b := p.expr()
+	if b == nil {
+		return nil
+	}
+	return &fastExpr{op: fCond, a: c, args: []*fastExpr{a, b}}
+}
 
 // binLevels are the binary operators by precedence, lowest first.
 var binLevels = [][]struct {
@@ -344,6 +373,7 @@ var binLevels = [][]struct {
 	{{tSEq, fSEq}, {tSNe, fSNe}, {tEq, fEq}, {tNe, fNe}},
 	{{'<', fLT}, {tLE, fLE}, {'>', fGT}, {tGE, fGE}},
 	{{'+', fAdd}, {'-', fSub}},
+	{{'*', fMul}, {'/', fDiv}, {'%', fMod}},
 }
 
 func (p *fastParser) binary(level int) *fastExpr {
@@ -490,6 +520,8 @@ func (p *fastParser) primary() *fastExpr {
 			return &fastExpr{op: fFalse}
 		case "null":
 			return &fastExpr{op: fNull}
+		case "_event":
+			return &fastExpr{op: fEvent}
 		}
 		return &fastExpr{op: fIdent, str: t.text}
 	case '(':
@@ -528,10 +560,13 @@ func (p *fastParser) primary() *fastExpr {
 // a state is active (false when In is not the chart's own), and
 // touched lists the variables written.
 type fastEnv struct {
-	names   []string
-	vals    []plainValue
-	owned   bool
-	in      func(string) (bool, bool)
+	names []string
+	vals  []plainValue
+	owned bool
+	in    func(string) (bool, bool)
+	// event is _event as goja has it, nil when the subset may not read
+	// it (ecmaData.bind).
+	event   *plainValue
 	touched []int
 	// fresh holds the first item of each array of items this env made,
 	// which it may write in place.
@@ -707,6 +742,20 @@ func (env *fastEnv) eval(e *fastExpr) (fval, bool) {
 			}
 		}
 		return fval{}, false
+	case fEvent:
+		if env.event == nil || env.lookup("_event") >= 0 {
+			return fval{}, false // a <data id="_event"> is listed as a variable
+		}
+		return fval{plainValue: *env.event, ref: true}, true
+	case fCond:
+		c, ok := env.eval(e.a)
+		if !ok {
+			return fval{}, false
+		}
+		if truthy(&c.plainValue) {
+			return env.eval(e.args[0])
+		}
+		return env.eval(e.args[1])
 	case fIn:
 		v, ok := env.eval(e.args[0])
 		if !ok || env.in == nil || v.kind != plainString {
@@ -786,10 +835,25 @@ func (env *fastEnv) eval(e *fastExpr) (fval, bool) {
 			return fval{}, false
 		}
 		return fval{plainValue: plainValue{kind: plainString, str: sa + sb}}, true
-	case fSub:
-		if pa.kind == plainNumber && pb.kind == plainNumber {
-			return numVal(pa.num - pb.num), true
+	case fSub, fMul, fDiv, fMod:
+		if pa.kind != plainNumber || pb.kind != plainNumber {
+			return fval{}, false
 		}
+		switch e.op {
+		case fSub:
+			return numVal(pa.num - pb.num), true
+		case fMul:
+			// goja multiplies integers as integers: exactly (past 2^53,
+			// where floats round), and 0 * -2 gives +0.
+			r := pa.num * pb.num
+			if r == 0 || math.Abs(r) >= 1<<53 && pa.num == math.Trunc(pa.num) && pb.num == math.Trunc(pb.num) {
+				return fval{}, false
+			}
+			return numVal(r), true
+		case fDiv:
+			return numVal(pa.num / pb.num), true
+		}
+		return numVal(math.Mod(pa.num, pb.num)), true
 	case fLT, fLE, fGT, fGE:
 		var c int
 		switch {

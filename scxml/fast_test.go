@@ -36,19 +36,52 @@ var (
 		"true", "false", "null", "In('on')", "arr.indexOf('x')"}
 	fastEdgeAtoms = []string{"arr", "o", "u", "nope", "o.z", "o.x.y", "s.length", "o.length", "'é'", "[]", "['x', 'y']", "[1]",
 		"[a]", "[o]", "In('off')", "In(a)", "arr.indexOf(1)", "s.indexOf('b')", "arr.indexOf(o)", "undefined", "NaN",
-		"o.toString", "s.x", "a.length"}
+		"o.toString", "s.x", "a.length", "_event", "_event.nope", "_event.data.x.y", "_event.data.length", "_event.invokeid",
+		"_event.origintype", "_event.data[0]"}
+	// fastEventAtoms read _event (fastEvent draws it).
+	fastEventAtoms = []string{"_event.name", "_event.type", "_event.sendid", "_event.origin", "_event.data", "_event.data.city",
+		"_event.data.v", "_event.data.x", "_event.data ? _event.data.city : 'anywhere'", "_event.data ? _event.data.v % 2 : a"}
 )
 
-var fastOps = []string{"+", "-", "<", "<=", ">", ">=", "===", "!==", "==", "!=", "&&", "||"}
+// fastEventNames and fastEventData are what the engine binds to _event:
+// its name and the text of its data (Event.Value), which goja reads as
+// JSON, else as a number, else as text with its white space normalized.
+var (
+	fastEventNames = []string{"inform.city", "inform", "done.state.form", "error.execution", "é.x", "a b", ""}
+	fastEventData  = []string{"", `{"city": "Lisbon"}`, `{"city": "Lisboa", "date": "soon"}`, `{"v": 2}`, `{"v": -3}`,
+		`{"v": 2.5}`, `{"v": -0}`, `{"x": {"y": "z"}, "v": 1}`, `{"city": "\ud800"}`, `{"city": "é"}`, `{"v": 1e400}`,
+		`{"1": "one", "city": "x"}`, `{}`, `[1, 2]`, `["a"]`, "5", "-0", "2.5", "1e400", "NaN", "Infinity", "-Infinity",
+		"0x10", "Lisbon", "  two   words ", `"quoted"`, `"10"`, "true", "false", "null", `{"v": null}`, `{"city": true}`}
+)
+
+// fastEvent draws an event as bind makes it.
+func fastEvent(r *rand.Rand) (*scxml.Event, string) {
+	e := &scxml.Event{Name: fastEventNames[r.IntN(len(fastEventNames))],
+		Type: []string{"external", "internal", "platform"}[r.IntN(3)]}
+	if r.IntN(4) == 0 {
+		e.SendID, e.Origin, e.OriginType = "s1", "#_scxml_t", scxml.SCXMLProcessor
+	}
+	if r.IntN(8) == 0 {
+		e.InvokeID = "inv"
+	}
+	return e, fastEventData[r.IntN(len(fastEventData))]
+}
+
+var fastOps = []string{"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "===", "!==", "==", "!=", "&&", "||"}
 
 func fastExpr(r *rand.Rand, depth int) string {
 	if depth == 0 || r.IntN(3) == 0 {
-		if r.IntN(5) == 0 {
+		switch r.IntN(6) {
+		case 0:
 			return fastEdgeAtoms[r.IntN(len(fastEdgeAtoms))]
+		case 1:
+			return fastEventAtoms[r.IntN(len(fastEventAtoms))]
 		}
 		return fastAtoms[r.IntN(len(fastAtoms))]
 	}
-	switch r.IntN(6) {
+	switch r.IntN(7) {
+	case 3:
+		return fastExpr(r, depth-1) + " ? " + fastExpr(r, depth-1) + " : " + fastExpr(r, depth-1)
 	case 0:
 		return "!" + fastExpr(r, depth-1)
 	case 1:
@@ -64,7 +97,7 @@ var fastTargets = []string{"a", "b", "s", "o.x", "o.w", "o.x.y", "arr", "nope", 
 func fastStmt(r *rand.Rand) string {
 	switch r.IntN(5) {
 	case 0:
-		return fastTargets[r.IntN(len(fastTargets))] + " = " + fastExpr(r, 2)
+		return fastTargets[r.IntN(len(fastTargets))] + " = " + fastExpr(r, 1+r.IntN(2))
 	case 1:
 		return "arr.push(" + fastExpr(r, 1) + ")"
 	case 2:
@@ -72,7 +105,7 @@ func fastStmt(r *rand.Rand) string {
 	case 3:
 		return []string{"arr.sort()", "o.x.sort()", "s.sort()"}[r.IntN(3)]
 	}
-	return fastExpr(r, 2)
+	return fastExpr(r, 1+r.IntN(2))
 }
 
 // fastHeap draws a heap: each variable any value a third of the time,
@@ -100,7 +133,7 @@ var _ = Describe("the ECMAScript subset evaluated in Go", func() {
 			c.Vars, c.JSON = fastVars, []string{"2", `"ab"`, `"x"`, `"y"`, `["b", "a"]`, `{"x": 1, "y": "s"}`, ""}
 		}
 		covered, diff := scxml.FastAgrees(c)
-		Expect(diff).To(BeEmpty(), "%s %q %q on %v", c.Kind, c.Loc, c.Src, c.JSON)
+		Expect(diff).To(BeEmpty(), "%s %q %q on %v, _event %+v data %q", c.Kind, c.Loc, c.Src, c.JSON, c.Event, c.Data)
 		return covered
 	}
 
@@ -141,6 +174,42 @@ var _ = Describe("the ECMAScript subset evaluated in Go", func() {
 		Entry("++: declined", scxml.FastCase{Kind: "script", Src: "a++"}, false),
 		Entry("a comment: declined", scxml.FastCase{Kind: "cond", Src: "a // x"}, false),
 		Entry("an escape: declined", scxml.FastCase{Kind: "cond", Src: `s === 'a\'b'`}, false),
+		Entry("a conditional", scxml.FastCase{Kind: "value", Src: "a > 1 ? s : t"}, true),
+		Entry("nested conditionals", scxml.FastCase{Kind: "value", Src: "a ? b ? 1 : 2 : 3"}, true),
+		Entry("an assignment in a conditional: declined", scxml.FastCase{Kind: "script", Src: "a ? b = 1 : 2"}, false),
+		Entry("?? and ?.: declined", scxml.FastCase{Kind: "value", Src: "u ?? o?.x"}, false),
+		Entry("a remainder", scxml.FastCase{Kind: "value", Src: "-7 % 3 + 7 % -3 + 2.5 % 1"}, true),
+		Entry("a remainder of 0", scxml.FastCase{Kind: "assign", Loc: "b", Src: "a % 0 === a % 0"}, true),
+		Entry("a product and a quotient", scxml.FastCase{Kind: "value", Src: "a * 2.5 / 4"}, true),
+		Entry("0 * -2, which goja makes +0: declined", scxml.FastCase{Kind: "value", Src: "1 / (0 * -2)"}, false),
+		Entry("a product past 2^53, which goja keeps exact: declined",
+			scxml.FastCase{Kind: "value", Src: "94906267 * 94906267"}, false),
+		Entry("a comment: declined", scxml.FastCase{Kind: "value", Src: "a /* x */"}, false),
+		Entry("_event.name", scxml.FastCase{Kind: "cond", Src: "_event.name === 'inform.city' && _event.type === 'external'",
+			Event: &scxml.Event{Name: "inform.city", Type: "external"}}, true),
+		Entry("an unset field of _event", scxml.FastCase{Kind: "cond", Src: "_event.sendid == null && _event.origin == null",
+			Event: &scxml.Event{Name: "e", Type: "internal"}}, true),
+		Entry("_event.data's property", scxml.FastCase{Kind: "assign", Loc: "s", Src: "_event.data ? _event.data.city : 'anywhere'",
+			Event: &scxml.Event{Name: "inform.city", Type: "external"}, Data: `{"city": "Lisbon"}`}, true),
+		Entry("no data", scxml.FastCase{Kind: "assign", Loc: "s", Src: "_event.data ? _event.data.city : 'anywhere'",
+			Event: &scxml.Event{Name: "inform.city", Type: "external"}}, true),
+		Entry("data that is a number", scxml.FastCase{Kind: "assign", Loc: "a", Src: "_event.data + 1",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: " 42 "}, true),
+		Entry("data that is text", scxml.FastCase{Kind: "assign", Loc: "s", Src: "_event.data",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: " two   words "}, true),
+		Entry("a lone surrogate in the data: declined", scxml.FastCase{Kind: "assign", Loc: "s", Src: "_event.data.city",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: `{"city": "\ud800"}`}, false),
+		Entry("-0 in the data, stored: declined", scxml.FastCase{Kind: "assign", Loc: "a", Src: "_event.data.v",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: `{"v": -0}`}, false),
+		Entry("-0 in the data, read", scxml.FastCase{Kind: "assign", Loc: "s", Src: "'' + _event.data.v",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: `{"v": -0}`}, true),
+		Entry("a property the data does not have: declined", scxml.FastCase{Kind: "value", Src: "_event.data.date",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: `{"city": "x"}`}, false),
+		Entry("the data stored, an object: declined", scxml.FastCase{Kind: "assign", Loc: "o.x", Src: "_event.data",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: `{"city": "x"}`}, false),
+		Entry("_event before any event: declined", scxml.FastCase{Kind: "value", Src: "_event.name"}, false),
+		Entry("_event written: declined", scxml.FastCase{Kind: "assign", Loc: "_event.name", Src: "'x'",
+			Event: &scxml.Event{Name: "n", Type: "external"}}, false),
 	)
 
 	It("gives what goja gives on random expressions and heaps, and covers at least a fifth of each kind", func() {
@@ -148,6 +217,9 @@ var _ = Describe("the ECMAScript subset evaluated in Go", func() {
 		counts := map[string][2]int{}
 		for range 4000 {
 			c := scxml.FastCase{Vars: fastVars, JSON: fastHeap(r)}
+			if r.IntN(4) > 0 {
+				c.Event, c.Data = fastEvent(r)
+			}
 			switch c.Kind = []string{"cond", "value", "script", "assign"}[r.IntN(4)]; c.Kind {
 			case "cond", "value":
 				c.Src = fastExpr(r, 3)
