@@ -141,6 +141,7 @@ func (e *ECMAScript) NewData(m *engine.Machine, id string) engine.Data {
 	}
 	x.evGo = plainValue{kind: plainObject, keys: eventKeys, items: x.evItems[:]}
 	x.lits = map[string]litView{}
+	x.fe.event = x.eventView
 	x.walk.protos[0] = rt.Get("Object").ToObject(rt).Get("prototype").ToObject(rt)
 	x.walk.protos[1] = rt.Get("Array").ToObject(rt).Get("prototype").ToObject(rt)
 	return x
@@ -195,18 +196,28 @@ type ecmaData struct {
 	fixed         []string
 	fe            fastEnv
 	// _event: pend, goja's is not yet the event bound last, which
-	// pendSE and the literal pendLit (its data, when not "") describe
-	// (setEvent); evGo is that event for the subset (its items evItems),
-	// when evOK; lits holds the data of the literals seen, and whether
+	// pendSE and the literal pendLit (its data, when not "") or its
+	// payload describe (setEvent); evGo is that event for the subset
+	// (its items evItems), made when the subset first reads it, when
+	// evOK; lits holds the data of the literals seen, and whether
 	// the subset may read it (sameText).
-	pend    bool
-	pendSE  Event
-	pendLit string
-	evGo    plainValue
-	evItems [7]plainValue
-	evOK    bool
-	lits    map[string]litView
+	pend        bool
+	pendSE      Event
+	pendLit     string
+	pendPayload bool
+	evState     uint8
+	evGo        plainValue
+	evItems     [7]plainValue
+	evOK        bool
+	lits        map[string]litView
 }
+
+// evState: whether the subset may read _event (eventView).
+const (
+	evNone   = iota // no: no event bound, or goja has run since
+	evUnseen        // the view of the event bound is not made yet
+	evSeen          // made: evOK says whether the subset may read it
+)
 
 type litView struct {
 	p  plainValue
@@ -394,18 +405,37 @@ func (x *ecmaData) bind(c *engine.Config, ev *engine.Event) {
 	if !payload && ev.Value != "" {
 		lit = ev.Value
 	}
-	x.pend, x.pendSE, x.pendLit = true, se, lit
-	x.view(&se, payload, lit)
+	x.pend, x.pendSE, x.pendLit, x.pendPayload = true, se, lit, payload
+	x.evState = evUnseen
+}
+
+// eventView returns _event for the subset (fastEnv.event), or nil when
+// the subset may not read it: no event is pending, goja has run since it
+// was bound, or view declines it.
+func (x *ecmaData) eventView() *plainValue {
+	switch x.evState {
+	case evUnseen:
+		x.view(&x.pendSE, x.pendPayload, x.pendLit)
+		x.evState = evNone
+		if x.evOK {
+			x.evState = evSeen
+		}
+		fallthrough
+	case evSeen:
+		if x.evOK {
+			return &x.evGo
+		}
+	}
+	return nil
 }
 
 // view makes x.evGo _event as SetEvent(se) would make it in goja, for
-// the subset to read (fastEnv.event), with the data of literal lit
-// (when not "") or, for a payload, undefined; evOK is false when it
-// cannot: a payload that is not undefined, a text goja would not give
-// back as it is.
+// the subset to read, with the data of literal lit (when not "") or, for
+// a payload, undefined; evOK is false when it cannot: a payload that is
+// not undefined, a text goja would not give back as it is.
 func (x *ecmaData) view(se *Event, payload bool, lit string) {
 	x.evOK = false
-	if x.dm.unsafe || payload && !goja.IsUndefined(x.payload) {
+	if d, _ := se.Data.(goja.Value); x.dm.unsafe || payload && (d == nil || !goja.IsUndefined(d)) {
 		return
 	}
 	it := &x.evItems
@@ -472,7 +502,7 @@ func sameText(p *plainValue) bool {
 // evaluate nothing in goja. goja may then write its copy of the data,
 // so the subset stops reading _event until the next event is bound.
 func (x *ecmaData) setEvent() {
-	x.evOK = false
+	x.evState = evNone
 	if !x.pend {
 		return
 	}
@@ -692,10 +722,6 @@ func (x *ecmaData) fastOn(s *savedData) bool {
 func (x *ecmaData) env() *fastEnv {
 	e := &x.fe
 	e.names, e.vals, e.owned, e.touched = x.mir.names, x.mir.vals, false, e.touched[:0]
-	e.event = nil
-	if x.evOK {
-		e.event = &x.evGo
-	}
 	clear(e.fresh)
 	e.fresh = e.fresh[:0]
 	return e

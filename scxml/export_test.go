@@ -66,12 +66,12 @@ func FastAgrees(c FastCase) (covered bool, diff string) {
 	x := &ecmaData{d: d, dm: &ECMAScript{}, lits: map[string]litView{}}
 	x.evGo = plainValue{kind: plainObject, keys: eventKeys, items: x.evItems[:]}
 	d.readonly("_event", goja.Undefined())
+	view := func() *plainValue { return nil }
 	if c.Event != nil {
-		x.view(c.Event, false, c.Data)
-		x.pend, x.pendSE, x.pendLit = true, *c.Event, c.Data
-		ok := x.evOK
+		x.pend, x.pendSE, x.pendLit, x.evState = true, *c.Event, c.Data, evUnseen
+		ev := x.eventView()
+		view = func() *plainValue { return ev }
 		x.setEvent()
-		x.evOK = ok
 	}
 	// The mirror's fingerprints are goja's.
 	if diff := sameHashes(d, s.names, s.vals); diff != "" {
@@ -84,9 +84,7 @@ func FastAgrees(c FastCase) (covered bool, diff string) {
 	}
 	fc := compileFast(kinds[c.Kind], c.Src)
 	env := &fastEnv{names: s.names, vals: s.vals, in: func(n string) (bool, bool) { return n == "on", true }}
-	if x.evOK {
-		env.event = &x.evGo
-	}
+	env.event = view
 	var loc Expr
 	var fl fastCode
 	if c.Kind == "assign" {

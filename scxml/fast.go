@@ -564,9 +564,9 @@ type fastEnv struct {
 	vals  []plainValue
 	owned bool
 	in    func(string) (bool, bool)
-	// event is _event as goja has it, nil when the subset may not read
-	// it (ecmaData.bind).
-	event   *plainValue
+	// event returns _event as goja has it, nil when the subset may not
+	// read it (ecmaData.eventView).
+	event   func() *plainValue
 	touched []int
 	// fresh holds the first item of each array of items this env made,
 	// which it may write in place.
@@ -743,10 +743,14 @@ func (env *fastEnv) eval(e *fastExpr) (fval, bool) {
 		}
 		return fval{}, false
 	case fEvent:
-		if env.event == nil || env.lookup("_event") >= 0 {
+		if env.lookup("_event") >= 0 {
 			return fval{}, false // a <data id="_event"> is listed as a variable
 		}
-		return fval{plainValue: *env.event, ref: true}, true
+		ev := env.event()
+		if ev == nil {
+			return fval{}, false
+		}
+		return fval{plainValue: *ev, ref: true}, true
 	case fCond:
 		c, ok := env.eval(e.a)
 		if !ok {
