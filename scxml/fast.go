@@ -33,8 +33,8 @@ import (
 //     >, >= (on numbers, or on ASCII strings), ===, !==, == and != (on
 //     primitives of one type, or null and undefined), && and ||, and
 //     c ? a : b;
-//   - In('state'), and indexOf of a primitive on an array or an ASCII
-//     string;
+//   - In('state'), indexOf of a primitive on an array or an ASCII
+//     string, and concat on an array;
 //   - as a script's statements (separated by ; or new lines) or an
 //     <assign>: a path (a.b.c) = a primitive or a fresh array, and
 //     path.push(...) and path.sort() on an array of ASCII strings.
@@ -60,6 +60,7 @@ const (
 	fMember
 	fIn      // In(args[0])
 	fIndexOf // a.indexOf(args[0])
+	fConcat  // a.concat(args...)
 	fPush    // a.push(args...), a statement's
 	fSort    // a.sort(), a statement's
 	fNot
@@ -444,6 +445,8 @@ func (p *fastParser) postfix(stmt bool) *fastExpr {
 			switch {
 			case name == "indexOf" && len(args) == 1:
 				e = &fastExpr{op: fIndexOf, a: e, args: args}
+			case name == "concat":
+				e = &fastExpr{op: fConcat, a: e, args: args}
 			case name == "push" && stmt:
 				path, ok := fastPath(e)
 				if !ok {
@@ -794,6 +797,37 @@ func (env *fastEnv) eval(e *fastExpr) (fval, bool) {
 			return numVal(float64(strings.Index(o.str, x.str))), true
 		}
 		return fval{}, false
+	case fConcat:
+		// A fresh array of a's items and the arguments' (an array's
+		// spread): one whose items are objects shares them with where
+		// they came from (ref).
+		o, ok := env.eval(e.a)
+		if !ok || o.kind != plainArray || len(o.items) > MaxItems {
+			return fval{}, false
+		}
+		items := slices.Clone(o.items)
+		for _, a := range e.args {
+			v, ok := env.eval(a)
+			if !ok {
+				return fval{}, false
+			}
+			if v.kind == plainArray {
+				items = append(items, v.items...)
+			} else {
+				items = append(items, v.plainValue)
+			}
+			if len(items) > MaxItems {
+				return fval{}, false
+			}
+		}
+		ref := false
+		for i := range items {
+			if !storable(&items[i]) {
+				return fval{}, false
+			}
+			ref = ref || !isPrimitive(&items[i])
+		}
+		return fval{plainValue: plainValue{kind: plainArray, items: items}, ref: ref}, true
 	case fNot:
 		v, ok := env.eval(e.a)
 		if !ok {

@@ -33,11 +33,12 @@ var (
 // subset covers on most heaps, a fifth of the time any.
 var (
 	fastAtoms = []string{"a", "b", "s", "t", "o.x", "o.y", "arr.length", "0", "1", "2.5", "10", "'a'", `"b"`, "''", "'10'",
-		"true", "false", "null", "In('on')", "arr.indexOf('x')"}
+		"true", "false", "null", "In('on')", "arr.indexOf('x')", "arr.concat(['c'])", "arr.concat(s, [a, 'c'])"}
 	fastEdgeAtoms = []string{"arr", "o", "u", "nope", "o.z", "o.x.y", "s.length", "o.length", "'é'", "[]", "['x', 'y']", "[1]",
 		"[a]", "[o]", "In('off')", "In(a)", "arr.indexOf(1)", "s.indexOf('b')", "arr.indexOf(o)", "undefined", "NaN",
 		"o.toString", "s.x", "a.length", "_event", "_event.nope", "_event.data.x.y", "_event.data.length", "_event.invokeid",
-		"_event.origintype", "_event.data[0]"}
+		"_event.origintype", "_event.data[0]", "arr.concat(_event.data)", "s.concat('x')", "o.concat([])",
+		"arr.concat([o])", "arr.concat(o.x, [NaN])"}
 	// fastEventAtoms read _event (fastEvent draws it).
 	fastEventAtoms = []string{"_event.name", "_event.type", "_event.sendid", "_event.origin", "_event.data", "_event.data.city",
 		"_event.data.v", "_event.data.x", "_event.data ? _event.data.city : 'anywhere'", "_event.data ? _event.data.v % 2 : a"}
@@ -184,7 +185,15 @@ var _ = Describe("the ECMAScript subset evaluated in Go", func() {
 		Entry("0 * -2, which goja makes +0: declined", scxml.FastCase{Kind: "value", Src: "1 / (0 * -2)"}, false),
 		Entry("a product past 2^53, which goja keeps exact: declined",
 			scxml.FastCase{Kind: "value", Src: "94906267 * 94906267"}, false),
-		Entry("a comment: declined", scxml.FastCase{Kind: "value", Src: "a /* x */"}, false),
+		Entry("a block comment: declined", scxml.FastCase{Kind: "value", Src: "a /* x */"}, false),
+		Entry("concat", scxml.FastCase{Kind: "assign", Loc: "arr", Src: "arr.concat(['web'], s, [a])"}, true),
+		Entry("concat of nothing", scxml.FastCase{Kind: "value", Src: "arr.concat()"}, true),
+		Entry("concat of an object, stored: declined", scxml.FastCase{Kind: "assign", Loc: "arr", Src: "arr.concat(o)"}, false),
+		Entry("concat of an object, read", scxml.FastCase{Kind: "cond", Src: "arr.concat(o).length === 3"}, true),
+		Entry("concat of the event's data", scxml.FastCase{Kind: "assign", Loc: "arr", Src: "arr.concat(_event.data)",
+			Event: &scxml.Event{Name: "n", Type: "external"}, Data: `["p", 2]`}, true),
+		Entry("concat of -0: declined", scxml.FastCase{Kind: "value", Src: "arr.concat([-0])"}, false),
+		Entry("concat of a string: declined", scxml.FastCase{Kind: "value", Src: "s.concat('x')"}, false),
 		Entry("_event.name", scxml.FastCase{Kind: "cond", Src: "_event.name === 'inform.city' && _event.type === 'external'",
 			Event: &scxml.Event{Name: "inform.city", Type: "external"}}, true),
 		Entry("an unset field of _event", scxml.FastCase{Kind: "cond", Src: "_event.sendid == null && _event.origin == null",
