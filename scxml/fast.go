@@ -29,10 +29,9 @@ import (
 //     goja's copy of the data might have been written;
 //   - ! and unary -, + and - (on numbers; + on strings, and on a string
 //     with a boolean, null, undefined or an integer below 1e21), *, /
-//     and % (on numbers), <, <=,
-//     >, >= (on numbers, or on ASCII strings), ===, !==, == and != (on
-//     primitives of one type, or null and undefined), && and ||, and
-//     c ? a : b;
+//     and % (on numbers), <, <=, >, >= (on numbers, or on ASCII
+//     strings), ===, !==, == and != (on primitives of one type, or null
+//     and undefined), && and ||, and c ? a : b;
 //   - In('state'), indexOf of a primitive on an array or an ASCII
 //     string, and concat on an array;
 //   - as a script's statements (separated by ; or new lines) or an
