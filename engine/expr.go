@@ -72,6 +72,9 @@ type compiled struct {
 	shape shape
 	cv    Value  // shapeConst: the value
 	sid   SlotID // shapeSlot: the slot
+	// t: a guard, or a number a guard compares, of a shape pick
+	// evaluates without closures (shaped.go).
+	t *test
 }
 
 // shape is what a compiled expression is, when it is simple.
@@ -453,7 +456,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 	}
 	if id, ok := m.counterIDs[n.Value]; ok {
 		b.readCounter(n, id)
-		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Counters[id]) }}
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Counters[id]) }, t: &test{op: testLeaf, leaf: leafCounter, cid: id}}
 	}
 	return b.fail(n, "unknown name %q", n.Value)
 }
@@ -584,9 +587,15 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 	}
 	switch n.Operator {
 	case "and", "&&":
+		if t := pairTest(testAnd, l, r); t != nil {
+			return testCompiled(t)
+		}
 		lf, rf := l.b, r.b
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) && rf(e) }}
 	case "or", "||":
+		if t := pairTest(testOr, l, r); t != nil {
+			return testCompiled(t)
+		}
 		lf, rf := l.b, r.b
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) || rf(e) }}
 	case "==", "!=":
@@ -599,6 +608,9 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 			if l.val && r.val {
 				b.xc.use.distinguish(b.src, "two user texts compared with each other")
 			}
+		}
+		if t := equalityTest(n.Operator, l, r); t != nil {
+			return testCompiled(t)
 		}
 		eq := equality(l, r)
 		if n.Operator == "!=" {
@@ -681,6 +693,9 @@ func (b *nodeCompiler) ordering(n *ast.BinaryNode, l, r compiled) compiled {
 	if l.kind == Text {
 		lf, rf := l.s, r.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return cmpOrder(strings.Compare(lf(e), rf(e)), op) }}
+	}
+	if t := compareTest(op, l, r); t != nil {
+		return testCompiled(t)
 	}
 	lf, rf := l.n, r.n
 	if r.shape == shapeConst {
@@ -858,19 +873,8 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.nextEmpty(e.c) == NoID && e.c.Flow() != NoID }}
 	case "remaining":
 		b.read(flowBit)
-		return compiled{kind: Number, n: func(e evalEnv) float64 {
-			f := e.c.Flow()
-			if f == NoID {
-				return 0
-			}
-			n := 0
-			for _, s := range e.m.flows[f].slots {
-				if e.c.Slot(s).Kind == Empty {
-					n++
-				}
-			}
-			return float64(n)
-		}}
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.m.remaining(e.c)) },
+			t: &test{op: testLeaf, leaf: leafRemaining}}
 	case "exhausted":
 		arg, ok := n.Arguments[0].(*ast.IdentifierNode)
 		cid, ok2 := CounterID(0), false
@@ -904,8 +908,7 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		b.test(x)
 		if x.shape == shapeSlot {
 			// valid(candidate): the slot is read in place.
-			id := x.sid
-			return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, e.c.Slot(id).Str) }}
+			return testCompiled(&test{op: testValid, sid: x.sid})
 		}
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, f(e)) }}

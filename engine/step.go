@@ -195,7 +195,12 @@ func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
 		if tr.guard == nil {
 			return t
 		}
-		pass := tr.guard(*e)
+		var pass bool
+		if tr.test != nil {
+			pass = m.holds(tr.test, e.c)
+		} else {
+			pass = tr.guard(*e)
+		}
 		r.Guards = append(r.Guards, GuardOutcome{Trans: t, Pass: pass})
 		if pass {
 			return t
