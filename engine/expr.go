@@ -738,25 +738,20 @@ func cmpOrder(c int, op string) bool {
 // 1/0, an overflow) is a runtime error at the operator's position: stored
 // in a slot it would make a configuration unequal to itself (NaN != NaN),
 // and the explorer would see a slot change where nothing changed.
-func (b *nodeCompiler) arith(n ast.Node, l, r compiled, f func(x, y float64) float64) compiled {
+func (b *nodeCompiler) arith(n *ast.BinaryNode, l, r compiled, f func(x, y float64) float64) compiled {
 	lf, rf := l.n, r.n
 	pos := b.src.Pos
 	pos.Col += n.Location().From
 	src := b.src.Src
+	// The four operators are applied in the closure, not through f: an
+	// indirect call each is most of a formula's cost (the booking
+	// stub's output on the WORKLOAD machine).
+	op := n.Operator[0]
 	if r.shape == shapeConst {
 		// x + 1, the common shape: the literal is read without a call.
 		k := r.cv.Num
-		if op, ok := n.(*ast.BinaryNode); ok && op.Operator == "+" {
-			return compiled{kind: Number, n: func(e evalEnv) float64 {
-				v := lf(e) + k
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					e.nonFinite(pos, src, v)
-				}
-				return v
-			}}
-		}
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
-			v := f(lf(e), k)
+			v := apply(op, lf(e), k, f)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				e.nonFinite(pos, src, v)
 			}
@@ -764,12 +759,29 @@ func (b *nodeCompiler) arith(n ast.Node, l, r compiled, f func(x, y float64) flo
 		}}
 	}
 	return compiled{kind: Number, n: func(e evalEnv) float64 {
-		v := f(lf(e), rf(e))
+		x := lf(e)
+		v := apply(op, x, rf(e), f)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			e.nonFinite(pos, src, v)
 		}
 		return v
 	}}
+}
+
+// apply is x op y, op one of + - * /, or f(x, y) (%). Small enough
+// to be inlined into arith's closures.
+func apply(op byte, x, y float64, f func(x, y float64) float64) float64 {
+	switch op {
+	case '+':
+		return x + y
+	case '-':
+		return x - y
+	case '*':
+		return x * y
+	case '/':
+		return x / y
+	}
+	return f(x, y)
 }
 
 // nonFinite records, for the step being taken, that an expression's
@@ -1065,6 +1077,11 @@ func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
 		b.test(x)
 		if u := b.xc.use; u != nil {
 			u.length = true
+		}
+		if x.shape == shapeSlot {
+			// len(slot): the slot is read in place.
+			id := x.sid
+			return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(e.c.Slot(id).Str)) }}
 		}
 		f := x.s
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(f(e))) }}
