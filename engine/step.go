@@ -189,17 +189,31 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 // pick returns the first candidate whose guard holds, recording each guard
 // it evaluates. e is a pointer: the environment is copied only for a
 // guard, and most candidates have none.
+//
+// A guard's valid(slot), alone or on the left of an and or an or, is
+// kept for the next guard, which on a slot's validating state is often
+// valid(slot) again (`valid(candidate) and remaining() == 1`, then
+// `valid(candidate)`): guards change nothing, so it would give the same.
 func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
+	known, knownPass := SlotID(NoID), false
 	for _, t := range cands {
 		tr := &m.trans[t]
 		if tr.guard == nil {
 			return t
 		}
 		var pass bool
-		if tr.test != nil {
-			pass = m.holds(tr.test, e.c)
-		} else {
+		if g := tr.test; g == nil {
 			pass = tr.guard(*e)
+		} else if g.op == testValid && g.sid == known {
+			pass = knownPass
+		} else {
+			var left bool
+			pass, left = m.holds(g, e.c)
+			if g.op == testValid {
+				known, knownPass = g.sid, pass
+			} else if g.op >= testAnd && g.l.op == testValid {
+				known, knownPass = g.l.sid, left
+			}
 		}
 		r.Guards = append(r.Guards, GuardOutcome{Trans: t, Pass: pass})
 		if pass {
