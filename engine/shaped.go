@@ -55,19 +55,16 @@ const (
 
 var cmpOps = map[string]cmpOp{"==": cmpEq, "!=": cmpNe, "<": cmpLt, "<=": cmpLe, ">": cmpGt, ">=": cmpGe}
 
-// holds evaluates t, a guard, and its left side (t itself when it is
-// not an and or an or), which pick keeps for the next guard.
-func (m *Machine) holds(t *test, c *Config) (pass, left bool) {
+// holds evaluates t, a guard. (pick has its own copy of these lines,
+// which saves a call per guard.)
+func (m *Machine) holds(t *test, c *Config) bool {
 	switch t.op {
 	case testAnd:
-		left = m.holds1(t.l, c)
-		return left && m.holds1(t.r, c), left
+		return m.holds1(t.l, c) && m.holds1(t.r, c)
 	case testOr:
-		left = m.holds1(t.l, c)
-		return left || m.holds1(t.r, c), left
+		return m.holds1(t.l, c) || m.holds1(t.r, c)
 	}
-	pass = m.holds1(t, c)
-	return pass, pass
+	return m.holds1(t, c)
 }
 
 // holds1 evaluates t, a guard that is not an and or an or.
@@ -120,10 +117,7 @@ func (m *Machine) remaining(c *Config) int {
 
 // testCompiled is the compiled guard of test t.
 func testCompiled(t *test) compiled {
-	return compiled{kind: Bool, b: func(e evalEnv) bool {
-		pass, _ := e.m.holds(t, e.c)
-		return pass
-	}, t: t}
+	return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.holds(t, e.c) }, t: t}
 }
 
 // leafOf is the test of a number expression, when it is one a guard

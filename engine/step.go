@@ -207,12 +207,18 @@ func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
 		} else if g.op == testValid && g.sid == known {
 			pass = knownPass
 		} else {
-			var left bool
-			pass, left = m.holds(g, e.c)
-			if g.op == testValid {
-				known, knownPass = g.sid, pass
-			} else if g.op >= testAnd && g.l.op == testValid {
-				known, knownPass = g.l.sid, left
+			// holds, without the call.
+			x := g
+			if g.op >= testAnd {
+				x = g.l
+			}
+			left := m.holds1(x, e.c)
+			pass = left
+			if g.op >= testAnd && left == (g.op == testAnd) {
+				pass = m.holds1(g.r, e.c)
+			}
+			if x.op == testValid {
+				known, knownPass = x.sid, left
 			}
 		}
 		r.Guards = append(r.Guards, GuardOutcome{Trans: t, Pass: pass})
