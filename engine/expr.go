@@ -71,7 +71,7 @@ type compiled struct {
 	// closure call costs an indirect branch.
 	shape shape
 	cv    Value  // shapeConst: the value
-	sid   SlotID // shapeSlot: the slot
+	sid   SlotID // shapeSlot, shapeLen: the slot
 	// t: a guard, or a number a guard compares, of a shape pick
 	// evaluates without closures (shaped.go).
 	t *test
@@ -85,6 +85,7 @@ const (
 	shapeConst                   // a constant: cv
 	shapeSlot                    // a slot's value (of its declared type): sid
 	shapeEventValue              // event.value (text)
+	shapeLen                     // len(slot): sid, a text slot
 )
 
 // value takes c by pointer: a compiled is nine words, copied on every
@@ -747,6 +748,28 @@ func (b *nodeCompiler) arith(n *ast.BinaryNode, l, r compiled, f func(x, y float
 	// indirect call each is most of a formula's cost (the booking
 	// stub's output on the WORKLOAD machine).
 	op := n.Operator[0]
+	if l.shape == shapeLen && r.shape == shapeConst {
+		// len(slot) * 100, a formula's term: no call at all.
+		id, k := l.sid, r.cv.Num
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			v := apply(op, float64(len(e.c.Slot(id).Str)), k, f)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				e.nonFinite(pos, src, v)
+			}
+			return v
+		}}
+	}
+	if r.shape == shapeLen {
+		// ... + len(slot), its last term: one call.
+		id := r.sid
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			v := apply(op, lf(e), float64(len(e.c.Slot(id).Str)), f)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				e.nonFinite(pos, src, v)
+			}
+			return v
+		}}
+	}
 	if r.shape == shapeConst {
 		// x + 1, the common shape: the literal is read without a call.
 		k := r.cv.Num
@@ -1081,7 +1104,7 @@ func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
 		if x.shape == shapeSlot {
 			// len(slot): the slot is read in place.
 			id := x.sid
-			return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(e.c.Slot(id).Str)) }}
+			return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(e.c.Slot(id).Str)) }, shape: shapeLen, sid: id}
 		}
 		f := x.s
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(f(e))) }}
