@@ -6,8 +6,8 @@ package engine
 // `and` or `or` of two of those. A compiled expression of such a shape
 // carries a test, which pick evaluates with direct calls instead of a
 // closure per node (each passing a six-word environment): the
-// expression's own closure calls the same code, so both give the same
-// answer.
+// expression's own closure calls the same code (holds, and holds1 for
+// each leaf), so both give the same answer.
 
 // test is a guard of one of the shapes above, or a number of one of the
 // shapes such a guard compares (op testNum).
