@@ -1182,7 +1182,7 @@ func (b *builder) transition(src StateID, td TransitionDef, always bool) {
 		} else {
 			c, err := b.xc.compile(td.Guard, Bool)
 			b.add(err)
-			t.guard, t.reads = c.b, c.reads
+			t.guard, t.test, t.reads = c.b, c.t, c.reads
 		}
 	}
 	if td.Target != "" && b.intoRegions(src, td) {
@@ -2128,7 +2128,7 @@ func (b *builder) compileRootTransitions() {
 		if td.Guard.Src != "" {
 			c, err := b.xc.compile(td.Guard, Bool)
 			b.add(err)
-			t.guard = c.b
+			t.guard, t.test = c.b, c.t
 		}
 		if td.Target != "" {
 			t.target = b.resolveState(td.Target, td.TargetPos, "transition target")

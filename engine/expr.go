@@ -71,7 +71,10 @@ type compiled struct {
 	// closure call costs an indirect branch.
 	shape shape
 	cv    Value  // shapeConst: the value
-	sid   SlotID // shapeSlot: the slot
+	sid   SlotID // shapeSlot, shapeLen: the slot
+	// t: a guard, or a number a guard compares, of a shape pick
+	// evaluates without closures (shaped.go).
+	t *test
 }
 
 // shape is what a compiled expression is, when it is simple.
@@ -82,6 +85,7 @@ const (
 	shapeConst                   // a constant: cv
 	shapeSlot                    // a slot's value (of its declared type): sid
 	shapeEventValue              // event.value (text)
+	shapeLen                     // len(slot): sid, a text slot
 )
 
 // value takes c by pointer: a compiled is nine words, copied on every
@@ -453,7 +457,7 @@ func (b *nodeCompiler) ident(n *ast.IdentifierNode) compiled {
 	}
 	if id, ok := m.counterIDs[n.Value]; ok {
 		b.readCounter(n, id)
-		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Counters[id]) }}
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.c.Counters[id]) }, t: &test{op: testLeaf, leaf: leafCounter, cid: id}}
 	}
 	return b.fail(n, "unknown name %q", n.Value)
 }
@@ -584,9 +588,15 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 	}
 	switch n.Operator {
 	case "and", "&&":
+		if t := pairTest(testAnd, l, r); t != nil {
+			return testCompiled(t)
+		}
 		lf, rf := l.b, r.b
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) && rf(e) }}
 	case "or", "||":
+		if t := pairTest(testOr, l, r); t != nil {
+			return testCompiled(t)
+		}
 		lf, rf := l.b, r.b
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return lf(e) || rf(e) }}
 	case "==", "!=":
@@ -599,6 +609,9 @@ func (b *nodeCompiler) binary(n *ast.BinaryNode) compiled {
 			if l.val && r.val {
 				b.xc.use.distinguish(b.src, "two user texts compared with each other")
 			}
+		}
+		if t := equalityTest(n.Operator, l, r); t != nil {
+			return testCompiled(t)
 		}
 		eq := equality(l, r)
 		if n.Operator == "!=" {
@@ -682,6 +695,9 @@ func (b *nodeCompiler) ordering(n *ast.BinaryNode, l, r compiled) compiled {
 		lf, rf := l.s, r.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return cmpOrder(strings.Compare(lf(e), rf(e)), op) }}
 	}
+	if t := compareTest(op, l, r); t != nil {
+		return testCompiled(t)
+	}
 	lf, rf := l.n, r.n
 	if r.shape == shapeConst {
 		// The common guard compares with a literal (retries < 3).
@@ -723,25 +739,42 @@ func cmpOrder(c int, op string) bool {
 // 1/0, an overflow) is a runtime error at the operator's position: stored
 // in a slot it would make a configuration unequal to itself (NaN != NaN),
 // and the explorer would see a slot change where nothing changed.
-func (b *nodeCompiler) arith(n ast.Node, l, r compiled, f func(x, y float64) float64) compiled {
+func (b *nodeCompiler) arith(n *ast.BinaryNode, l, r compiled, f func(x, y float64) float64) compiled {
 	lf, rf := l.n, r.n
 	pos := b.src.Pos
 	pos.Col += n.Location().From
 	src := b.src.Src
+	// The four operators are applied in the closure, not through f: an
+	// indirect call each is most of a formula's cost (the booking
+	// stub's output on the WORKLOAD machine).
+	op := n.Operator[0]
+	if l.shape == shapeLen && r.shape == shapeConst {
+		// len(slot) * 100, a formula's term: no call at all.
+		id, k := l.sid, r.cv.Num
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			v := apply(op, float64(len(e.c.Slot(id).Str)), k, f)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				e.nonFinite(pos, src, v)
+			}
+			return v
+		}}
+	}
+	if r.shape == shapeLen {
+		// ... + len(slot), its last term: one call.
+		id := r.sid
+		return compiled{kind: Number, n: func(e evalEnv) float64 {
+			v := apply(op, lf(e), float64(len(e.c.Slot(id).Str)), f)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				e.nonFinite(pos, src, v)
+			}
+			return v
+		}}
+	}
 	if r.shape == shapeConst {
 		// x + 1, the common shape: the literal is read without a call.
 		k := r.cv.Num
-		if op, ok := n.(*ast.BinaryNode); ok && op.Operator == "+" {
-			return compiled{kind: Number, n: func(e evalEnv) float64 {
-				v := lf(e) + k
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					e.nonFinite(pos, src, v)
-				}
-				return v
-			}}
-		}
 		return compiled{kind: Number, n: func(e evalEnv) float64 {
-			v := f(lf(e), k)
+			v := apply(op, lf(e), k, f)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				e.nonFinite(pos, src, v)
 			}
@@ -749,12 +782,29 @@ func (b *nodeCompiler) arith(n ast.Node, l, r compiled, f func(x, y float64) flo
 		}}
 	}
 	return compiled{kind: Number, n: func(e evalEnv) float64 {
-		v := f(lf(e), rf(e))
+		x := lf(e)
+		v := apply(op, x, rf(e), f)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			e.nonFinite(pos, src, v)
 		}
 		return v
 	}}
+}
+
+// apply is x op y, op one of + - * /, or f(x, y) (%). Small enough
+// to be inlined into arith's closures.
+func apply(op byte, x, y float64, f func(x, y float64) float64) float64 {
+	switch op {
+	case '+':
+		return x + y
+	case '-':
+		return x - y
+	case '*':
+		return x * y
+	case '/':
+		return x / y
+	}
+	return f(x, y)
 }
 
 // nonFinite records, for the step being taken, that an expression's
@@ -858,19 +908,8 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return e.m.nextEmpty(e.c) == NoID && e.c.Flow() != NoID }}
 	case "remaining":
 		b.read(flowBit)
-		return compiled{kind: Number, n: func(e evalEnv) float64 {
-			f := e.c.Flow()
-			if f == NoID {
-				return 0
-			}
-			n := 0
-			for _, s := range e.m.flows[f].slots {
-				if e.c.Slot(s).Kind == Empty {
-					n++
-				}
-			}
-			return float64(n)
-		}}
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(e.m.remaining(e.c)) },
+			t: &test{op: testLeaf, leaf: leafRemaining}}
 	case "exhausted":
 		arg, ok := n.Arguments[0].(*ast.IdentifierNode)
 		cid, ok2 := CounterID(0), false
@@ -904,8 +943,7 @@ func (b *nodeCompiler) call(n *ast.CallNode) compiled {
 		b.test(x)
 		if x.shape == shapeSlot {
 			// valid(candidate): the slot is read in place.
-			id := x.sid
-			return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, e.c.Slot(id).Str) }}
+			return testCompiled(&test{op: testValid, sid: x.sid})
 		}
 		f := x.s
 		return compiled{kind: Bool, b: func(e evalEnv) bool { return validWaiting(e.m, e.c, f(e)) }}
@@ -1062,6 +1100,11 @@ func (b *nodeCompiler) builtin(n *ast.BuiltinNode) compiled {
 		b.test(x)
 		if u := b.xc.use; u != nil {
 			u.length = true
+		}
+		if x.shape == shapeSlot {
+			// len(slot): the slot is read in place.
+			id := x.sid
+			return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(e.c.Slot(id).Str)) }, shape: shapeLen, sid: id}
 		}
 		f := x.s
 		return compiled{kind: Number, n: func(e evalEnv) float64 { return float64(len(f(e))) }}

@@ -142,6 +142,21 @@ var _ = Describe("guard expressions", func() {
 		Entry(nil, `email(city)`, false),
 		Entry(nil, `email(name + "@b.co")`, true),
 		Entry(nil, `valid(city)`, false),
+		// Guards pick evaluates without closures (engine/shaped.go): a
+		// literal on the left of an ordering, counters, and, or, and the
+		// arithmetic applied in its closure.
+		Entry(nil, `40 > age`, true),
+		Entry(nil, `36 >= age and 36 <= age`, true),
+		Entry(nil, `30 > age or 40 < age`, false),
+		Entry(nil, `36 < age`, false),
+		Entry(nil, `tries != 2`, false),
+		Entry(nil, `2 >= tries and name == "Ada"`, true),
+		Entry(nil, `name == "Bob" or tries > 1`, true),
+		Entry(nil, `name != "Ada" or city != ""`, false),
+		Entry(nil, `remaining() == 0 and age == 36`, true),
+		Entry(nil, `valid(name) or remaining() != 0`, false),
+		Entry(nil, `len(name)*10000 + len(mail)*100 + len(city) == 30800`, true),
+		Entry(nil, `age / 4 - 9 == 0 and tries * 3 == 6`, true),
 	)
 
 	It("renders say templates with placeholders of every kind", func() {

@@ -101,6 +101,7 @@ type transition struct {
 	always   bool
 	trig     trigger
 	guard    boolFn
+	test     *test // the guard, when of a shape pick evaluates without closures
 	guardSrc string
 	reads    uint64 // the slots its guard reads (values.go's bits)
 	override string // name of the override this transition stands for, or ""

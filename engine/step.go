@@ -189,13 +189,38 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 // pick returns the first candidate whose guard holds, recording each guard
 // it evaluates. e is a pointer: the environment is copied only for a
 // guard, and most candidates have none.
+//
+// A guard's valid(slot), alone or on the left of an and or an or, is
+// kept for the next guard, which on a slot's validating state is often
+// valid(slot) again (`valid(candidate) and remaining() == 1`, then
+// `valid(candidate)`): guards change nothing, so it would give the same.
 func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
+	known, knownPass := SlotID(NoID), false
 	for _, t := range cands {
 		tr := &m.trans[t]
 		if tr.guard == nil {
 			return t
 		}
-		pass := tr.guard(*e)
+		var pass bool
+		if g := tr.test; g == nil {
+			pass = tr.guard(*e)
+		} else if g.op == testValid && g.sid == known {
+			pass = knownPass
+		} else {
+			// holds, without the call.
+			x := g
+			if g.op >= testAnd {
+				x = g.l
+			}
+			left := m.holds1(x, e.c)
+			pass = left
+			if g.op >= testAnd && left == (g.op == testAnd) {
+				pass = m.holds1(g.r, e.c)
+			}
+			if x.op == testValid {
+				known, knownPass = x.sid, left
+			}
+		}
 		r.Guards = append(r.Guards, GuardOutcome{Trans: t, Pass: pass})
 		if pass {
 			return t
