@@ -178,8 +178,8 @@ func junitSuite(run *Run, s *Suite, variant string, several bool) JUnitTestSuite
 		if m.Variant == variant {
 			row := generatedRow(m)
 			success := "no goal to reach"
-			if row.SuccessRate != nil {
-				success = fmt.Sprint("success ", *row.SuccessRate)
+			if row.SuccessRate.OK {
+				success = fmt.Sprint("success ", row.SuccessRate.Value)
 			}
 			add(JUnitTestCase{Name: "generated conversations", SystemOut: fmt.Sprintf(
 				"%d conversations: %s, mean turns %v, escalation %v, cancellation %v, %d violating, %d violations",

@@ -31,17 +31,17 @@ type GeneratedRow struct {
 	Variant       string `csv:"variant" json:"variant"`
 	Conversations int    `csv:"conversations" json:"conversations"`
 	Successes     int    `csv:"successes" json:"successes"`
-	// SuccessRate and MeanTurnsToDone are nil (empty, null) where the
-	// users had no goal to reach (generate.SuccessNone).
-	SuccessRate      *float64 `csv:"success_rate" json:"success_rate"`
-	MeanTurnsToDone  *float64 `csv:"mean_turns_to_completion" json:"mean_turns_to_completion"`
-	MeanTurns        float64  `csv:"mean_turns" json:"mean_turns"`
-	Escalations      int      `csv:"escalations" json:"escalations"`
-	EscalationRate   float64  `csv:"escalation_rate" json:"escalation_rate"`
-	Cancellations    int      `csv:"cancellations" json:"cancellations"`
-	CancellationRate float64  `csv:"cancellation_rate" json:"cancellation_rate"`
-	Violating        int      `csv:"violating_conversations" json:"violating_conversations"`
-	Violations       int      `csv:"violations" json:"violations"`
+	// SuccessRate and MeanTurnsToDone are undefined (empty, null) where
+	// the users had no goal to reach (generate.SuccessNone).
+	SuccessRate      OptRate `csv:"success_rate" json:"success_rate"`
+	MeanTurnsToDone  OptRate `csv:"mean_turns_to_completion" json:"mean_turns_to_completion"`
+	MeanTurns        float64 `csv:"mean_turns" json:"mean_turns"`
+	Escalations      int     `csv:"escalations" json:"escalations"`
+	EscalationRate   float64 `csv:"escalation_rate" json:"escalation_rate"`
+	Cancellations    int     `csv:"cancellations" json:"cancellations"`
+	CancellationRate float64 `csv:"cancellation_rate" json:"cancellation_rate"`
+	Violating        int     `csv:"violating_conversations" json:"violating_conversations"`
+	Violations       int     `csv:"violations" json:"violations"`
 }
 
 // round keeps four decimals, so that rates print the same everywhere.
@@ -77,10 +77,9 @@ func generatedRow(m generate.Metrics) GeneratedRow {
 		Escalations: m.Escalations, EscalationRate: ratio(m.Escalations, m.Conversations),
 		Cancellations: m.Cancellations, CancellationRate: ratio(m.Cancellations, m.Conversations),
 		Violating: m.Violating, Violations: m.Violations}
-	if m.SuccessBy != generate.SuccessNone {
-		rate, turns := ratio(m.Successes, m.Conversations), ratio(m.TurnsToCompletion, m.Successes)
-		r.SuccessRate, r.MeanTurnsToDone = &rate, &turns
-	}
+	goal := m.SuccessBy != generate.SuccessNone
+	r.SuccessRate = OptRate{Value: ratio(m.Successes, m.Conversations), OK: goal}
+	r.MeanTurnsToDone = OptRate{Value: ratio(m.TurnsToCompletion, m.Successes), OK: goal}
 	return r
 }
 
