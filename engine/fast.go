@@ -313,17 +313,22 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 				}
 				actLo, actHi := uint32(len(r.Actions)), -1
 				ops := p.ops
+				// The ops that make no call run in a loop of their own: a
+				// call in it would have the compiler save its registers on
+				// every round. Each records its id as it starts (nothing
+				// reads them while the ops run), where there is room
+				// without append's call. An op that must make a call (its
+				// kind's, a conversion, an error's) leaves the loop, its id
+				// not recorded, for runOp; one that found no room for its
+				// id runs again once there is.
 				for i := 0; i < len(ops); i++ {
-					if cap(r.Actions)-len(r.Actions) < len(ops)-i {
-						r.Actions = slices.Grow(r.Actions, len(ops)-i)
-					}
 				calls:
 					for ; i < len(ops); i++ {
 						o := &ops[i]
-						if o.code >= opCalls {
+						k := len(r.Actions)
+						if o.code >= opCalls || k == cap(r.Actions) {
 							break
 						}
-						k := len(r.Actions)
 						r.Actions = r.Actions[:k+1]
 						r.Actions[k] = o.id
 						switch o.code {
@@ -337,6 +342,7 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 						case opFillSlot:
 							v := emptyText(slotAs(o.kind, c.slots[o.src]))
 							if c.Waiting == NoID || !v.IsEmpty() && (v.Kind != Text || m.slots[c.Waiting].typ != TypeText) {
+								r.Actions = r.Actions[:k]
 								break calls
 							}
 							c.slots[c.Waiting] = v
@@ -360,6 +366,7 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 							c.Counters = [MaxCounters]int32{}
 						case opPush:
 							if int(c.FlowDepth) >= MaxFlowDepth {
+								r.Actions = r.Actions[:k]
 								break calls
 							}
 							c.Flows[c.FlowDepth] = FlowID(o.dst)
@@ -382,7 +389,10 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 						break
 					}
 					o := &ops[i]
-					if o.code == opEnter {
+					if o.code < opCalls && len(r.Actions) == cap(r.Actions) {
+						r.Actions = slices.Grow(r.Actions, len(ops)-i)
+						i--
+					} else if o.code == opEnter {
 						actHi = len(r.Actions)
 					} else if err := m.runOp(e, t, o, r); err != nil {
 						// As far as microstep would have filled it in: the
@@ -450,7 +460,7 @@ func (m *Machine) exitPlain(e *evalEnv, leaf, domain StateID, r *Result) error {
 // at the state microstep would have been in.
 func (m *Machine) runOp(e *evalEnv, t TransID, o *op, r *Result) error {
 	c := e.c
-	if o.code < opBlock && o.code >= opCalls {
+	if o.code < opBlock {
 		r.Actions = append(r.Actions, o.id)
 	}
 	switch o.code {
