@@ -326,7 +326,7 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 					for ; i < len(ops); i++ {
 						o := &ops[i]
 						k := len(r.Actions)
-						if o.code >= opCalls || k == cap(r.Actions) {
+						if o.code >= opCalls || k >= cap(r.Actions) {
 							break
 						}
 						r.Actions = r.Actions[:k+1]
@@ -389,7 +389,7 @@ func (m *Machine) settle(e *evalEnv, t TransID, lo uint32, r *Result) error {
 						break
 					}
 					o := &ops[i]
-					if o.code < opCalls && len(r.Actions) == cap(r.Actions) {
+					if o.code < opCalls && len(r.Actions) >= cap(r.Actions) {
 						r.Actions = slices.Grow(r.Actions, len(ops)-i)
 						i--
 					} else if o.code == opEnter {
