@@ -157,6 +157,15 @@ var _ = Describe("guard expressions", func() {
 		Entry(nil, `valid(name) or remaining() != 0`, false),
 		Entry(nil, `len(name)*10000 + len(mail)*100 + len(city) == 30800`, true),
 		Entry(nil, `age / 4 - 9 == 0 and tries * 3 == 6`, true),
+		// Formulas (engine/formula.go): terms of a slot and a literal on
+		// either side, chains begun by a literal, a counter breaking the
+		// chain into closures.
+		Entry(nil, `age * 2 - len(name) * 3 + 1 == 64`, true),
+		Entry(nil, `2 * age + 10 * len(name) == 102`, true),
+		Entry(nil, `1 - age + 40 == 5`, true),
+		Entry(nil, `age - 1 - tries == 33`, true),
+		Entry(nil, `len(name) + len(mail) + len(city) - 11 == 0`, true),
+		Entry(nil, `100 - len(name) * age + 0.5 == -7.5`, true),
 	)
 
 	It("renders say templates with placeholders of every kind", func() {
@@ -229,6 +238,34 @@ var _ = Describe("arithmetic that is not a number", func() {
 		Entry("x + literal", "x + 1e308"),
 		Entry("x * literal", "x * 10"),
 		Entry("literal + x", "1e308 + x"),
+		Entry("a formula", "x * 10 + 1 - x"),
+	)
+
+	// A formula (engine/formula.go) reports the first of its operators
+	// whose result is not a number, at its position, as its closures did.
+	DescribeTable("is a runtime error at a formula's first operator that overflows",
+		func(src string, at int) {
+			m, err := et.New("inf", "idle").
+				Intents("grow").
+				Slot("x", engine.TypeNumber).Slot("y", engine.TypeNumber).
+				State("idle", et.Waits(), et.On("grow", "idle", et.Set("y", src))).
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.Start(&cfg, 0, &res)).To(Succeed())
+			id, _ := m.SlotID("x")
+			cfg.SetSlot(id, engine.NumberValue(1e308))
+			ev, err := et.ParseEvent(m, &cfg, "grow")
+			Expect(err).NotTo(HaveOccurred())
+			err = m.Step(&cfg, &ev, &res)
+			Expect(err).To(MatchError(ContainSubstring(`in expression "` + src + `": the result is +Inf, not a number`)))
+			var rt *engine.RuntimeError
+			Expect(errors.As(err, &rt)).To(BeTrue())
+			Expect(rt.Pos.Col).To(Equal(at), "got column %d, want %d (%q)", rt.Pos.Col, at, src[at:])
+		},
+		Entry("the first operator", "x * 10 + 1 - x", 2),
+		Entry("a term's operator", "x + x * 10 - 1", 6),
+		Entry("an operator between terms", "x - 1 + x * 0.5 + x", 16),
+		Entry("a literal's term", "1 - x + 3 * x", 10),
 	)
 
 	It("is a runtime error when an action's output delivers it", func() {
