@@ -133,8 +133,15 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 			tab = m.failTab
 		}
 		if ev.Kind == DoneEvent {
-			if err := m.checkOutputs(c, ev); err != nil {
-				return err
+			// Invoke computed the outputs outside a step: one that is a
+			// number that is not one (NaN, ±Inf) is reported as the result
+			// is delivered.
+			for i := 0; i < int(ev.NEnt); i++ {
+				if v := &ev.Entities[i].Value; v.Kind == Number && !finite(v.Num) {
+					if err := m.outputError(c, ev, i); err != nil {
+						return err
+					}
+				}
 			}
 			// An action's outputs land in the slots they are named after.
 			for i := 0; i < int(ev.NEnt); i++ {
@@ -229,19 +236,13 @@ func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
 	return NoID
 }
 
-// checkOutputs refuses an action result whose output is a number that is
-// not one (NaN, ±Inf): Invoke computed it outside a step, so the error is
-// reported as the result is delivered, at the output's expression.
-func (m *Machine) checkOutputs(c *Config, ev *Event) error {
-	for i := 0; i < int(ev.NEnt); i++ {
-		v := ev.Entities[i].Value
-		if v.Kind != Number || !(math.IsNaN(v.Num) || math.IsInf(v.Num, 0)) {
-			continue
-		}
-		for _, o := range m.exts[ev.Ext].outputs {
-			if o.entity == ev.Entities[i].ID {
-				return m.rtErr(c, o.pos, "output %s of action %s is %v, not a number", o.name, m.exts[ev.Ext].name, v.Num)
-			}
+// outputError is the error of an action result whose entity i is a
+// number that is not one, at the expression of the output it is (nil when
+// it is no output of the action).
+func (m *Machine) outputError(c *Config, ev *Event, i int) error {
+	for _, o := range m.exts[ev.Ext].outputs {
+		if o.entity == ev.Entities[i].ID {
+			return m.rtErr(c, o.pos, "output %s of action %s is %v, not a number", o.name, m.exts[ev.Ext].name, ev.Entities[i].Value.Num)
 		}
 	}
 	return nil
