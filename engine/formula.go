@@ -12,10 +12,10 @@ import "math"
 // It is a chain: its first term, then each further term applied to the
 // value so far, left to right, as the tree `((t0 op1 t1) op2 t2) ...`
 // says; a term is a literal or a slot (its length, for a text slot),
-// alone or with a literal on either side of an operator. Each operator's
-// result is checked where its closure checks it (arith), in the same
-// order: the first result that is not a number is the one reported, at
-// its operator's position.
+// alone or with a literal after an operator (or before + or *, which give
+// the same either way). The first operator whose result is not a number
+// is the one reported, at its position, as the closures (arith) report
+// it; eval says how.
 type formula struct {
 	terms []formulaTerm
 	src   string
