@@ -75,6 +75,8 @@ type compiled struct {
 	// t: a guard, or a number a guard compares, of a shape pick
 	// evaluates without closures (shaped.go).
 	t *test
+	// f: arithmetic, as a formula (formula.go).
+	f *formula
 }
 
 // shape is what a compiled expression is, when it is simple.
@@ -86,6 +88,7 @@ const (
 	shapeSlot                    // a slot's value (of its declared type): sid
 	shapeEventValue              // event.value (text)
 	shapeLen                     // len(slot): sid, a text slot
+	shapeFormula                 // arithmetic of several operators: f
 )
 
 // value takes c by pointer: a compiled is nine words, copied on every
@@ -96,6 +99,8 @@ func (c *compiled) value(e evalEnv) Value {
 		return c.cv
 	case shapeSlot:
 		return slotAs(c.kind, e.c.Slot(c.sid))
+	case shapeFormula:
+		return NumberValue(c.f.eval(&e))
 	}
 	switch c.kind {
 	case Text:
@@ -739,10 +744,25 @@ func cmpOrder(c int, op string) bool {
 // 1/0, an overflow) is a runtime error at the operator's position: stored
 // in a slot it would make a configuration unequal to itself (NaN != NaN),
 // and the explorer would see a slot change where nothing changed.
+//
+// An operation on another's result is a formula (formula.go), evaluated
+// without a closure per operator; one operator keeps its closure, which
+// costs less, and its formula, for the operation it is an operand of.
 func (b *nodeCompiler) arith(n *ast.BinaryNode, l, r compiled, f func(x, y float64) float64) compiled {
-	lf, rf := l.n, r.n
 	pos := b.src.Pos
 	pos.Col += n.Location().From
+	fm := newFormula(n.Operator[0], pos, b.src.Src, l, r)
+	if fm != nil && fm.operators() > 1 {
+		return compiled{kind: Number, n: func(e evalEnv) float64 { return fm.eval(&e) }, shape: shapeFormula, f: fm}
+	}
+	c := b.arith1(n, l, r, f, pos)
+	c.f = fm
+	return c
+}
+
+// arith1 is arith's closure for one operator.
+func (b *nodeCompiler) arith1(n *ast.BinaryNode, l, r compiled, f func(x, y float64) float64, pos Pos) compiled {
+	lf, rf := l.n, r.n
 	src := b.src.Src
 	// The four operators are applied in the closure, not through f: an
 	// indirect call each is most of a formula's cost (the booking
@@ -794,6 +814,15 @@ func (b *nodeCompiler) arith(n *ast.BinaryNode, l, r compiled, f func(x, y float
 // apply is x op y, op one of + - * /, or f(x, y) (%). Small enough
 // to be inlined into arith's closures.
 func apply(op byte, x, y float64, f func(x, y float64) float64) float64 {
+	if op == '%' {
+		return f(x, y)
+	}
+	return operate(op, x, y)
+}
+
+// operate is x op y, op one of + - * /: no call, so that a loop
+// applying it keeps its values in registers (formula.eval).
+func operate(op byte, x, y float64) float64 {
 	switch op {
 	case '+':
 		return x + y
@@ -801,10 +830,8 @@ func apply(op byte, x, y float64, f func(x, y float64) float64) float64 {
 		return x - y
 	case '*':
 		return x * y
-	case '/':
-		return x / y
 	}
-	return f(x, y)
+	return x / y
 }
 
 // nonFinite records, for the step being taken, that an expression's

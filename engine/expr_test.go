@@ -157,6 +157,15 @@ var _ = Describe("guard expressions", func() {
 		Entry(nil, `valid(name) or remaining() != 0`, false),
 		Entry(nil, `len(name)*10000 + len(mail)*100 + len(city) == 30800`, true),
 		Entry(nil, `age / 4 - 9 == 0 and tries * 3 == 6`, true),
+		// Formulas (engine/formula.go): terms of a slot and a literal on
+		// either side, chains begun by a literal, a counter breaking the
+		// chain into closures.
+		Entry(nil, `age * 2 - len(name) * 3 + 1 == 64`, true),
+		Entry(nil, `2 * age + 10 * len(name) == 102`, true),
+		Entry(nil, `1 - age + 40 == 5`, true),
+		Entry(nil, `age - 1 - tries == 33`, true),
+		Entry(nil, `len(name) + len(mail) + len(city) - 11 == 0`, true),
+		Entry(nil, `100 - len(name) * age + 0.5 == -7.5`, true),
 	)
 
 	It("renders say templates with placeholders of every kind", func() {
@@ -211,8 +220,10 @@ var _ = Describe("arithmetic that is not a number", func() {
 		Expect(rt.Pos.Col).To(BeNumerically(">", 0), "the position of the operator")
 	})
 
-	DescribeTable("is a runtime error when a literal operand overflows",
-		func(src string) {
+	// The error is at the first operator whose result is not a number;
+	// a formula (engine/formula.go) reports the one its closures did.
+	DescribeTable("is a runtime error at the first operator that overflows",
+		func(src string, at int) {
 			m, err := et.New("inf", "idle").
 				Intents("grow").
 				Slot("x", engine.TypeNumber).
@@ -224,11 +235,19 @@ var _ = Describe("arithmetic that is not a number", func() {
 			cfg.SetSlot(id, engine.NumberValue(1e308))
 			ev, err := et.ParseEvent(m, &cfg, "grow")
 			Expect(err).NotTo(HaveOccurred())
-			Expect(m.Step(&cfg, &ev, &res)).To(MatchError(ContainSubstring(`in expression "` + src + `": the result is +Inf, not a number`)))
+			err = m.Step(&cfg, &ev, &res)
+			Expect(err).To(MatchError(ContainSubstring(`in expression "` + src + `": the result is +Inf, not a number`)))
+			var rt *engine.RuntimeError
+			Expect(errors.As(err, &rt)).To(BeTrue())
+			Expect(rt.Pos.Col).To(Equal(at), "got column %d, want %d (%q)", rt.Pos.Col, at, src[at:])
 		},
-		Entry("x + literal", "x + 1e308"),
-		Entry("x * literal", "x * 10"),
-		Entry("literal + x", "1e308 + x"),
+		Entry("x + literal", "x + 1e308", 2),
+		Entry("x * literal", "x * 10", 2),
+		Entry("literal + x", "1e308 + x", 6),
+		Entry("a formula's first operator", "x * 10 + 1 - x", 2),
+		Entry("a formula's term's operator", "x + x * 10 - 1", 6),
+		Entry("a formula's operator between terms", "x - 1 + x * 0.5 + x", 16),
+		Entry("a formula's literal's term", "1 - x + 3 * x", 10),
 	)
 
 	It("is a runtime error when an action's output delivers it", func() {

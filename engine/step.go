@@ -133,8 +133,15 @@ func (m *Machine) step(c *Config, ev *Event, r *Result) error {
 			tab = m.failTab
 		}
 		if ev.Kind == DoneEvent {
-			if err := m.checkOutputs(c, ev); err != nil {
-				return err
+			// Invoke computed the outputs outside a step: one that is a
+			// number that is not one (NaN, ±Inf) is reported as the result
+			// is delivered.
+			for i := 0; i < int(ev.NEnt); i++ {
+				if v := &ev.Entities[i].Value; v.Kind == Number && !finite(v.Num) {
+					if err := m.outputError(c, ev, i); err != nil {
+						return err
+					}
+				}
 			}
 			// An action's outputs land in the slots they are named after.
 			for i := 0; i < int(ev.NEnt); i++ {
@@ -229,19 +236,13 @@ func (m *Machine) pick(e *evalEnv, cands []TransID, r *Result) TransID {
 	return NoID
 }
 
-// checkOutputs refuses an action result whose output is a number that is
-// not one (NaN, ±Inf): Invoke computed it outside a step, so the error is
-// reported as the result is delivered, at the output's expression.
-func (m *Machine) checkOutputs(c *Config, ev *Event) error {
-	for i := 0; i < int(ev.NEnt); i++ {
-		v := ev.Entities[i].Value
-		if v.Kind != Number || !(math.IsNaN(v.Num) || math.IsInf(v.Num, 0)) {
-			continue
-		}
-		for _, o := range m.exts[ev.Ext].outputs {
-			if o.entity == ev.Entities[i].ID {
-				return m.rtErr(c, o.pos, "output %s of action %s is %v, not a number", o.name, m.exts[ev.Ext].name, v.Num)
-			}
+// outputError is the error of an action result whose entity i is a
+// number that is not one, at the expression of the output it is (nil when
+// it is no output of the action).
+func (m *Machine) outputError(c *Config, ev *Event, i int) error {
+	for _, o := range m.exts[ev.Ext].outputs {
+		if o.entity == ev.Entities[i].ID {
+			return m.rtErr(c, o.pos, "output %s of action %s is %v, not a number", o.name, m.exts[ev.Ext].name, ev.Entities[i].Value.Num)
 		}
 	}
 	return nil
@@ -718,18 +719,24 @@ func (m *Machine) Invoke(c *Config, x ExtID, at int64, ev *Event) { m.InvokeIn(c
 // addressed back to the branch.
 func (m *Machine) InvokeIn(c *Config, x ExtID, branch uint8, at int64, ev *Event) {
 	// Field by field: a literal is copied from a template with a
-	// write-barrier-aware move of the whole event.
+	// write-barrier-aware move of the whole event. The entities are
+	// cleared last, past the outputs: no expression sees one beyond NEnt.
 	ev.Kind, ev.Intent, ev.Timer, ev.Ext, ev.Branch = DoneEvent, 0, 0, x, branch
 	ev.At, ev.Confidence, ev.Text, ev.Value = at, 1, "", ""
-	ev.NEnt, ev.Entities = 0, [MaxEntities]Entity{}
+	ev.NEnt = 0
 	ev.Payload, ev.Source, ev.Done = 0, 0, 0
 	e := evalEnv{m: m, c: c, ev: ev, br: branch}
 	xt := &m.exts[x]
 	if xt.succeeds != nil && !xt.succeeds(e) {
 		ev.Kind = FailedEvent
-		return
+	} else {
+		// By index: a range would copy each output (21 words).
+		for i := range xt.outputs {
+			o := &xt.outputs[i]
+			ev.AddEntity(o.entity, o.x.value(e))
+		}
 	}
-	for _, o := range xt.outputs {
-		ev.AddEntity(o.entity, o.x.value(e))
+	for i := int(ev.NEnt); i < MaxEntities; i++ {
+		ev.Entities[i] = Entity{}
 	}
 }
