@@ -369,6 +369,10 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 				c.SetSlot(a.slot, emptyText(a.x.value(*e)))
 			}
 		case ActFill:
+			if c.Waiting == NoID {
+				// Before the value: its expression reads nothing then.
+				return m.notWaiting(c, ai)
+			}
 			var v Value
 			if a.x.shape == shapeSlot {
 				// fill: candidate, the common shape: read in place.
@@ -558,7 +562,7 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 // fill sets the slot waited for to v (fill action ai's value).
 func (m *Machine) fill(c *Config, v Value, ai uint32) error {
 	if c.Waiting == NoID {
-		return m.rtErr(c, m.acts[ai].pos, "fill: no slot is being waited for")
+		return m.notWaiting(c, ai)
 	}
 	if !v.IsEmpty() && (v.Kind != Text || m.slots[c.Waiting].typ != TypeText) {
 		// Text into a text slot, the common case, needs no
@@ -569,6 +573,11 @@ func (m *Machine) fill(c *Config, v Value, ai uint32) error {
 	}
 	c.SetSlot(c.Waiting, v)
 	return nil
+}
+
+// notWaiting is the error of fill action ai when no slot is waited for.
+func (m *Machine) notWaiting(c *Config, ai uint32) error {
+	return m.rtErr(c, m.acts[ai].pos, "fill: no slot is being waited for")
 }
 
 // fullFlows is the error of push action ai on a full flow stack.
