@@ -454,10 +454,11 @@ func (m *Machine) exitPlain(e *evalEnv, leaf, domain StateID, r *Result) error {
 	return nil
 }
 
-// runOp runs op o of transition t's plan, one that makes a call, or a call-free one
-// that found it must make one (to convert a value, to report an error)
-// and whose id is recorded. It leaves the Config's State, when it fails,
-// at the state microstep would have been in.
+// runOp runs op o of transition t's plan, one that makes a call, or a
+// call-free one that found it must make one (to convert a value, to
+// report an error), and records the id of its action. It leaves the
+// Config's State, when it fails, at the state microstep would have been
+// in.
 func (m *Machine) runOp(e *evalEnv, t TransID, o *op, r *Result) error {
 	c := e.c
 	if o.code < opBlock {
