@@ -102,12 +102,22 @@ func (m *Machine) holds1(t *test, c *Config) bool {
 // remaining is remaining(): how many slots of the current flow are empty
 // (0 without a flow).
 func (m *Machine) remaining(c *Config) int {
-	f := c.Flow()
-	if f == NoID {
+	d := c.FlowDepth
+	if d == 0 {
 		return 0
 	}
+	fl := &m.flows[c.Flows[(d-1)%MaxFlowDepth]]
 	n := 0
-	for _, s := range m.flows[f].slots {
+	if !fl.far {
+		// Every slot is inline: no look beyond them.
+		for _, s := range fl.slots {
+			if c.slots[s%InlineSlots].Kind == Empty {
+				n++
+			}
+		}
+		return n
+	}
+	for _, s := range fl.slots {
 		if c.Slot(s).Kind == Empty {
 			n++
 		}
