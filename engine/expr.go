@@ -779,7 +779,7 @@ func (b *nodeCompiler) arith(n *ast.BinaryNode, l, r compiled, f func(x, y float
 				e.nonFinite(pos, src, v)
 			}
 			return v
-		}}
+		}, t: offsetLeaf(op, l, r)}
 	}
 	return compiled{kind: Number, n: func(e evalEnv) float64 {
 		x := lf(e)

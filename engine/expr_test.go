@@ -157,6 +157,13 @@ var _ = Describe("guard expressions", func() {
 		Entry(nil, `valid(name) or remaining() != 0`, false),
 		Entry(nil, `len(name)*10000 + len(mail)*100 + len(city) == 30800`, true),
 		Entry(nil, `age / 4 - 9 == 0 and tries * 3 == 6`, true),
+		// A count plus or minus a literal is a test leaf too.
+		Entry(nil, `tries + 1 < 3`, false),
+		Entry(nil, `tries + 0.5 > 2.25`, true),
+		Entry(nil, `tries - 0.5 == 1.5`, true),
+		Entry(nil, `tries - 3 < 0 and remaining() + 1 == 1`, true),
+		Entry(nil, `remaining() - 1 >= 0 or tries + 1 - 1 != 2`, false),
+		Entry(nil, `tries * 2 - 1 == 3`, true),
 	)
 
 	It("renders say templates with placeholders of every kind", func() {
