@@ -223,13 +223,7 @@ func (d *Driver) User(text string) error {
 	c := &d.Cfg
 	if di := d.M.DirectIntent(c.State); di != engine.NoID && c.Waiting != engine.NoID &&
 		(d.Stub == nil || !d.Stub.HasMarker(text)) {
-		value := text
-		if d.Stub != nil {
-			value = d.Stub.Normalize(c.Waiting, text)
-		}
-		d.ev = engine.Event{Kind: engine.UserEvent, Intent: di, Text: text, Value: value, Confidence: 1, At: c.Now}
-		d.Info.Skipped = true
-		d.NLUSkipped++
+		d.direct(di, text)
 	} else {
 		if err := d.NLU.Parse(text, c.State, &d.ev); err != nil {
 			return err
@@ -252,6 +246,20 @@ func (d *Driver) User(text string) error {
 		return err
 	}
 	return d.endTurn(true)
+}
+
+// direct fills d.ev with text mapped into the waiting slot without the
+// NLU, as intent di. It is kept out of User, whose frame it would
+// otherwise enlarge on every turn.
+func (d *Driver) direct(di engine.IntentID, text string) {
+	value := text
+	if d.Stub != nil {
+		value = d.Stub.Normalize(d.Cfg.Waiting, text)
+	}
+	newUserEvent(&d.ev, text)
+	d.ev.Intent, d.ev.Value, d.ev.Confidence, d.ev.At = di, value, 1, d.Cfg.Now
+	d.Info.Skipped = true
+	d.NLUSkipped++
 }
 
 // Inject plays a parsed user event, bypassing the NLU.
