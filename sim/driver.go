@@ -130,7 +130,7 @@ func (d *Driver) Start(at int64) error {
 	if err != nil {
 		return err
 	}
-	if err := d.after(nil, 0); err != nil {
+	if err := d.step(nil, 0); err != nil {
 		return err
 	}
 	if err := d.runBranches(); err != nil {
@@ -295,43 +295,20 @@ func (d *Driver) Wait(ms int64) error {
 	return nil
 }
 
+// step steps the engine with ev, then records what the step produced,
+// tells the observers, performs the external actions it invoked and steps
+// their results. With ev nil it only does the rest, for what Start did.
+// One function, not a step calling an after: this runs on every step.
 func (d *Driver) step(ev *engine.Event, depth int) error {
-	// Only observers read the configuration before the step; a Config
-	// is 1.7 KB, not worth copying on every step when no one reads it.
-	if len(d.Observers) > 0 {
-		d.prev = d.Cfg
+	if ev != nil {
+		if len(d.Observers) > 0 || d.Wall != nil {
+			if err := d.stepWatched(ev); err != nil {
+				return err
+			}
+		} else if err := d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res); err != nil {
+			return err
+		}
 	}
-	var err error
-	if d.Wall != nil {
-		start := d.Wall.start()
-		err = d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res)
-		d.Wall.stop(start)
-	} else {
-		err = d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res)
-	}
-	if err != nil {
-		// The transitions taken before the error still count for
-		// coverage and traces.
-		d.notify(ev)
-		return err
-	}
-	return d.after(ev, depth)
-}
-
-// notify tells the observers about the step just taken.
-func (d *Driver) notify(ev *engine.Event) {
-	if len(d.Observers) == 0 {
-		return
-	}
-	d.obs = eval.Step{Turn: d.Turn, Event: ev, Before: &d.prev, After: &d.Cfg, Result: &d.Res}
-	for _, o := range d.Observers {
-		o.Observe(&d.obs)
-	}
-}
-
-// after records what the step produced, tells the observers, then performs
-// the external actions it invoked and steps their results.
-func (d *Driver) after(ev *engine.Event, depth int) error {
 	path, n, steps := d.Info.Path, 0, d.Res.Steps
 	for i := range steps {
 		if s := &steps[i]; s.Trans != engine.NoID {
@@ -351,7 +328,42 @@ func (d *Driver) after(ev *engine.Event, depth int) error {
 	return d.perform(ev, depth)
 }
 
-// perform is the rest of after: the step's effects, its latency costs,
+// stepWatched is the engine's step when observers read the configuration
+// before it or the wall clock times it.
+func (d *Driver) stepWatched(ev *engine.Event) error {
+	// A Config is 1.7 KB, not worth copying on every step when no one
+	// reads it.
+	if len(d.Observers) > 0 {
+		d.prev = d.Cfg
+	}
+	var err error
+	if d.Wall != nil {
+		start := d.Wall.start()
+		err = d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res)
+		d.Wall.stop(start)
+	} else {
+		err = d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res)
+	}
+	if err != nil {
+		// The transitions taken before the error still count for
+		// coverage and traces.
+		d.notify(ev)
+	}
+	return err
+}
+
+// notify tells the observers about the step just taken.
+func (d *Driver) notify(ev *engine.Event) {
+	if len(d.Observers) == 0 {
+		return
+	}
+	d.obs = eval.Step{Turn: d.Turn, Event: ev, Before: &d.prev, After: &d.Cfg, Result: &d.Res}
+	for _, o := range d.Observers {
+		o.Observe(&d.obs)
+	}
+}
+
+// perform is the rest of step: the step's effects, its latency costs,
 // the observers, then the external actions it invoked and the sends due
 // at once.
 func (d *Driver) perform(ev *engine.Event, depth int) error {
