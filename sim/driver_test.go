@@ -170,6 +170,26 @@ var _ = Describe("the stub NLU", func() {
 		Expect(matched).To(BeNumerically(">", 200))
 	})
 
+	It("fills an event that held another parse, or anything else, as it fills a fresh one", func() {
+		texts := []string{"from Madrid please", "Actually, change the origin to Boston", "YES", "  New York ", "cancellation policy"}
+		withEntities := 0
+		for _, held := range texts {
+			for _, text := range texts {
+				var reused, fresh engine.Event
+				Expect(stub.Parse(held, 0, &reused)).To(Succeed())
+				if reused.NEnt > 0 {
+					withEntities++
+				}
+				reused.Kind, reused.Timer, reused.Ext, reused.Branch, reused.At = engine.TimerEvent, 3, 2, 1, 7
+				reused.Payload, reused.Source, reused.Done = 9, engine.SourceSend, 4
+				Expect(stub.Parse(text, 0, &reused)).To(Succeed())
+				Expect(stub.Parse(text, 0, &fresh)).To(Succeed())
+				Expect(reused == fresh).To(BeTrue(), "%q after %q", text, held)
+			}
+		}
+		Expect(withEntities).To(BeNumerically(">", 0))
+	})
+
 	It("says which texts carry intent markers", func() {
 		Expect(stub.HasMarker("Actually, Boston")).To(BeTrue())
 		Expect(stub.HasMarker("Boston")).To(BeFalse())
