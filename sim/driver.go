@@ -35,7 +35,8 @@ type TurnInfo struct {
 	Invoked   []engine.ExtID
 	Escalated bool
 	Steps     int // transitions taken
-	// Path holds the target of each of the main machine's transitions.
+	// Path holds the target of each of the main machine's transitions,
+	// when the Driver's KeepPath is set.
 	Path []engine.StateID
 	// Latency is what the turn's own chain took under the suite's latency
 	// model, in virtual milliseconds: for a user or event turn its response
@@ -59,6 +60,11 @@ type Driver struct {
 	Res  engine.Result
 	Turn int
 	Info TurnInfo
+
+	// KeepPath makes every turn record its Path (RunScenario sets it, for
+	// path expectations); without it, as when conversations are only
+	// counted, the steps' targets are not copied.
+	KeepPath bool
 
 	// Totals over the Driver's life.
 	NLUCalls, NLUSkipped, Transitions int
@@ -309,16 +315,16 @@ func (d *Driver) step(ev *engine.Event, depth int) error {
 			return err
 		}
 	}
-	path, n, steps := d.Info.Path, 0, d.Res.Steps
-	for i := range steps {
-		if s := &steps[i]; s.Trans != engine.NoID {
-			n++
-			if s.Branch == 0 {
-				path = append(path, s.To)
+	var n int
+	if d.KeepPath {
+		n = d.keepPath()
+	} else {
+		for i := range d.Res.Steps {
+			if d.Res.Steps[i].Trans != engine.NoID {
+				n++
 			}
 		}
 	}
-	d.Info.Path = path
 	d.Info.Steps += n
 	d.Transitions += n
 	if len(d.Res.Effects) == 0 && d.Latency == nil && len(d.Observers) == 0 && !d.M.HasSends() {
@@ -326,6 +332,22 @@ func (d *Driver) step(ev *engine.Event, depth int) error {
 		return nil
 	}
 	return d.perform(ev, depth)
+}
+
+// keepPath appends the targets of the main machine's transitions in the
+// step to Info.Path and returns how many transitions the step took.
+func (d *Driver) keepPath() int {
+	path, n := d.Info.Path, 0
+	for i := range d.Res.Steps {
+		if s := &d.Res.Steps[i]; s.Trans != engine.NoID {
+			n++
+			if s.Branch == 0 {
+				path = append(path, s.To)
+			}
+		}
+	}
+	d.Info.Path = path
+	return n
 }
 
 // stepWatched is the engine's step when observers read the configuration

@@ -215,6 +215,31 @@ var _ = Describe("the driver", func() {
 		Expect(d.NLUSkipped).To(Equal(2))
 	})
 
+	It("keeps each turn's path of targets when asked to, and counts the transitions either way", func() {
+		s := load("../scenarios/bench-soni")
+		stub := sim.NewStub(s.NLU, s.Machine)
+		for _, keep := range []bool{false, true} {
+			d := sim.NewDriver(s.Machine, stub, stub)
+			d.KeepPath = keep
+			Expect(d.Start(0)).To(Succeed())
+			var path []string
+			for _, u := range []string{"book a flight", "Madrid", "Barcelona", "tomorrow", "yes"} {
+				Expect(d.User(u)).To(Succeed())
+				for _, st := range d.Info.Path {
+					path = append(path, s.Machine.StateName(st))
+				}
+			}
+			Expect(d.Transitions).To(Equal(11))
+			if !keep {
+				Expect(path).To(BeEmpty())
+				continue
+			}
+			// WORKLOAD.md's happy trace.
+			Expect(strings.Join(path, " ")).To(Equal("understanding waiting_for_slot validating_slot waiting_for_slot " +
+				"validating_slot waiting_for_slot validating_slot confirming executing_action completed idle"))
+		}
+	})
+
 	It("fires a timeout exactly at its deadline, and each retry after another full period", func() {
 		s := load("testdata/timeout")
 		r := sim.RunScenario(s, scenario(s, "retries"), sim.Options{})
