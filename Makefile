@@ -203,8 +203,10 @@ BIG_WORKERS ?= 1
 explore-big:
 	GOMEMLIMIT=1600MiB SIMCTL_BIG=1 SIMCTL_BIG_WORKERS=$(BIG_WORKERS) $(GO) test -count=1 -timeout 20m -v -run TestExplore ./explore -args -ginkgo.focus='a big search' -ginkgo.v
 
-# The peers of ../shared/peers beside simctl's own RESULT lines. shared/ is
-# read-only, so the peers are built and run from a copy.
+# The peers of ../shared/peers and simctl's WORKLOAD runner in one table:
+# RUNS runs each, simctl's interleaved with the peers', medians (see
+# scripts/peers.sh). shared/ is read-only, so the peers are built and run
+# from a copy.
 peers: build
 	sh scripts/peers.sh
 

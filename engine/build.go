@@ -296,6 +296,7 @@ func (b *builder) symbols() {
 				continue
 			}
 			f.slots = append(f.slots, id)
+			f.far = f.far || int(id) >= InlineSlots
 		}
 		m.flowIDs[fd.Name] = FlowID(len(m.flows))
 		m.flows = append(m.flows, f)

@@ -116,6 +116,39 @@ var _ = Describe("Configurations of wide machines", func() {
 		}
 	})
 
+	// remaining() counts a flow's empty slots in place when they are all
+	// inline, and through Slot otherwise: both ways on one machine.
+	DescribeTable("counts remaining() over a flow's slots, inline or past them",
+		func(flow []string, fill []string, want int) {
+			b := et.New("probe", "probe").Intents("go")
+			for i := range engine.InlineSlots + 8 {
+				b.Slot(fmt.Sprint("s", i), engine.TypeText)
+			}
+			m, err := b.Flow("f", flow...).
+				State("probe", et.Waits(), et.On("go", "check", et.Push("f"))).
+				State("check", et.AlwaysIf(fmt.Sprintf("remaining() == %d", want), "yes"), et.Always("no")).
+				State("yes").State("no").
+				Build()
+			Expect(err).NotTo(HaveOccurred())
+			var c engine.Config
+			var r engine.Result
+			Expect(m.Start(&c, 0, &r)).To(Succeed())
+			for _, name := range fill {
+				id, ok := m.SlotID(name)
+				Expect(ok).To(BeTrue())
+				c.SetSlot(id, engine.TextValue("x"))
+			}
+			ev := engine.Event{Kind: engine.UserEvent, Intent: mustIntent(m, "go"), At: 1}
+			Expect(m.Step(&c, &ev, &r)).To(Succeed())
+			Expect(m.StateName(c.State)).To(Equal("yes"))
+		},
+		Entry("inline, none filled", []string{"s1", "s5", "s31"}, nil, 3),
+		Entry("inline, some filled", []string{"s1", "s5", "s31"}, []string{"s5"}, 2),
+		Entry("inline, a slot named twice", []string{"s1", "s1", "s2"}, []string{"s2"}, 2),
+		Entry("past the inline ones", []string{"s1", "s35", "s39"}, []string{"s39"}, 2),
+		Entry("past the inline ones, all filled", []string{"s33", "s2"}, []string{"s2", "s33"}, 0),
+	)
+
 	It("rejects a machine with more slots than a Config holds", func() {
 		_, err := spec.LoadMachine("wide.yaml", []byte(wideYAML(engine.MaxSlots+1)))
 		Expect(err).To(MatchError(ContainSubstring(fmt.Sprintf("too many slots: %d (at most %d)", engine.MaxSlots+1, engine.MaxSlots))))

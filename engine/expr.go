@@ -799,7 +799,7 @@ func (b *nodeCompiler) arith1(n *ast.BinaryNode, l, r compiled, f func(x, y floa
 				e.nonFinite(pos, src, v)
 			}
 			return v
-		}}
+		}, t: offsetLeaf(op, l, r)}
 	}
 	return compiled{kind: Number, n: func(e evalEnv) float64 {
 		x := lf(e)

@@ -166,6 +166,13 @@ var _ = Describe("guard expressions", func() {
 		Entry(nil, `age - 1 - tries == 33`, true),
 		Entry(nil, `len(name) + len(mail) + len(city) - 11 == 0`, true),
 		Entry(nil, `100 - len(name) * age + 0.5 == -7.5`, true),
+		// A count plus or minus a literal is a test leaf too.
+		Entry(nil, `tries + 1 < 3`, false),
+		Entry(nil, `tries + 0.5 > 2.25`, true),
+		Entry(nil, `tries - 0.5 == 1.5`, true),
+		Entry(nil, `tries - 3 < 0 and remaining() + 1 == 1`, true),
+		Entry(nil, `remaining() - 1 >= 0 or tries + 1 - 1 != 2`, false),
+		Entry(nil, `tries * 2 - 1 == 3`, true),
 	)
 
 	It("renders say templates with placeholders of every kind", func() {

@@ -256,6 +256,7 @@ type flow struct {
 	name  string
 	pos   Pos
 	slots []SlotID
+	far   bool // a slot of slots is past the inline ones (remaining)
 }
 
 type ext struct {

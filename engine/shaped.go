@@ -1,5 +1,7 @@
 package engine
 
+import "math"
+
 // A guard is evaluated on almost every step, and most guards are of a few
 // shapes: valid(slot), remaining() == 1, a counter or a number slot
 // compared with a literal, a text slot compared with a literal, and an
@@ -19,6 +21,7 @@ type test struct {
 	sid  SlotID
 	cid  CounterID
 	k    float64
+	add  float64 // leafRemaining, leafCounter: added to the count
 	s    string
 	l, r *test // testAnd, testOr: two leaves
 }
@@ -78,9 +81,9 @@ func (m *Machine) holds1(t *test, c *Config) bool {
 	var v float64
 	switch t.leaf {
 	case leafRemaining:
-		v = float64(m.remaining(c))
+		v = float64(m.remaining(c)) + t.add
 	case leafCounter:
-		v = float64(c.Counters[t.cid])
+		v = float64(c.Counters[t.cid]) + t.add
 	default:
 		v = c.Slot(t.sid).Num
 	}
@@ -102,12 +105,22 @@ func (m *Machine) holds1(t *test, c *Config) bool {
 // remaining is remaining(): how many slots of the current flow are empty
 // (0 without a flow).
 func (m *Machine) remaining(c *Config) int {
-	f := c.Flow()
-	if f == NoID {
+	d := c.FlowDepth
+	if d == 0 {
 		return 0
 	}
+	fl := &m.flows[c.Flows[(d-1)%MaxFlowDepth]]
 	n := 0
-	for _, s := range m.flows[f].slots {
+	if !fl.far {
+		// Every slot is inline: no look beyond them.
+		for _, s := range fl.slots {
+			if c.slots[s%InlineSlots].Kind == Empty {
+				n++
+			}
+		}
+		return n
+	}
+	for _, s := range fl.slots {
 		if c.Slot(s).Kind == Empty {
 			n++
 		}
@@ -133,6 +146,25 @@ func leafOf(x compiled) *test {
 		return &test{op: testLeaf, leaf: leafSlot, sid: x.sid}
 	}
 	return nil
+}
+
+// offsetLeaf is the test of l + r or l - r (op), when l is a count (a
+// counter, remaining()) and r a literal (nil otherwise):
+// `retries + 1 < 3` is then a test too. holds1 adds the literal (its
+// negation for -) as arith's closure does, so both give the same; a
+// count plus a literal below 2^53 is never too big to be a number, so
+// the closure's check for one is not needed.
+func offsetLeaf(op byte, l, r compiled) *test {
+	if (op != '+' && op != '-') || l.t == nil || l.t.op != testLeaf || l.t.leaf == leafSlot || l.t.add != 0 ||
+		r.shape != shapeConst || r.kind != Number || !(math.Abs(r.cv.Num) < 1<<53) {
+		return nil
+	}
+	t := *l.t
+	t.add = r.cv.Num
+	if op == '-' {
+		t.add = -t.add
+	}
+	return &t
 }
 
 // compareTest is the test of l OP r, when l is a number leaf and r a

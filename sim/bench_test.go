@@ -43,6 +43,8 @@ func loadWorkload(b *testing.B) (*spec.Suite, []workloadScript) {
 // through the whole driver: stub NLU, direct mapping check, the engine, the
 // stubbed booking action, and the outcome check after every conversation.
 // Each conversation starts a fresh configuration (the peers' fresh mode).
+// It keeps no turn paths (Driver.KeepPath): the peers count transitions
+// while timed, and check their traces only before.
 func BenchmarkWorkload(b *testing.B) {
 	s, scripts := loadWorkload(b)
 	m := s.Machine

@@ -158,7 +158,7 @@ func FallbackIntent(n *spec.NLU, m *engine.Machine) engine.IntentID {
 // when there is none and the intent is nlu.yaml's fallback intent, the
 // whole trimmed text. A reply without an intent name was not understood.
 func EventFromReply(m *engine.Machine, r *spec.ParseReply, text string, fallback engine.IntentID, ev *engine.Event) {
-	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
+	newUserEvent(ev, text)
 	if r.Intent.Name != "" {
 		if id, ok := m.IntentID(r.Intent.Name); ok {
 			ev.Intent, ev.Confidence = id, r.Intent.Confidence

@@ -35,7 +35,8 @@ type TurnInfo struct {
 	Invoked   []engine.ExtID
 	Escalated bool
 	Steps     int // transitions taken
-	// Path holds the target of each of the main machine's transitions.
+	// Path holds the target of each of the main machine's transitions,
+	// when the Driver's KeepPath is set.
 	Path []engine.StateID
 	// Latency is what the turn's own chain took under the suite's latency
 	// model, in virtual milliseconds: for a user or event turn its response
@@ -59,6 +60,11 @@ type Driver struct {
 	Res  engine.Result
 	Turn int
 	Info TurnInfo
+
+	// KeepPath makes every turn record its Path (RunScenario sets it, for
+	// path expectations); without it, as when conversations are only
+	// counted, the steps' targets are not copied.
+	KeepPath bool
 
 	// Totals over the Driver's life.
 	NLUCalls, NLUSkipped, Transitions int
@@ -130,7 +136,7 @@ func (d *Driver) Start(at int64) error {
 	if err != nil {
 		return err
 	}
-	if err := d.after(nil, 0); err != nil {
+	if err := d.step(nil, 0); err != nil {
 		return err
 	}
 	if err := d.runBranches(); err != nil {
@@ -223,13 +229,7 @@ func (d *Driver) User(text string) error {
 	c := &d.Cfg
 	if di := d.M.DirectIntent(c.State); di != engine.NoID && c.Waiting != engine.NoID &&
 		(d.Stub == nil || !d.Stub.HasMarker(text)) {
-		value := text
-		if d.Stub != nil {
-			value = d.Stub.Normalize(c.Waiting, text)
-		}
-		d.ev = engine.Event{Kind: engine.UserEvent, Intent: di, Text: text, Value: value, Confidence: 1, At: c.Now}
-		d.Info.Skipped = true
-		d.NLUSkipped++
+		d.direct(di, text)
 	} else {
 		if err := d.NLU.Parse(text, c.State, &d.ev); err != nil {
 			return err
@@ -252,6 +252,20 @@ func (d *Driver) User(text string) error {
 		return err
 	}
 	return d.endTurn(true)
+}
+
+// direct fills d.ev with text mapped into the waiting slot without the
+// NLU, as intent di. It is kept out of User, whose frame it would
+// otherwise enlarge on every turn.
+func (d *Driver) direct(di engine.IntentID, text string) {
+	value := text
+	if d.Stub != nil {
+		value = d.Stub.Normalize(d.Cfg.Waiting, text)
+	}
+	newUserEvent(&d.ev, text)
+	d.ev.Intent, d.ev.Value, d.ev.Confidence, d.ev.At = di, value, 1, d.Cfg.Now
+	d.Info.Skipped = true
+	d.NLUSkipped++
 }
 
 // Inject plays a parsed user event, bypassing the NLU.
@@ -287,9 +301,60 @@ func (d *Driver) Wait(ms int64) error {
 	return nil
 }
 
+// step steps the engine with ev, then records what the step produced,
+// tells the observers, performs the external actions it invoked and steps
+// their results. With ev nil it only does the rest, for what Start did.
+// One function, not a step calling an after: this runs on every step.
 func (d *Driver) step(ev *engine.Event, depth int) error {
-	// Only observers read the configuration before the step; a Config
-	// is 1.7 KB, not worth copying on every step when no one reads it.
+	if ev != nil {
+		if len(d.Observers) > 0 || d.Wall != nil {
+			if err := d.stepWatched(ev); err != nil {
+				return err
+			}
+		} else if err := d.M.StepWith(&d.Cfg, d.Data, ev, &d.Res); err != nil {
+			return err
+		}
+	}
+	var n int
+	if d.KeepPath {
+		n = d.keepPath()
+	} else {
+		for i := range d.Res.Steps {
+			if d.Res.Steps[i].Trans != engine.NoID {
+				n++
+			}
+		}
+	}
+	d.Info.Steps += n
+	d.Transitions += n
+	if len(d.Res.Effects) == 0 && d.Latency == nil && len(d.Observers) == 0 && !d.M.HasSends() {
+		// Nothing to perform, charge or tell, as on most steps.
+		return nil
+	}
+	return d.perform(ev, depth)
+}
+
+// keepPath appends the targets of the main machine's transitions in the
+// step to Info.Path and returns how many transitions the step took.
+func (d *Driver) keepPath() int {
+	path, n := d.Info.Path, 0
+	for i := range d.Res.Steps {
+		if s := &d.Res.Steps[i]; s.Trans != engine.NoID {
+			n++
+			if s.Branch == 0 {
+				path = append(path, s.To)
+			}
+		}
+	}
+	d.Info.Path = path
+	return n
+}
+
+// stepWatched is the engine's step when observers read the configuration
+// before it or the wall clock times it.
+func (d *Driver) stepWatched(ev *engine.Event) error {
+	// A Config is 1.7 KB, not worth copying on every step when no one
+	// reads it.
 	if len(d.Observers) > 0 {
 		d.prev = d.Cfg
 	}
@@ -305,9 +370,8 @@ func (d *Driver) step(ev *engine.Event, depth int) error {
 		// The transitions taken before the error still count for
 		// coverage and traces.
 		d.notify(ev)
-		return err
 	}
-	return d.after(ev, depth)
+	return err
 }
 
 // notify tells the observers about the step just taken.
@@ -321,29 +385,7 @@ func (d *Driver) notify(ev *engine.Event) {
 	}
 }
 
-// after records what the step produced, tells the observers, then performs
-// the external actions it invoked and steps their results.
-func (d *Driver) after(ev *engine.Event, depth int) error {
-	path, n, steps := d.Info.Path, 0, d.Res.Steps
-	for i := range steps {
-		if s := &steps[i]; s.Trans != engine.NoID {
-			n++
-			if s.Branch == 0 {
-				path = append(path, s.To)
-			}
-		}
-	}
-	d.Info.Path = path
-	d.Info.Steps += n
-	d.Transitions += n
-	if len(d.Res.Effects) == 0 && d.Latency == nil && len(d.Observers) == 0 && !d.M.HasSends() {
-		// Nothing to perform, charge or tell, as on most steps.
-		return nil
-	}
-	return d.perform(ev, depth)
-}
-
-// perform is the rest of after: the step's effects, its latency costs,
+// perform is the rest of step: the step's effects, its latency costs,
 // the observers, then the external actions it invoked and the sends due
 // at once.
 func (d *Driver) perform(ev *engine.Event, depth int) error {

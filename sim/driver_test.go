@@ -170,6 +170,26 @@ var _ = Describe("the stub NLU", func() {
 		Expect(matched).To(BeNumerically(">", 200))
 	})
 
+	It("fills an event that held another parse, or anything else, as it fills a fresh one", func() {
+		texts := []string{"from Madrid please", "Actually, change the origin to Boston", "YES", "  New York ", "cancellation policy"}
+		withEntities := 0
+		for _, held := range texts {
+			for _, text := range texts {
+				var reused, fresh engine.Event
+				Expect(stub.Parse(held, 0, &reused)).To(Succeed())
+				if reused.NEnt > 0 {
+					withEntities++
+				}
+				reused.Kind, reused.Timer, reused.Ext, reused.Branch, reused.At = engine.TimerEvent, 3, 2, 1, 7
+				reused.Payload, reused.Source, reused.Done = 9, engine.SourceSend, 4
+				Expect(stub.Parse(text, 0, &reused)).To(Succeed())
+				Expect(stub.Parse(text, 0, &fresh)).To(Succeed())
+				Expect(reused == fresh).To(BeTrue(), "%q after %q", text, held)
+			}
+		}
+		Expect(withEntities).To(BeNumerically(">", 0))
+	})
+
 	It("says which texts carry intent markers", func() {
 		Expect(stub.HasMarker("Actually, Boston")).To(BeTrue())
 		Expect(stub.HasMarker("Boston")).To(BeFalse())
@@ -193,6 +213,31 @@ var _ = Describe("the driver", func() {
 		}
 		Expect(d.NLUCalls).To(Equal(2))
 		Expect(d.NLUSkipped).To(Equal(2))
+	})
+
+	It("keeps each turn's path of targets when asked to, and counts the transitions either way", func() {
+		s := load("../scenarios/bench-soni")
+		stub := sim.NewStub(s.NLU, s.Machine)
+		for _, keep := range []bool{false, true} {
+			d := sim.NewDriver(s.Machine, stub, stub)
+			d.KeepPath = keep
+			Expect(d.Start(0)).To(Succeed())
+			var path []string
+			for _, u := range []string{"book a flight", "Madrid", "Barcelona", "tomorrow", "yes"} {
+				Expect(d.User(u)).To(Succeed())
+				for _, st := range d.Info.Path {
+					path = append(path, s.Machine.StateName(st))
+				}
+			}
+			Expect(d.Transitions).To(Equal(11))
+			if !keep {
+				Expect(path).To(BeEmpty())
+				continue
+			}
+			// WORKLOAD.md's happy trace.
+			Expect(strings.Join(path, " ")).To(Equal("understanding waiting_for_slot validating_slot waiting_for_slot " +
+				"validating_slot waiting_for_slot validating_slot confirming executing_action completed idle"))
+		}
 	})
 
 	It("fires a timeout exactly at its deadline, and each retry after another full period", func() {

@@ -152,7 +152,7 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 	if !ok {
 		rule = -1
 	}
-	*ev = engine.Event{Kind: engine.UserEvent, Intent: engine.NoID, Text: text}
+	newUserEvent(ev, text)
 	if s.scanning {
 		rule = s.scanRules(trimmed, rule, ev)
 	}
@@ -166,6 +166,21 @@ func (s *Stub) Parse(text string, _ engine.StateID, ev *engine.Event) error {
 		}
 	}
 	return nil
+}
+
+// newUserEvent makes *ev the event of a user's text of which nothing is
+// understood yet, as *ev = engine.Event{Kind: engine.UserEvent, Intent:
+// engine.NoID, Text: text} does, field by field: the literal clears the
+// whole 240-byte event, most of it the entities, which hold something only
+// when NEnt says so (Event.AddEntity fills them in order, and whatever
+// drops entities leaves the ones past NEnt zero).
+func newUserEvent(ev *engine.Event, text string) {
+	ev.Kind, ev.Intent, ev.Timer, ev.Ext, ev.Branch = engine.UserEvent, engine.NoID, 0, 0, 0
+	ev.At, ev.Confidence, ev.Text, ev.Value = 0, 0, text, ""
+	if ev.NEnt != 0 {
+		ev.NEnt, ev.Entities = 0, [engine.MaxEntities]engine.Entity{}
+	}
+	ev.Payload, ev.Source, ev.Done = 0, 0, 0
 }
 
 // scanRules is the part of Parse past the exact phrases (rule, -1 when

@@ -169,6 +169,7 @@ func RunScenario(s *spec.Suite, sc *spec.Scenario, opts Options) *ScenarioResult
 	seed := SeedFor(opts.Seed, s.Name, v.Name, sc.Name)
 	d := NewDriver(m, opts.NLU.For(s, m, stub, seed^noiseSeed), stub)
 	d.Rand = rand.New(rand.NewPCG(seed, seed>>1|1))
+	d.KeepPath = true
 	d.Latency, d.Wall = s.Latency, opts.Wall
 	if s.Latency != nil {
 		d.LatencyOut = opts.Latency
