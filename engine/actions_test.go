@@ -80,6 +80,8 @@ var _ = Describe("actions and triggers", func() {
 		var rt *engine.RuntimeError
 		Expect(errors.As(err, &rt)).To(BeTrue(), "got %v, want a *engine.RuntimeError", err)
 		Expect(rt.Msg).To(Equal("fill: no slot is being waited for"))
+		// Found before the value is computed: the event is not read.
+		Expect(res.ReadEvent).To(BeFalse())
 	})
 
 	It("reports the direct-mapping intent of a state, and none for its parent", func() {

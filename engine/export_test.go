@@ -11,7 +11,7 @@ func GeneralOnly(m *Machine) *Machine {
 
 // Plain reports whether transition t, taken alone from a configuration
 // without a parallel state, is one settle fires itself (fast.go).
-func Plain(m *Machine, t TransID) bool { return m.trans[t].plain }
+func Plain(m *Machine, t TransID) bool { return m.plans[t].plain }
 
 // QuietStart reports whether m starts the short way (start.go).
 func QuietStart(m *Machine) bool { return m.quietStart }

@@ -147,12 +147,6 @@ type transition struct {
 	nested []regionPath
 	// regionHist are the targets among those that resume a history.
 	regionHist []regionHist
-	// plain: taken alone from a configuration without a parallel state,
-	// from any leaf that selects it, settle fires the transition itself;
-	// quietExit: the states it exits then run no exit actions; quietEnter:
-	// those it enters run no entry actions and none is final; ends: its
-	// leaf is a top-level final state (fast.go).
-	plain, quietExit, quietEnter, ends bool
 }
 
 // regionPath is the path region root ch enters, from ch down to a target
@@ -344,6 +338,7 @@ type Machine struct {
 	doneTab   [][]TransID // [state*len(exts)+ext]
 	failTab   [][]TransID
 	alwaysTab [][]TransID // [state]
+	plans     []plan      // [transition] (fast.go)
 	// doneStateTab lists the done.state.* transitions of a state and its
 	// ancestors, in priority order.
 	doneStateTab [][]TransID // [state]

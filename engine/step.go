@@ -370,7 +370,8 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 			}
 		case ActFill:
 			if c.Waiting == NoID {
-				return m.rtErr(c, a.pos, "fill: no slot is being waited for")
+				// Before the value: its expression reads nothing then.
+				return m.notWaiting(c, ai)
 			}
 			var v Value
 			if a.x.shape == shapeSlot {
@@ -379,14 +380,9 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 			} else {
 				v = emptyText(a.x.value(*e))
 			}
-			if !v.IsEmpty() && (v.Kind != Text || m.slots[c.Waiting].typ != TypeText) {
-				// Text into a text slot, the common case, needs no
-				// conversion: no call.
-				if err := m.coerce(c, c.Waiting, &v, a.pos); err != nil {
-					return err
-				}
+			if err := m.fill(c, v, ai); err != nil {
+				return err
 			}
-			c.SetSlot(c.Waiting, v)
 		case ActClear:
 			switch {
 			case a.all:
@@ -417,7 +413,7 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 			}
 		case ActPush:
 			if int(c.FlowDepth) >= MaxFlowDepth {
-				return m.rtErr(c, a.pos, "push %s: flow stack is full (%d flows)", m.flows[a.flow].name, MaxFlowDepth)
+				return m.fullFlows(c, ai)
 			}
 			c.Flows[c.FlowDepth] = a.flow
 			c.FlowDepth++
@@ -557,16 +553,53 @@ func (m *Machine) runBlock(e *evalEnv, acts []uint32, r *Result) error {
 			}
 			r.abort = false
 		case ActResetContext:
-			c.resetSlots(m.transient, func(i SlotID) bool { return m.slots[i].persist })
-			c.Counters = [MaxCounters]int32{}
-			c.Waiting = NoID
-			for i := 0; i < int(c.FlowDepth); i++ {
-				c.Flows[i] = NoID
-			}
-			c.FlowDepth = 0
+			m.resetContext(c)
 		}
 	}
 	return nil
+}
+
+// fill sets the slot waited for to v (fill action ai's value).
+func (m *Machine) fill(c *Config, v Value, ai uint32) error {
+	if c.Waiting == NoID {
+		return m.notWaiting(c, ai)
+	}
+	if !v.IsEmpty() && (v.Kind != Text || m.slots[c.Waiting].typ != TypeText) {
+		// Text into a text slot, the common case, needs no
+		// conversion: no call.
+		if err := m.coerce(c, c.Waiting, &v, m.acts[ai].pos); err != nil {
+			return err
+		}
+	}
+	c.SetSlot(c.Waiting, v)
+	return nil
+}
+
+// notWaiting is the error of fill action ai when no slot is waited for.
+func (m *Machine) notWaiting(c *Config, ai uint32) error {
+	return m.rtErr(c, m.acts[ai].pos, "fill: no slot is being waited for")
+}
+
+// fullFlows is the error of push action ai on a full flow stack.
+func (m *Machine) fullFlows(c *Config, ai uint32) error {
+	return m.rtErr(c, m.acts[ai].pos, "push %s: flow stack is full (%d flows)", m.flows[m.acts[ai].flow].name, MaxFlowDepth)
+}
+
+// resetContext is reset_context: the slots that do not persist, the
+// counters, the slot waited for and the flow stack are emptied.
+func (m *Machine) resetContext(c *Config) {
+	c.resetSlots(m.transient, func(i SlotID) bool { return m.slots[i].persist })
+	c.clearContext()
+}
+
+// clearContext empties what reset_context empties besides the slots.
+func (c *Config) clearContext() {
+	c.Counters = [MaxCounters]int32{}
+	c.Waiting = NoID
+	for i := 0; i < int(c.FlowDepth); i++ {
+		c.Flows[i] = NoID
+	}
+	c.FlowDepth = 0
 }
 
 // errAborted stops a foreach whose body raised an error: the rest of the
