@@ -49,8 +49,9 @@ var _ = Describe("simctl mutate", func() {
 	})
 
 	// Not labelled race: each shard judges on one goroutine, the code the
-	// spec above runs on two under -race; merging is sequential. Under
-	// -race its fifteen runs took a minute of make test's CPU.
+	// spec above runs on two under -race, and merging is sequential. Under
+	// -race, as part of the spec above, its 14 runs and 4 merges took 11 s
+	// of that spec's 17.5 s of CPU; without -race they take 1.5 s.
 	It("writes shards that merge into one process's reports, for 1, 2, 3 and 7 shards", func() {
 		code, _, _ := run(out, "mutate", lampSuite, "--out", out, "--seed", "3")
 		Expect(code).To(Equal(cli.ExitOK))
