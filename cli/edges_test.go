@@ -1,13 +1,10 @@
 package cli_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -94,7 +91,7 @@ var _ = Describe("a signal to a long command", func() {
 	It("stops simctl mutate within a second, with the report of the mutants judged", func() {
 		out := filepath.Join(GinkgoT().TempDir(), "out")
 		p := start(120*time.Second, "mutate", "../scenarios/formfill", "--out", out)
-		time.Sleep(5 * time.Second)
+		p.busy(time.Second) // loading formfill takes about 0.1 s; its judgement, minutes
 		Expect(p.cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
 		sent := time.Now()
 		code := p.wait(30 * time.Second)
@@ -108,23 +105,12 @@ var _ = Describe("a signal to a long command", func() {
 
 	It("leaves no STALE advice for the notes an interrupted run --generate never reached", func() {
 		out := filepath.Join(GinkgoT().TempDir(), "out")
-		cmd := exec.Command(simctlBinary(), "run", "../scenarios/soni", "--generate", "50000000", "--out", out)
-		stderr, err := cmd.StderrPipe()
-		Expect(err).NotTo(HaveOccurred())
-		var stdout bytes.Buffer
-		cmd.Stdout = &stdout
-		Expect(cmd.Start()).To(Succeed())
-		lines := bufio.NewScanner(stderr)
-		Eventually(func() bool { return lines.Scan() && strings.HasPrefix(lines.Text(), "progress:") }, 60*time.Second).Should(BeTrue())
-		go func() {
-			for lines.Scan() {
-			}
-		}()
-		Expect(cmd.Process.Signal(syscall.SIGTERM)).To(Succeed())
-		err = cmd.Wait()
-		Expect(err).To(BeAssignableToTypeOf(&exec.ExitError{}))
-		Expect(err.(*exec.ExitError).ExitCode()).To(Equal(cli.ExitInterrupted))
-		Expect(stdout.String()).NotTo(ContainSubstring("STALE"))
+		p := start(120*time.Second, "run", "../scenarios/soni", "--generate", "50000000", "--out", out)
+		p.busy(time.Second) // generating: soni's load and scenarios take about 0.15 s
+		Expect(p.cmd.Process.Signal(syscall.SIGTERM)).To(Succeed())
+		Expect(p.wait(30*time.Second)).To(Equal(cli.ExitInterrupted), "stderr: %s", p.stderr.String())
+		Expect(p.stderr.String()).To(MatchRegexp(`(?m)^progress: stopped, [1-9]\d*/50000000 conversations`))
+		Expect(p.stdout.String()).NotTo(ContainSubstring("STALE"))
 		data, err := os.ReadFile(filepath.Join(out, reports.SummaryJSON))
 		Expect(err).NotTo(HaveOccurred())
 		var sum struct {

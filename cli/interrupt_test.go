@@ -1,46 +1,36 @@
 package cli_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/simctl/simctl/cli"
 )
 
 var _ = Describe("an interrupted run", func() {
-	It("stops within a second of SIGINT and writes a complete report marked incomplete", func() {
-		dir := GinkgoT().TempDir()
-		bin := simctlBinary()
-
-		out := filepath.Join(dir, "out")
-		cmd := exec.Command(bin, "run", "../scenarios/soni", "--generate", "50000000", "--explore-depth", "0", "--out", out)
-		stderr, err := cmd.StderrPipe()
-		Expect(err).NotTo(HaveOccurred())
-		cmd.Stdout = GinkgoWriter
-		Expect(cmd.Start()).To(Succeed())
-
-		// Off a terminal, progress comes as plain lines; the first one
-		// means generation is under way.
-		lines := bufio.NewScanner(stderr)
-		Eventually(func() bool { return lines.Scan() && strings.HasPrefix(lines.Text(), "progress:") }, 30*time.Second).Should(BeTrue())
-		go func() {
-			for lines.Scan() {
-			}
-		}()
-		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
+	// interruptGenerated starts simctl run --generate 50000000 on suite,
+	// signals it once it is generating, and checks that it stops at once
+	// with a report marked incomplete that counts the conversations
+	// played (some, not all); it returns the output folder.
+	interruptGenerated := func(suite string) string {
+		out := filepath.Join(GinkgoT().TempDir(), "out")
+		p := start(120*time.Second, "run", suite, "--generate", "50000000", "--explore-depth", "0", "--out", out)
+		// Generating: loading soni or research and playing its scenarios
+		// take about 0.15 s of processor time. (The first progress line
+		// off a terminal, which this waited for, comes after 5 s.)
+		p.busy(time.Second)
+		Expect(p.cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
 		sent := time.Now()
-		err = cmd.Wait()
+		code := p.wait(30 * time.Second)
 		Expect(time.Since(sent)).To(BeNumerically("<", 5*time.Second), "stopping took too long")
-		var exit *exec.ExitError
-		Expect(err).To(BeAssignableToTypeOf(exit))
-		Expect(err.(*exec.ExitError).ExitCode()).To(Equal(130))
+		Expect(code).To(Equal(cli.ExitInterrupted), "stderr: %s", p.stderr.String())
+		Expect(p.stderr.String()).To(MatchRegexp(`(?m)^progress: stopped, [1-9]\d*/50000000 conversations`))
 
 		data, err := os.ReadFile(filepath.Join(out, "summary.json"))
 		Expect(err).NotTo(HaveOccurred())
@@ -56,6 +46,11 @@ var _ = Describe("an interrupted run", func() {
 		Expect(sum.Incomplete).To(BeTrue())
 		Expect(sum.Suites[0].Generated[0].Conversations).To(BeNumerically(">", 0))
 		Expect(sum.Suites[0].Generated[0].Conversations).To(BeNumerically("<", 50000000))
+		return out
+	}
+
+	It("stops within a second of SIGINT and writes a complete report marked incomplete", func() {
+		out := interruptGenerated("../scenarios/soni")
 		for _, f := range []string{"scenarios.csv", "transitions.csv", "generated.csv", "report.html"} {
 			Expect(filepath.Join(out, f)).To(BeAnExistingFile())
 		}
@@ -66,37 +61,6 @@ var _ = Describe("an interrupted run", func() {
 	})
 
 	It("stops an SCXML suite's generated runs within a second of SIGINT, the report marked incomplete", func() {
-		out := filepath.Join(GinkgoT().TempDir(), "out")
-		cmd := exec.Command(simctlBinary(), "run", "../docs/examples/research", "--generate", "50000000", "--explore-depth", "0", "--out", out)
-		stderr, err := cmd.StderrPipe()
-		Expect(err).NotTo(HaveOccurred())
-		cmd.Stdout = GinkgoWriter
-		Expect(cmd.Start()).To(Succeed())
-		lines := bufio.NewScanner(stderr)
-		Eventually(func() bool { return lines.Scan() && strings.HasPrefix(lines.Text(), "progress:") }, 30*time.Second).Should(BeTrue())
-		go func() {
-			for lines.Scan() {
-			}
-		}()
-		Expect(cmd.Process.Signal(syscall.SIGINT)).To(Succeed())
-		sent := time.Now()
-		err = cmd.Wait()
-		Expect(time.Since(sent)).To(BeNumerically("<", 5*time.Second), "stopping took too long")
-		Expect(err).To(BeAssignableToTypeOf(&exec.ExitError{}))
-		Expect(err.(*exec.ExitError).ExitCode()).To(Equal(130))
-		data, err := os.ReadFile(filepath.Join(out, "summary.json"))
-		Expect(err).NotTo(HaveOccurred())
-		var sum struct {
-			Incomplete bool `json:"incomplete"`
-			Suites     []struct {
-				Generated []struct {
-					Conversations int `json:"conversations"`
-				} `json:"generated"`
-			} `json:"suites"`
-		}
-		Expect(json.Unmarshal(data, &sum)).To(Succeed())
-		Expect(sum.Incomplete).To(BeTrue())
-		Expect(sum.Suites[0].Generated[0].Conversations).To(BeNumerically(">", 0))
-		Expect(sum.Suites[0].Generated[0].Conversations).To(BeNumerically("<", 50000000))
+		interruptGenerated("../docs/examples/research")
 	})
 })
