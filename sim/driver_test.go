@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/simctl/simctl/engine"
+	et "github.com/simctl/simctl/engine/enginetest"
 	"github.com/simctl/simctl/sim"
 	"github.com/simctl/simctl/spec"
 )
@@ -188,6 +189,14 @@ var _ = Describe("the stub NLU", func() {
 			}
 		}
 		Expect(withEntities).To(BeNumerically(">", 0))
+		// Every field left over, those added after this spec included.
+		for _, text := range texts {
+			var reused, fresh engine.Event
+			et.FillLeftover(&reused)
+			Expect(stub.Parse(text, 0, &reused)).To(Succeed())
+			Expect(stub.Parse(text, 0, &fresh)).To(Succeed())
+			Expect(reused).To(Equal(fresh), "%q", text)
+		}
 	})
 
 	It("says which texts carry intent markers", func() {
